@@ -1,0 +1,29 @@
+import { defaultThreadCount, resolveFfmpeg, TOOL_VERSION } from 'fidelity';
+import { printJson, reportFailure } from '../io.js';
+import type { Command } from './types.js';
+
+export const doctor: Command = {
+  name: 'doctor',
+  usage: 'fidelity doctor [--json] [--threads N]',
+  summary: 'show the ffmpeg/ffprobe binaries that would run and the worker thread count',
+  options: {},
+  async run({ values, io }) {
+    const json = Boolean(values.json);
+    try {
+      const tools = await resolveFfmpeg();
+      const threads = values.threads === undefined ? defaultThreadCount() : Number(values.threads);
+      const doc = { ok: true, tool: { name: 'fidelity', version: TOOL_VERSION }, node: process.version, ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, threads };
+      if (json) printJson(io, doc);
+      else {
+        io.out(`fidelity ${TOOL_VERSION} on Node ${process.version}\n`);
+        for (const b of [tools.ffmpeg, tools.ffprobe]) {
+          io.out(`${b.kind.padEnd(8)} ${b.path}\n         from: ${b.source}\n         ${b.version}\n         sha256: ${b.sha256}\n`);
+        }
+        io.out(`threads  ${threads}\n`);
+      }
+      return 0;
+    } catch (error) {
+      return reportFailure(io, error, json);
+    }
+  },
+};

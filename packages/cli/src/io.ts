@@ -1,0 +1,57 @@
+/**
+ * What every command shares: where output goes and how exit codes are chosen.
+ * stdout carries the result (one JSON document with --json, nothing else);
+ * stderr carries progress and human diagnostics.
+ */
+import { isFidelityError } from 'fidelity';
+
+export const EXIT = { ok: 0, internal: 1, refused: 2, thresholds: 4 } as const;
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** True when stderr is a terminal; progress is drawn only then or with --progress. */
+  errIsTty: boolean;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  errIsTty: Boolean(process.stderr.isTTY),
+};
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export interface ErrorDoc {
+  ok: false;
+  errors: { code: string; message: string; where?: unknown }[];
+}
+
+/** Turns any failure into the documented shape: refusals (exit 2) list reason codes; the rest is internal (exit 1). */
+export function describeFailure(error: unknown): { exit: number; doc: ErrorDoc } {
+  if (isFidelityError(error)) {
+    const internal = error.code === 'INTERNAL';
+    return {
+      exit: internal ? EXIT.internal : EXIT.refused,
+      doc: { ok: false, errors: error.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) })) },
+    };
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { exit: EXIT.internal, doc: { ok: false, errors: [{ code: 'INTERNAL', message }] } };
+}
+
+export function reportFailure(io: Io, error: unknown, json: boolean): number {
+  const { exit, doc } = describeFailure(error);
+  if (json) printJson(io, doc);
+  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.message}${formatWhere(e.where)}\n`);
+  return exit;
+}
+
+function formatWhere(where: unknown): string {
+  if (!where || typeof where !== 'object') return '';
+  const w = where as { file?: string; line?: number; path?: string };
+  const parts = [w.file, w.line === undefined ? undefined : `line ${w.line}`, w.path].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
