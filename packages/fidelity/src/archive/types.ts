@@ -1,0 +1,62 @@
+/**
+ * The contract between archive/ (which produces a verified run) and the
+ * stages after it (pairing, measuring, bundling). Data parts are zod-derived
+ * types; the handle parts (media access, close) are runtime objects.
+ */
+import type { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
+import type { Problem } from '../errors.js';
+
+export type ArchiveKind = 'directory' | 'zip' | 'tar.gz';
+
+export interface RunLinks {
+  /** {server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt} */
+  run: string;
+  /** {server_url}/{repository}/actions/runs/{run_id}/artifacts/{artifact.id} */
+  artifact: string;
+}
+
+export interface DigestCheck {
+  /** Whether a `<archive>.sha256` file was found and compared. Directories have no artifact digest. */
+  checked: boolean;
+  /** The archive file's own SHA-256 (zip / tar.gz only). */
+  archive_sha256: string | null;
+  expected: string | null;
+}
+
+export interface MediaEntry {
+  slot_id: string;
+  /** The path inside the archive, as sealed (e.g. media/measurement-r000-c000.mp4). */
+  path: string;
+  size: number;
+  /** From the seal, and re-verified while verifying. */
+  sha256: string;
+}
+
+export interface VerifiedRun {
+  source: { path: string; kind: ArchiveKind };
+  ci: CiJson;
+  plan: PlanJson;
+  run: RunJson;
+  /** SHA-256 of the plan.json bytes. */
+  plan_sha256: string;
+  links: RunLinks;
+  digest: DigestCheck;
+  /** The raw bytes of the metadata files, for the bundle's sources/ folder. */
+  files: { 'ci.json': Buffer; 'plan.json': Buffer; 'run.json': Buffer; SHA256SUMS: Buffer };
+  /** Optional telemetry, raw (null when the archive has none). */
+  telemetry: { gpu_metrics_csv: Buffer | null; server_timing_jsonl: Buffer | null };
+  /** Records in run.json order. */
+  records: RunRecord[];
+  /** Media of every ok record, by slot id. */
+  media: Map<string, MediaEntry>;
+  /**
+   * A real file path for ffmpeg to read (and seek in). Directories give the
+   * original file; zip / tar.gz entries are copied into a temp folder the run
+   * owns, re-hashed on the way, and removed by close().
+   */
+  mediaPath(slotId: string): Promise<string>;
+  /** Removes every temp file this run created. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export type VerifyResult = { ok: true; run: VerifiedRun; warnings: Problem[] } | { ok: false; problems: Problem[] };

@@ -1,0 +1,110 @@
+/**
+ * What measuring one pair produces (metrics.md). These schemas are the
+ * contract between metrics/, pool/ and the report: the report embeds them as
+ * they are. Numbers that cannot exist (PSNR of identical frames, SNR of
+ * identical channels) are null with a flag, never Infinity or NaN, because
+ * JSON has neither.
+ */
+import { z } from 'zod';
+
+/** min, mean, p05, max and the index of the worst frame of one per-frame series. */
+export const SeriesSummary = z.object({
+  min: z.number(),
+  mean: z.number(),
+  p05: z.number(),
+  max: z.number(),
+  worst_frame: z.number().int().min(0),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummary>;
+
+export const SsimSeries = SeriesSummary.extend({
+  harmonic_mean: z.number(),
+  per_frame: z.array(z.number()),
+});
+export type SsimSeries = z.infer<typeof SsimSeries>;
+
+export const PsnrSeries = z.object({
+  /** Summary over frames whose PSNR is finite; null when every frame is identical. */
+  min: z.number().nullable(),
+  mean: z.number().nullable(),
+  p05: z.number().nullable(),
+  max: z.number().nullable(),
+  worst_frame: z.number().int().min(0).nullable(),
+  identical_frames: z.number().int().min(0),
+  /** One entry per frame: null where the frame is identical. */
+  per_frame: z.array(z.number().nullable()),
+});
+export type PsnrSeries = z.infer<typeof PsnrSeries>;
+
+export const VideoMetrics = z.object({
+  width: z.number().int(),
+  height: z.number().int(),
+  frames: z.number().int(),
+  /** Wang et al. Gaussian SSIM on Y (the default `ssim`). */
+  ssim: SsimSeries,
+  /** FFmpeg/x264 approximation, per plane and area-weighted All. */
+  ssim_ffmpeg: z.object({ y: SsimSeries, u: SsimSeries, v: SsimSeries, all: SsimSeries }),
+  /** scikit-image defaults on rgb24, channels averaged. */
+  ssim_rgb7: SsimSeries,
+  psnr_y: PsnrSeries,
+  /** Pooled over every rgb24 sample of every frame (InferenceX). */
+  psnr_db: z.number().nullable(),
+  mae: z.number(),
+  identical: z.boolean(),
+});
+export type VideoMetrics = z.infer<typeof VideoMetrics>;
+
+export const AudioChannelMetrics = z.object({
+  channel: z.number().int().min(0),
+  samples: z.number().int().min(0),
+  max_abs_diff: z.number(),
+  mae: z.number(),
+  rmse: z.number(),
+  snr_db: z.number().nullable(),
+  pearson: z.number(),
+  rms_ratio: z.number().nullable(),
+  /** Set when rms_ratio is null: `baseline_silent`. */
+  rms_ratio_reason: z.string().nullable(),
+  spectral_cosine: z.number(),
+  newly_silent: z.boolean(),
+  identical: z.boolean(),
+  baseline_peak: z.number(),
+  candidate_peak: z.number(),
+  /** Diagnostic only: metrics are never re-aligned. */
+  lag_estimate_samples: z.number().int(),
+});
+export type AudioChannelMetrics = z.infer<typeof AudioChannelMetrics>;
+
+export const AudioMetrics = z.object({
+  sample_rate: z.number().int(),
+  channels: z.array(AudioChannelMetrics),
+  /** The pair's aggregate is the worst channel (metrics.md). */
+  spectral_cosine: z.number(),
+  /** The channel rms_ratio furthest from 1; null when that channel's baseline is silent. */
+  rms_ratio: z.number().nullable(),
+  identical: z.boolean(),
+  newly_silent_channels: z.array(z.number().int()),
+});
+export type AudioMetrics = z.infer<typeof AudioMetrics>;
+
+/** Everything measurePair returns for a pair that could be compared. */
+export const PairMeasurement = z.object({
+  video: VideoMetrics,
+  /** null when neither side has audio. */
+  audio: AudioMetrics.nullable(),
+  timings_ms: z.object({ total: z.number() }).optional(),
+});
+export type PairMeasurement = z.infer<typeof PairMeasurement>;
+
+/** A pair that could not be measured: a reason code and the detail, never partial metrics. */
+export const MeasureFailure = z.object({
+  code: z.string(),
+  message: z.string(),
+});
+export type MeasureFailure = z.infer<typeof MeasureFailure>;
+
+export const MeasureOutcome = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), measurement: PairMeasurement }),
+  z.object({ ok: z.literal(false), failure: MeasureFailure }),
+]);
+export type MeasureOutcome = z.infer<typeof MeasureOutcome>;
