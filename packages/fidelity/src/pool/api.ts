@@ -1,0 +1,60 @@
+/**
+ * The contract between measuring (media/, metrics/, pool/) and its callers
+ * (compare.ts, the CLI, benchmarks). A failure for one pair is a value, not
+ * an exception, so a corrupt MP4 never takes the batch down with it.
+ */
+import type { MeasureOutcome } from '../schemas/measurement.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+
+export interface MeasureProgress {
+  framesDone: number;
+  framesTotal: number;
+}
+
+export interface MeasureOptions {
+  /** Which ffmpeg/ffprobe to use (see media/ffmpeg.ts). */
+  ffmpeg?: ResolveOptions;
+  signal?: AbortSignal;
+  /** Per child process wall-clock limit; a stuck decoder is killed and the pair fails with DECODE_TIMEOUT. */
+  timeoutMs?: number;
+  onProgress?: (progress: MeasureProgress) => void;
+}
+
+export interface PairJob {
+  /** Caller's key, echoed in progress events (e.g. "<candidate run>/<slot_id>"). */
+  id: string;
+  baseline: string;
+  candidate: string;
+}
+
+export interface PoolOptions {
+  /** Worker threads; default defaultThreadCount(). */
+  threads?: number;
+  ffmpeg?: ResolveOptions;
+  timeoutMs?: number;
+}
+
+export interface MeasurePool {
+  readonly threads: number;
+  measure(job: PairJob, options?: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void }): Promise<MeasureOutcome>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * Reason codes a MeasureOutcome failure may carry (metrics.md, "Decoding"):
+ * the pair is `invalid` with this code in the report.
+ */
+export const MeasureFailureCodes = [
+  'INCOMPATIBLE_SIZE',
+  'INCOMPATIBLE_FRAME_COUNT',
+  'INCOMPATIBLE_TIMESTAMPS',
+  'INCOMPATIBLE_AUDIO_PRESENCE',
+  'INCOMPATIBLE_SAMPLE_RATE',
+  'INCOMPATIBLE_CHANNELS',
+  'INCOMPATIBLE_SAMPLE_COUNT',
+  'NO_VIDEO_STREAM',
+  'UNDECODABLE',
+  'DECODE_TIMEOUT',
+  'ABORTED',
+] as const;
+export type MeasureFailureCode = (typeof MeasureFailureCodes)[number];
