@@ -1,0 +1,43 @@
+/**
+ * Thresholds as data. The shipped default is the example policy of
+ * metrics.md: uncalibrated, and every report says so.
+ */
+import { z } from 'zod';
+
+export const CheckName = z.enum(['min_ssim', 'video_psnr_db', 'spectral_cosine', 'rms_ratio_deviation']);
+export type CheckName = z.infer<typeof CheckName>;
+
+export const PolicyCheck = z.object({
+  name: CheckName,
+  /** Which figure is compared, as a report.json path relative to the pair. */
+  metric: z.string(),
+  comparator: z.enum(['>=', '<=']),
+  threshold: z.number(),
+  source: z.string().optional(),
+  enabled: z.boolean().default(true),
+});
+export type PolicyCheck = z.infer<typeof PolicyCheck>;
+
+export const Policy = z.object({
+  schema_version: z.literal(1),
+  name: z.string().min(1),
+  calibration_status: z.enum(['uncalibrated', 'calibrated']),
+  description: z.string(),
+  checks: z.array(PolicyCheck).min(1),
+});
+export type Policy = z.infer<typeof Policy>;
+
+export const CheckOutcome = z.enum(['pass', 'fail', 'not_applicable', 'inconclusive']);
+export type CheckOutcome = z.infer<typeof CheckOutcome>;
+
+export const CheckResult = z.object({
+  name: CheckName,
+  outcome: CheckOutcome,
+  /** The measured figure; null when it does not exist (identical streams, no audio, invalid pair). */
+  value: z.number().nullable(),
+  threshold: z.number(),
+  comparator: z.enum(['>=', '<=']),
+  /** Why the value is null or the outcome is not pass/fail (e.g. identical, no_audio, baseline_silent). */
+  note: z.string().nullable(),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
