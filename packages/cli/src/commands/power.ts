@@ -1,0 +1,129 @@
+/**
+ * `fidelity power <run>`: the evidence beyond media for one run archive:
+ * board energy (or why there is none), GPU accounting and server timing.
+ * Exit 0 whenever the archive is valid, even when its power is not: invalid
+ * telemetry is a finding about the run, not a refusal of the command.
+ */
+import {
+  deriveServerTiming,
+  FidelityError,
+  runAccounting,
+  runPower,
+  TIMING_STAGES,
+  verifyRun,
+  type AccountingBasis,
+  type GpuAccounting,
+  type PowerResult,
+  type ServerTimingReport,
+  type VerifiedRun,
+} from 'fidelity';
+import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import type { Command } from './types.js';
+
+const num = (v: number, digits: number) => v.toFixed(digits);
+const UNAVAILABLE = 'unavailable';
+
+function parseMaxGap(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new FidelityError('USAGE', `Expected a positive number of seconds for --max-gap but received ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function powerLines(power: PowerResult | null): string[] {
+  if (!power) return ['power: the run has no telemetry'];
+  const { report, audit } = power;
+  const head = `${report.observed_gpu_count} of ${report.expected_gpu_count} expected GPUs, max gap ${report.max_gap_s} s, ${report.method}`;
+  const lines = [report.power_valid ? `power: valid (${head})` : `power: NOT VALID, no energy figures (${head})`];
+  if (!report.power_valid) lines.push(`  reasons: ${report.reasons.join(', ')}`);
+  for (const g of audit.per_gpu) {
+    const gap = g.max_gap_s === null ? 'max gap -' : `max gap ${num(g.max_gap_s, 3)} s`;
+    const energy = g.energy_j === null ? '' : `, ${num(g.energy_j, 1)} J, avg ${num(g.avg_power_w!, 1)} W`;
+    const why = g.reasons.length ? `  [${g.reasons.join(', ')}]` : '';
+    const id = g.id === String(g.index) ? '' : ` (${g.id})`;
+    lines.push(`  GPU ${g.index}${id}: ${g.samples_used} readings used, ${g.missing_readings} missing, ${gap}${energy}${why}`);
+  }
+  const r = audit.rows;
+  if (r.malformed_in_range || r.malformed_outside_range || r.truncated_last_line) {
+    lines.push(`  rows: ${r.malformed_in_range} malformed in window, ${r.malformed_outside_range} malformed outside${r.truncated_last_line ? ', cut-off last line dropped' : ''}`);
+  }
+  if (report.power_valid) {
+    const total = report.total_gpu_energy_j!;
+    const perClip = report.joules_per_valid_clip === undefined ? `${UNAVAILABLE} (no valid clip)` : `${num(report.joules_per_valid_clip, 1)} J`;
+    lines.push(`  total ${num(total, 1)} J (${num(total / 3600, 2)} Wh) over ${num(audit.duration_s!, 1)} s, avg ${num(report.avg_total_gpu_power_w!, 1)} W`);
+    lines.push(`  per valid clip: ${perClip} (${report.valid_clips} valid clips)`);
+  }
+  return lines;
+}
+
+function basisLine(name: string, b: AccountingBasis): string {
+  const v = (x: number | null, unit: string, digits = 1) => (x === null ? UNAVAILABLE : `${num(x, digits)} ${unit}`);
+  const why = b.reasons.length ? `  [${b.reasons.join(', ')}]` : '';
+  return `  ${name} (${b.gpus} GPUs): ${v(b.gpu_seconds, 'GPU-s')}; per valid clip: ${v(b.gpu_seconds_per_valid_clip, 'GPU-s')}, energy ${v(b.energy_j_per_valid_clip, 'J')}${why}`;
+}
+
+function accountingLines(a: GpuAccounting): string[] {
+  const lines = [`GPU accounting: ${a.gpus_participating} participating of ${a.gpus_allocated} allocated; ${a.valid_clips} valid clips`];
+  if (a.reasons.length) lines.push(`  note: ${a.reasons.join(', ')} (run.json expects ${a.expected_gpu_count} GPUs)`);
+  lines.push(basisLine('participating', a.participating), basisLine('allocated', a.allocated));
+  return lines;
+}
+
+function timingLines(t: ServerTimingReport): string[] {
+  if (!t.available) return [`server timing: ${UNAVAILABLE}${t.reasons.length ? ` (${t.reasons.join(', ')})` : ''}`];
+  const lines = [`server timing (clock ${t.clock_id}): ${t.summary.available} of ${t.summary.records} ok measurement records; descriptive, not a check`];
+  if (t.reasons.length) lines.push(`  some records unavailable: ${t.reasons.join(', ')}`);
+  lines.push(`  ${'stage (ms)'.padEnd(18)}${['median', 'p90', 'min', 'max'].map((h) => h.padStart(12)).join('')}`);
+  for (const s of TIMING_STAGES) {
+    const st = t.summary[s.name];
+    const cells = st ? [st.median, st.p90, st.min, st.max].map((x) => num(x, 1).padStart(12)).join('') : UNAVAILABLE.padStart(12);
+    lines.push(`  ${s.name.replace(/_ms$/, '').padEnd(18)}${cells}`);
+  }
+  return lines;
+}
+
+function evidence(run: VerifiedRun, maxGapS: number | undefined) {
+  const power = runPower(run, maxGapS === undefined ? {} : { maxGapS });
+  return { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
+}
+
+async function runCommand(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+  if (positionals.length !== 1) throw new FidelityError('USAGE', `Expected one run archive but received ${positionals.length}`);
+  const maxGapS = parseMaxGap(values['max-gap']);
+  const json = Boolean(values.json);
+  const verified = await verifyRun(positionals[0]!);
+  if (!verified.ok) throw new FidelityError('RUN_INVALID', 'the run archive is invalid', { problems: verified.problems });
+  const { run } = verified;
+  try {
+    const { power, accounting, timing } = evidence(run, maxGapS);
+    const identity = { run_id: run.ci.run_id, run_attempt: run.ci.run_attempt, gpu_model: run.ci.hardware.gpu_model };
+    if (json) {
+      printJson(io, { ok: true, run: identity, power: power?.report ?? null, power_audit: power?.audit ?? null, accounting, timing });
+    } else {
+      for (const w of verified.warnings) io.err(`warning ${w.code}: ${w.message}\n`);
+      const lines = [`run ${identity.run_id} attempt ${identity.run_attempt} (${identity.gpu_model})`, ...powerLines(power), ...accountingLines(accounting), ...timingLines(timing)];
+      io.out(`${lines.join('\n')}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await run.close();
+  }
+}
+
+export const power: Command = {
+  name: 'power',
+  usage: 'fidelity power <run> [--json] [--max-gap S]',
+  summary: 'board energy, GPU accounting and server timing of one run archive (exit 0 when the archive is valid, 2 when not)',
+  options: {
+    'max-gap': { type: 'string', description: 'largest allowed step between two readings of one GPU, in seconds (default 3)' },
+  },
+  async run({ positionals, values, io }) {
+    try {
+      return await runCommand(positionals, values, io);
+    } catch (error) {
+      return reportFailure(io, error, Boolean(values.json));
+    }
+  },
+};

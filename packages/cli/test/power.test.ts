@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+import type { Io } from '../src/io.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-power-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const T0 = 1_764_450_000; // 2025/11/29 21:00:00 UTC
+const CLOCK = 'linux:test-boot:CLOCK_MONOTONIC';
+
+function nvTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)} ${iso.slice(11, 23)}`;
+}
+
+/** Two GPUs at 100 W, a reading every second from 0.5 s before to 0.5 s after a 10 s window, minus the seconds in `skip`. */
+function gpuCsv(skip: (second: number) => boolean = () => false): string {
+  const lines = ['timestamp, index, power.draw [W]'];
+  for (let s = -0.5; s <= 10.5; s += 1) {
+    if (skip(s)) continue;
+    for (const gpu of [0, 1]) lines.push(`${nvTime((T0 + s) * 1000)}, ${gpu}, 100.00 W`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function timing(base: number) {
+  const ms = 1_000_000;
+  return { clock_id: CLOCK, http_received_ns: base, http_accepted_ns: base + 2 * ms, scheduler_dispatch_ns: base + 12 * ms, forward_finished_ns: base + 5012 * ms, media_ready_ns: base + 5512 * ms };
+}
+
+/** A small valid run archive (directory), written by hand so the test needs no encoder. */
+function makeRun(name: string, telemetry: Record<string, string>): string {
+  const dir = path.join(tmp, name);
+  const files: Record<string, Buffer> = {};
+  const put = (rel: string, text: string | Buffer) => (files[rel] = Buffer.isBuffer(text) ? text : Buffer.from(text));
+  const cases = [
+    { case_id: 'greeting-s11', prompt: 'A person says hello', seed: 11 },
+    { case_id: 'greeting-s29', prompt: 'A person says hello', seed: 29 },
+  ];
+  put('ci.json', JSON.stringify({
+    schema_version: 1,
+    server_url: 'https://github.com',
+    repository: 'example-org/video-serving-bench',
+    workflow: 'h3-serving',
+    job: 'power test',
+    run_id: 4242,
+    run_attempt: 1,
+    head_sha: 'c2f27fe453ef613f4eb0f8d356a6dbd80ffed7dd',
+    artifact: { id: 77, name: 'h3-video-4242-1' },
+    hardware: { gpu_model: 'H200', gpus_allocated: 8, gpus_participating: 2 },
+  }));
+  const plan = JSON.stringify({
+    plan_id: 'power-test-v1',
+    model: { id: 'example/model', revision: 'r1' },
+    video: { width: 64, height: 64, fps: 24, frames: 24 },
+    audio: { sample_rate: 32000, channels: 2 },
+    warmup_runs: 1,
+    repetitions: 1,
+    cases,
+  });
+  put('plan.json', plan);
+  const base = { prompt: cases[0]!.prompt, repetition: 0 };
+  const records = [
+    { slot_id: 'warmup-000', kind: 'warmup', case_id: cases[0]!.case_id, seed: 11, ...base, status: 'ok', media: 'media/warmup-000.mp4', latency_s: 7 },
+    { slot_id: 'measurement-r000-c000', kind: 'measurement', case_id: cases[0]!.case_id, seed: 11, ...base, status: 'ok', media: 'media/measurement-r000-c000.mp4', latency_s: 6, window: { start_unix: T0, end_unix: T0 + 6 }, server_timing: timing(9e12) },
+    { slot_id: 'measurement-r000-c001', kind: 'measurement', case_id: cases[1]!.case_id, seed: 29, ...base, status: 'failed', error: 'request timed out', media: null, latency_s: null },
+  ];
+  put('run.json', JSON.stringify({
+    run_id: 4242,
+    run_attempt: 1,
+    plan_sha256: createHash('sha256').update(plan).digest('hex'),
+    expected_gpu_count: 2,
+    measurement_window: { start_unix: T0, end_unix: T0 + 10 },
+    records,
+  }));
+  put('media/warmup-000.mp4', 'not decoded by verify: warmup');
+  put('media/measurement-r000-c000.mp4', 'not decoded by verify: measurement');
+  for (const [rel, text] of Object.entries(telemetry)) put(rel, text);
+  const sums = Object.keys(files).sort().map((rel) => `${createHash('sha256').update(files[rel]!).digest('hex')}  ${rel}`);
+  put('SHA256SUMS', `${sums.join('\n')}\n`);
+  for (const [rel, bytes] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), bytes);
+  }
+  return dir;
+}
+
+async function cli(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), errIsTty: false };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+describe('fidelity power', () => {
+  it('prints energy, accounting and timing of a valid run (--json)', async () => {
+    const run = makeRun('valid', { 'telemetry/gpu_metrics.csv': gpuCsv() });
+    const { code, out } = await cli('power', run, '--json');
+    expect(code).toBe(0);
+    const doc = JSON.parse(out);
+    expect(doc.power).toMatchObject({ power_valid: true, reasons: [], expected_gpu_count: 2, observed_gpu_count: 2, total_gpu_energy_j: 2000, avg_total_gpu_power_w: 200, joules_per_valid_clip: 2000, valid_clips: 1 });
+    expect(doc.power_audit.per_gpu.map((g: { energy_j: number }) => g.energy_j)).toEqual([1000, 1000]);
+    expect(doc.accounting.participating).toMatchObject({ gpus: 2, gpu_seconds: 20, energy_j_per_valid_clip: 2000 });
+    expect(doc.accounting.allocated).toMatchObject({ gpus: 8, gpu_seconds: 80, energy_j: null, reasons: ['ENERGY_NOT_MEASURED_ON_BASIS'] });
+    expect(doc.timing.summary.server_ready_ms.median).toBe(5512);
+    expect(doc.timing.clock_id).toBe(CLOCK);
+  });
+
+  it('says plainly when power is not valid, and still exits 0', async () => {
+    const run = makeRun('gapped', { 'telemetry/gpu_metrics.csv': gpuCsv((s) => s > 3 && s < 8) });
+    const { code, out } = await cli('power', run);
+    expect(code).toBe(0);
+    expect(out).toContain('power: NOT VALID, no energy figures');
+    expect(out).toContain('reasons: GAP_EXCEEDED');
+    expect(out).not.toMatch(/total .* J/);
+    expect(out).toMatch(/allocated \(8 GPUs\): 80\.0 GPU-s/);
+    expect(out).toMatch(/server_ready\s+5512\.0/);
+  });
+
+  it('follows --max-gap and refuses a bad one', async () => {
+    const run = makeRun('gap-option', { 'telemetry/gpu_metrics.csv': gpuCsv((s) => s > 3 && s < 8) });
+    const loose = JSON.parse((await cli('power', run, '--json', '--max-gap', '6')).out);
+    expect(loose.power.total_gpu_energy_j).toBe(2000);
+    const bad = await cli('power', run, '--json', '--max-gap', 'soon');
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.out).errors[0].code).toBe('USAGE');
+  });
+
+  it('reports null power for a run without telemetry, and timing as unavailable when absent', async () => {
+    const run = makeRun('bare', {});
+    const { code, out } = await cli('power', run);
+    expect(code).toBe(0);
+    expect(out).toContain('power: the run has no telemetry');
+    const doc = JSON.parse((await cli('power', run, '--json')).out);
+    expect(doc.power).toBeNull();
+    expect(doc.accounting.participating.reasons).toEqual(['POWER_UNAVAILABLE']);
+  });
+
+  it('exits 2 with the reason codes when the archive is invalid', async () => {
+    const run = makeRun('tampered', { 'telemetry/gpu_metrics.csv': gpuCsv() });
+    writeFileSync(path.join(run, 'telemetry/gpu_metrics.csv'), gpuCsv().replace('100.00 W', '900.00 W'));
+    const { code, out } = await cli('power', run, '--json');
+    expect(code).toBe(2);
+    const doc = JSON.parse(out);
+    expect(doc.ok).toBe(false);
+    expect(doc.errors.length).toBeGreaterThan(0);
+    expect(doc.errors.every((e: { code: string }) => /^[A-Z_]+$/.test(e.code))).toBe(true);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The power and accounting figures of one verified run: the glue between a
+ * VerifiedRun and the pure functions, so compare.ts and the CLI agree on
+ * which window, which GPU count and which clips count.
+ */
+import type { VerifiedRun } from '../archive/types.js';
+import type { RunRecord, Window } from '../schemas/run-archive.js';
+import { gpuAccounting, type GpuAccounting } from './accounting.js';
+import { integratePower } from './integrate.js';
+import type { PowerResult } from './schemas.js';
+
+/** Valid clips, as the issue counts them: measurement records whose status is ok. */
+export function countValidClips(records: readonly RunRecord[]): number {
+  return records.filter((r) => r.kind === 'measurement' && r.status === 'ok').length;
+}
+
+function windowSeconds(window: Window | null | undefined): number | null {
+  if (!window) return null;
+  const s = window.end_unix - window.start_unix;
+  return Number.isFinite(s) && s > 0 ? s : null;
+}
+
+/**
+ * null when the run has no telemetry at all (report.json `runs[].power` is
+ * null then). A run with telemetry/ but without gpu_metrics.csv gets
+ * power_valid false with TELEMETRY_MISSING.
+ */
+export function runPower(run: Pick<VerifiedRun, 'run' | 'records' | 'telemetry'>, options: { maxGapS?: number } = {}): PowerResult | null {
+  const { gpu_metrics_csv: csv, server_timing_jsonl: timing } = run.telemetry;
+  if (csv === null && timing === null) return null;
+  return integratePower(csv, run.run.measurement_window, {
+    expectedGpuCount: run.run.expected_gpu_count,
+    validClips: countValidClips(run.records),
+    ...(options.maxGapS === undefined ? {} : { maxGapS: options.maxGapS }),
+  });
+}
+
+export function runAccounting(run: Pick<VerifiedRun, 'ci' | 'run' | 'records'>, power: PowerResult | null): GpuAccounting {
+  const valid = power?.report.power_valid === true;
+  return gpuAccounting({
+    gpusAllocated: run.ci.hardware.gpus_allocated,
+    gpusParticipating: run.ci.hardware.gpus_participating,
+    expectedGpuCount: run.run.expected_gpu_count,
+    windowS: windowSeconds(run.run.measurement_window),
+    validClips: countValidClips(run.records),
+    energyJ: valid ? power.report.total_gpu_energy_j! : null,
+    measuredGpuCount: valid ? power.report.observed_gpu_count : null,
+  });
+}
