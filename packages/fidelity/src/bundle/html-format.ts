@@ -1,0 +1,30 @@
+/**
+ * Number formatting for the pages. toFixed is specified exactly by ECMAScript,
+ * unlike toLocaleString (which follows the machine's ICU data), so the same
+ * report always gives the same bytes.
+ */
+
+export function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** A fixed-decimals number, or the given placeholder for null, undefined, NaN or an infinity. */
+export function num(value: unknown, digits: number, missing: string): string {
+  if (!isNumber(value)) return missing;
+  const text = value.toFixed(digits);
+  // -0.000 reads as a sign error
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
+}
+
+/** A figure of unknown scale (timing, evidence): integers as they are, others with up to 4 decimals. */
+export function auto(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 1 : abs >= 1 ? 3 : 4;
+  return num(value, digits, String(value)).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+}
+
+/** First and last characters of a long hash, the full value kept for the title attribute. */
+export function shortHash(value: string, keep = 12): string {
+  return value.length > keep ? value.slice(0, keep) : value;
+}

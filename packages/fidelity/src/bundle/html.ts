@@ -1,0 +1,212 @@
+/**
+ * The report page, English or Chinese, as one self-contained HTML string:
+ * inline CSS, inline SVG, no script, nothing fetched from the network. The
+ * summary comes first (what was compared, where, the outcome counts, the
+ * uncalibrated warning, the decoder), then the run evidence, then one
+ * collapsed section per pair. Same report in, same bytes out.
+ */
+import type { Comparison, Report, RunReport } from '../schemas/report.js';
+import { evidenceSection } from './html-evidence.js';
+import { esc } from './html-escape.js';
+import { shortHash } from './html-format.js';
+import { pairSection } from './html-pair.js';
+import { checkLabel, extLink, fileLink, headCell, kv, numCell, table, tx, txHtml } from './html-parts.js';
+import { pageCss } from './html-style.js';
+import { fill, messages, PAGE_FILE } from './i18n.js';
+import type { Lang, Messages } from './i18n.js';
+
+/**
+ * No script at all, and no fetch beyond the bundle's own files: if escaping
+ * ever missed something, injected markup still could not run or phone home.
+ * `file:` is named beside 'self' because browsers disagree on whether 'self'
+ * covers other files when the page itself was opened from file://.
+ */
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file:; media-src 'self' file:; script-src 'none'; base-uri 'none'; form-action 'none'";
+
+/** The files of a run's sources folder (cli-and-report.md, bundle layout). */
+const SOURCE_FILES = ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS'] as const;
+
+function findRun(report: Report, role: 'baseline' | 'candidate', runId: number, attempt: number): RunReport | undefined {
+  return report.runs.find((r) => r.run_id === runId && r.run_attempt === attempt && r.role === role) ?? report.runs.find((r) => r.run_id === runId && r.run_attempt === attempt);
+}
+
+function runName(run: RunReport | undefined, gpu: string, runId: number, attempt: number, m: Messages): string {
+  const text = `${gpu} · ${m.run} ${runId}/${attempt}`;
+  return run ? extLink(run.links.run, text, run.server_url) : esc(text);
+}
+
+function disclaimerBox(report: Report, m: Messages): string {
+  const body = report.policy.calibration_status === 'uncalibrated' ? m.disclaimer_uncalibrated : m.disclaimer_calibrated;
+  return (
+    `<div class="disclaimer" role="note" id="disclaimer"><strong>${esc(m.disclaimer_title)}</strong><p>${esc(body)}</p>` +
+    `<p class="quote"><span class="muted">${esc(m.disclaimer_report_says)}</span> ${esc(report.disclaimer)}</p></div>`
+  );
+}
+
+function comparedBlock(report: Report, m: Messages): string {
+  const items = report.comparisons.map((c) => {
+    const base = findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt);
+    const cand = findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt);
+    return `<li>${txHtml(m, 'comparison_line', {
+      candidate: runName(cand, c.candidate_gpu_model, c.candidate_run_id, c.candidate_run_attempt, m),
+      baseline: runName(base, c.baseline_gpu_model, c.baseline_run_id, c.baseline_run_attempt, m),
+    })}</li>`;
+  });
+  const plans = [...new Set(report.runs.map((r) => `${r.plan_id}\u0000${r.plan_sha256}`))].sort().map((p) => {
+    const [id, sha] = p.split('\u0000') as [string, string];
+    return `<code>${esc(id)}</code> <span class="muted mono" title="${esc(sha)}">sha256 ${esc(shortHash(sha))}</span>`;
+  });
+  return (
+    `<h3>${esc(m.what_compared)}</h3><ul class="links">${items.join('')}</ul>` +
+    (plans.length ? kv([[esc(m.plan), plans.join('<br>')]]) : '')
+  );
+}
+
+function outcomesBlock(report: Report, m: Messages): string {
+  const rows = report.comparisons.map((c: Comparison) => [
+    headCell(`${esc(c.candidate_gpu_model)} / ${esc(c.baseline_gpu_model)}`),
+    numCell(esc(c.summary.planned)),
+    numCell(esc(c.summary.valid_pairs)),
+    numCell(`<span class="badge passed">${esc(c.summary.passed)}</span>`),
+    numCell(`<span class="badge failed">${esc(c.summary.failed)}</span>`),
+    numCell(`<span class="badge invalid">${esc(c.summary.invalid)}</span>`),
+  ]);
+  return (
+    `<h3>${esc(m.outcomes)}</h3>` +
+    table([`${esc(m.candidate)} / ${esc(m.baseline)}`, esc(m.planned), esc(m.valid_pairs), esc(m.passed), esc(m.failed), esc(m.invalid)], rows) +
+    `<p class="muted">${esc(m.outcomes_note)}</p>`
+  );
+}
+
+function runtimeText(runtime: RunReport['runtime']): string {
+  if (runtime === null) return '—';
+  return Object.keys(runtime)
+    .sort()
+    .map((k) => {
+      const v = runtime[k];
+      return `<code>${esc(k)}</code>: ${esc(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null')}`;
+    })
+    .join('<br>');
+}
+
+/** Fields as rows, runs as columns: two to four runs read well that way, on a phone too. */
+function sitesBlock(report: Report, m: Messages): string {
+  const runs = report.runs;
+  const field = (label: string, f: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(f)];
+  const rows = [
+    field(m.role, (r) => esc(r.role === 'baseline' ? m.baseline : m.candidate)),
+    field(m.run, (r) => extLink(r.links.run, `${r.run_id} (${m.attempt} ${r.run_attempt})`, r.server_url)),
+    field(m.repository, (r) => `<code>${esc(r.repository)}</code>`),
+    field(m.workflow, (r) => esc(r.workflow)),
+    field(m.job, (r) => esc(r.job)),
+    field(m.commit, (r) => `<code title="${esc(r.head_sha)}">${esc(shortHash(r.head_sha))}</code>`),
+    field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),
+    field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(r.source.kind)})`),
+    field(m.artifact_digest, (r) => esc(r.digest.checked ? m.digest_checked : m.digest_not_checked)),
+    field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
+    field(m.gpus_allocated, (r) => esc(r.hardware.gpus_allocated)),
+    field(m.gpus_participating, (r) => esc(r.hardware.gpus_participating)),
+    field(m.runtime, (r) => runtimeText(r.runtime)),
+    field(m.source_files, (r) => SOURCE_FILES.map((f) => fileLink(`${r.sources_dir}/${f}`, f)).join('<br>')),
+  ];
+  return `<h3>${esc(m.sites)}</h3>` + table([esc(m.gpu), ...runs.map((r) => `<strong>${esc(r.hardware.gpu_model)}</strong>`)], rows);
+}
+
+function decoderBlock(report: Report, m: Messages): string {
+  const d = report.decoder;
+  return (
+    `<h3>${esc(m.decoder)}</h3>` +
+    kv([
+      [esc(m.ffmpeg_version), `<code>${esc(d.ffmpeg_version)}</code>`],
+      [esc(m.ffmpeg_sha256), `<code>${esc(d.sha256)}</code>`],
+      [esc(m.binary_source), `<code>${esc(d.source)}</code>`],
+      [esc(m.ffprobe_version), `<code>${esc(d.ffprobe_version)}</code>`],
+      [esc(m.ffprobe_sha256), `<code>${esc(d.ffprobe_sha256)}</code>`],
+    ])
+  );
+}
+
+function policyBlock(report: Report, m: Messages): string {
+  const p = report.policy;
+  const rows = p.checks.map((c) => [
+    headCell(esc(checkLabel(m, c.name))),
+    `<code>${esc(c.metric)}</code>`,
+    `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
+    esc(c.source ?? '—'),
+    esc(c.enabled ? m.yes : m.no),
+  ]);
+  const calibration = p.calibration_status === 'uncalibrated' ? m.calibration_uncalibrated : m.calibration_calibrated;
+  return (
+    `<h3>${esc(m.thresholds)}</h3>` +
+    kv([
+      [esc(m.policy_name), `<code>${esc(p.name)}</code>`],
+      [esc(m.calibration), `<strong>${esc(calibration)}</strong>`],
+      [esc(m.note), esc(p.description)],
+    ]) +
+    table([esc(m.check), esc(m.figure), esc(m.rule), esc(m.origin), esc(m.enabled)], rows)
+  );
+}
+
+function downloadsBlock(report: Report, m: Messages): string {
+  const items = [`<li>${fileLink('report.json', m.download_report_json, true)}</li>`];
+  for (const c of report.comparisons) {
+    const name = `${c.candidate_gpu_model} / ${c.baseline_gpu_model}`;
+    for (const [key, file] of Object.entries(c.files ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const label = key === 'frames_csv' ? fill(m.download_comparison_frames, { comparison: name }) : `${m.download_other}: ${name}, ${key}`;
+      items.push(`<li>${fileLink(file, label, true)}</li>`);
+    }
+  }
+  return `<h3>${esc(m.downloads)}</h3><ul class="links">${items.join('')}</ul>`;
+}
+
+function pairsSection(report: Report, m: Messages): string {
+  const parts = report.comparisons.map((c, ci) => {
+    const ctx = {
+      m,
+      comparisonIndex: ci,
+      baselineRun: findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt),
+      candidateRun: findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt),
+    };
+    const title = `${esc(c.candidate_gpu_model)} ${esc(c.candidate_run_id)}/${esc(c.candidate_run_attempt)} / ${esc(c.baseline_gpu_model)} ${esc(c.baseline_run_id)}/${esc(c.baseline_run_attempt)}`;
+    const pairs = c.pairs.length ? c.pairs.map((p) => pairSection(p, ctx)).join('') : `<p class="muted">${esc(m.no_pairs)}</p>`;
+    return `<section id="comparison-${ci}"><h3>${title}</h3>${pairs}</section>`;
+  });
+  return `<section id="pairs"><h2>${esc(m.pairs)}</h2><p class="muted">${esc(m.pairs_intro)}</p>${parts.join('')}</section>`;
+}
+
+export function renderReport(report: Report, lang: Lang): string {
+  const m = messages(lang);
+  const other: Lang = lang === 'en' ? 'zh' : 'en';
+  const toc = [
+    `<li><a href="#summary">${esc(m.summary)}</a></li>`,
+    `<li><a href="#evidence">${esc(m.evidence)}</a></li>`,
+    `<li><a href="#pairs">${esc(m.pairs)}</a></li>`,
+  ].join('');
+  const body = [
+    `<header class="top"><h1>${esc(m.page_title)}</h1>` +
+      `<a class="lang" href="${PAGE_FILE[other]}" hreflang="${esc(m.other_lang_hreflang)}" lang="${esc(m.other_lang_hreflang)}">${esc(m.other_lang_label)}</a></header>`,
+    `<p class="meta">${esc(m.generated)}: <time>${esc(report.generated_at)}</time> · ${esc(m.tool)}: ${esc(report.tool.name)} ${esc(report.tool.version)}</p>`,
+    disclaimerBox(report, m),
+    `<nav class="toc" aria-label="${esc(m.contents)}"><ul>${toc}</ul></nav>`,
+    `<section id="summary"><h2>${esc(m.summary)}</h2>`,
+    comparedBlock(report, m),
+    outcomesBlock(report, m),
+    sitesBlock(report, m),
+    decoderBlock(report, m),
+    policyBlock(report, m),
+    downloadsBlock(report, m),
+    `</section>`,
+    evidenceSection(report, m, (name) => checkLabel(m, name)),
+    pairsSection(report, m),
+    `<footer><p>${tx(m, 'footer', { tool: report.tool.name, version: report.tool.version })}</p><p>${esc(m.disclaimer_title)}</p></footer>`,
+  ];
+  return (
+    `<!doctype html>\n<html lang="${esc(m.html_lang)}">\n<head>\n<meta charset="utf-8">\n` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+    `<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">\n` +
+    `<meta name="referrer" content="no-referrer">\n` +
+    `<title>${esc(m.page_title)} · ${esc(report.comparisons.map((c) => `${c.candidate_gpu_model}/${c.baseline_gpu_model}`).join(', '))}</title>\n` +
+    `<style>\n${pageCss()}\n</style>\n</head>\n<body>\n<main>\n${body.join('\n')}\n</main>\n</body>\n</html>\n`
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * The difference signal (candidate - baseline) as a 16-bit PCM WAV, so that a
+ * person can listen to what changed. It is kept at its true level, not
+ * normalised: near-silence means a small difference, and that is the point.
+ * Differences beyond full scale (possible, since each side spans [-1, 1]) clip.
+ */
+import wavefileModule from 'wavefile';
+import { invalidParameter } from '../errors.js';
+
+const { WaveFile } = wavefileModule;
+
+/** Per channel, the first min(length) samples of candidate - baseline, as int16. */
+export function differenceSamples(baseline: Float32Array[], candidate: Float32Array[]): Int16Array[] {
+  if (baseline.length !== candidate.length || baseline.length === 0) {
+    throw invalidParameter('channels', 'the same non-zero channel count on both sides', `${baseline.length} and ${candidate.length}`);
+  }
+  const length = Math.min(...baseline.map((c) => c.length), ...candidate.map((c) => c.length));
+  return baseline.map((base, ch) => {
+    const cand = candidate[ch]!;
+    const out = new Int16Array(length);
+    for (let i = 0; i < length; i++) {
+      const d = Math.max(-1, Math.min(1, cand[i]! - base[i]!));
+      out[i] = Math.round(d * 32767);
+    }
+    return out;
+  });
+}
+
+export function encodeWav16(channels: Int16Array[], sampleRate: number): Uint8Array {
+  if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw invalidParameter('sampleRate', 'a positive integer', sampleRate);
+  const wav = new WaveFile();
+  wav.fromScratch(channels.length, sampleRate, '16', channels);
+  return wav.toBuffer();
+}

@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import wavefileModule from 'wavefile';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePairAssets } from '../../src/bundle/assets.js';
+import { heatmapSize, rampColour, stillSize } from '../../src/bundle/assets-geometry.js';
+import { blockSsim } from '../../src/bundle/heatmap.js';
+import { differenceSamples } from '../../src/bundle/wav.js';
+import { extractFrame } from '../../src/media/frames.js';
+import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import type { PairReport } from '../../src/schemas/report.js';
+import { sampleReport } from './html-fixture.js';
+
+const run = promisify(execFile);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-assets-test-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const W = 64;
+const H = 48;
+const FRAMES = 10;
+const RATE = 8000;
+/** The candidate's top-left 32x24 is this much brighter than the baseline, on every frame. */
+const BUMP = 40;
+let ffmpeg = '';
+const clip = (name: string): string => path.join(tmp, name);
+
+/** Lossless H.264: frame n has luma 16 + 10n everywhere (plus the bump), so every Y value is known exactly. */
+async function makeClip(file: string, options: { bump: number; gain: number; width?: number; frames?: number; audio?: boolean }): Promise<void> {
+  const width = options.width ?? W;
+  const lum = `16+10*N+if(lt(X\\,32)*lt(Y\\,24)\\,${options.bump}\\,0)`;
+  const args = ['-y', '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `color=c=black:s=${width}x${H}:r=10:d=${(options.frames ?? FRAMES) / 10},geq=lum='${lum}':cb=128:cr=128`];
+  if (options.audio !== false) {
+    args.push('-f', 'lavfi', '-i', `aevalsrc=${options.gain}*0.5*sin(440*2*PI*t)|${options.gain}*0.3*sin(660*2*PI*t):s=${RATE}:d=1`);
+  }
+  args.push('-c:v', 'libx264', '-qp', '0', '-pix_fmt', 'yuv420p', '-bf', '2');
+  if (options.audio !== false) args.push('-c:a', 'aac', '-b:a', '64k');
+  args.push('-f', 'mp4', file);
+  await run(ffmpeg, args);
+}
+
+beforeAll(async () => {
+  ffmpeg = (await resolveFfmpeg()).ffmpeg.path;
+  await makeClip(clip('base.mp4'), { bump: 0, gain: 1 });
+  await makeClip(clip('cand.mp4'), { bump: BUMP, gain: 0.5 });
+  await makeClip(clip('wide.mp4'), { bump: 0, gain: 1, width: 800, frames: 3, audio: false });
+});
+
+function pairFor(worst: number, media: { width: number; height: number; frames: number; audio: boolean }): PairReport {
+  const report = sampleReport({
+    width: media.width,
+    height: media.height,
+    frames: media.frames,
+    audio: media.audio ? { sampleRate: RATE, channels: 2, samples: RATE } : null,
+    baselineMedia: 'media/a.mp4',
+    candidateMedia: 'media/b.mp4',
+  });
+  const pair = structuredClone(report.comparisons[0]!.pairs[1]!);
+  pair.video!.ssim.worst_frame = worst;
+  return pair;
+}
+
+/** Y values, by an independent two-pass computation, for cross-checking blockSsim. */
+function referenceBlockSsim(a: number[], b: number[]): number {
+  const n = a.length;
+  const ma = a.reduce((s, v) => s + v, 0) / n;
+  const mb = b.reduce((s, v) => s + v, 0) / n;
+  let va = 0, vb = 0, cov = 0;
+  for (let i = 0; i < n; i++) {
+    va += (a[i]! - ma) ** 2;
+    vb += (b[i]! - mb) ** 2;
+    cov += (a[i]! - ma) * (b[i]! - mb);
+  }
+  va /= n; vb /= n; cov /= n;
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+}
+
+async function rawPng(file: string): Promise<{ data: Buffer; width: number; height: number }> {
+  const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+describe('blockSsim', () => {
+  it('matches a two-pass reference on noise and the closed form on flat blocks', () => {
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256;
+    const a = Uint8Array.from({ length: 16 * 8 }, rnd);
+    const b = Uint8Array.from(a, (v, i) => (i % 3 === 0 ? 255 - v : v));
+    const map = blockSsim(a, b, 16, 8);
+    expect([map.cols, map.rows]).toEqual([2, 1]);
+    for (let bx = 0; bx < 2; bx++) {
+      const pick = (p: Uint8Array): number[] => Array.from({ length: 64 }, (_, k) => p[Math.floor(k / 8) * 16 + bx * 8 + (k % 8)]!);
+      expect(map.values[bx]).toBeCloseTo(referenceBlockSsim(pick(a), pick(b)), 12);
+    }
+    const flat = blockSsim(new Uint8Array(64).fill(86), new Uint8Array(64).fill(126), 8, 8);
+    const c1 = (0.01 * 255) ** 2;
+    expect(flat.values[0]).toBeCloseTo((2 * 86 * 126 + c1) / (86 ** 2 + 126 ** 2 + c1), 12);
+    expect(blockSsim(a, a, 16, 8).values.every((v) => v === 1)).toBe(true);
+  });
+
+  it('leaves out partial edge blocks', () => {
+    expect(blockSsim(new Uint8Array(20 * 9), new Uint8Array(20 * 9), 20, 9)).toMatchObject({ cols: 2, rows: 1 });
+  });
+});
+
+describe('extractFrame', () => {
+  it('returns frame K in presentation order, with the Y plane untouched', async () => {
+    const frame = await extractFrame(clip('base.mp4'), 7, { width: W, height: H });
+    expect(frame.y.length).toBe(W * H);
+    expect(new Set(frame.y)).toEqual(new Set([16 + 70]));
+    // rgb24 as ffmpeg converts limited-range BT.601 grey: (Y - 16) * 255 / 219
+    expect(Math.abs(frame.rgb[0]! - (70 * 255) / 219)).toBeLessThan(1.5);
+    expect(frame.rgb.length).toBe(W * H * 3);
+  });
+
+  it('says so when the frame does not exist or the size is not what was measured', async () => {
+    await expect(extractFrame(clip('base.mp4'), 50, { width: W, height: H })).rejects.toMatchObject({ code: 'FRAME_NOT_FOUND' });
+    await expect(extractFrame(clip('base.mp4'), 1, { width: W + 2, height: H })).rejects.toMatchObject({ code: 'MEDIA_EXTRACT_FAILED' });
+    await expect(extractFrame(clip('missing.mp4'), 1, { width: W, height: H })).rejects.toMatchObject({ code: 'MEDIA_EXTRACT_FAILED' });
+  });
+});
+
+describe('makePairAssets', () => {
+  it('writes the worst frame of both sides, the heat map and the difference WAV', async () => {
+    const outDir = path.join(tmp, 'bundle');
+    const prefix = 'pairs/0/measurement-r000-c001';
+    const files = await makePairAssets({ pair: pairFor(7, { width: W, height: H, frames: FRAMES, audio: true }), baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
+    expect(files).toEqual({
+      baseline_worst_png: `${prefix}/baseline-worst.png`,
+      candidate_worst_png: `${prefix}/candidate-worst.png`,
+      ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
+      audio_diff_wav: `${prefix}/audio-diff.wav`,
+    });
+    const at = (rel: string): string => path.join(outDir, ...rel.split('/'));
+
+    const base = await rawPng(at(files.baseline_worst_png!));
+    const cand = await rawPng(at(files.candidate_worst_png!));
+    expect([base.width, base.height]).toEqual([W, H]);
+    const grey = (img: { data: Buffer; width: number }, x: number, y: number): number => img.data[(y * img.width + x) * 3]!;
+    expect(Math.abs(grey(base, 40, 40) - (70 * 255) / 219)).toBeLessThan(1.5);
+    expect(Math.abs(grey(cand, 4, 4) - ((70 + BUMP) * 255) / 219)).toBeLessThan(1.5);
+    expect(Math.abs(grey(cand, 40, 40) - grey(base, 40, 40))).toBeLessThanOrEqual(1);
+
+    const heat = await rawPng(at(files.ssim_heatmap_png!));
+    expect({ width: heat.width, height: heat.height }).toEqual(heatmapSize({ width: W, height: H }));
+    const c1 = (0.01 * 255) ** 2;
+    const a = 86;
+    const b = 86 + BUMP;
+    const bumped = rampColour((2 * a * b + c1) / (a * a + b * b + c1));
+    const px = (x: number, y: number): number[] => [...heat.data.subarray((y * heat.width + x) * 3, (y * heat.width + x) * 3 + 3)];
+    expect(px(2, 2)).toEqual(bumped);
+    expect(px(heat.width - 2, heat.height - 2)).toEqual(rampColour(1));
+
+    // The WAV against an independent decode of both sides: candidate - baseline, channel by channel.
+    const decode = async (file: string): Promise<Float32Array> => {
+      const { stdout } = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', file, '-map', '0:a:0', '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 });
+      return new Float32Array(stdout.buffer.slice(stdout.byteOffset, stdout.byteOffset + stdout.length - (stdout.length % 4)));
+    };
+    const [bi, ci] = await Promise.all([decode(clip('base.mp4')), decode(clip('cand.mp4'))]);
+    const wav = new wavefileModule.WaveFile(readFileSync(at(files.audio_diff_wav!)));
+    const fmt = wav.fmt as { numChannels: number; sampleRate: number; bitsPerSample: number };
+    expect([fmt.numChannels, fmt.sampleRate, fmt.bitsPerSample]).toEqual([2, RATE, 16]);
+    const channels = wav.getSamples(false, Int16Array) as unknown as Int16Array[];
+    const length = channels[0]!.length;
+    expect(length).toBeGreaterThan(RATE * 0.9);
+    expect(length).toBeLessThanOrEqual(RATE);
+    let energy = 0;
+    for (let ch = 0; ch < 2; ch++) {
+      for (let i = 0; i < length; i += 37) {
+        const expected = Math.round(Math.max(-1, Math.min(1, ci[i * 2 + ch]! - bi[i * 2 + ch]!)) * 32767);
+        expect(Math.abs(channels[ch]![i]! - expected)).toBeLessThanOrEqual(1);
+        energy += Math.abs(expected);
+      }
+    }
+    expect(energy).toBeGreaterThan(0);
+  });
+
+  it('makes byte-identical files from the same inputs', async () => {
+    const make = (outDir: string): Promise<Record<string, string>> =>
+      makePairAssets({ pair: pairFor(3, { width: W, height: H, frames: FRAMES, audio: true }), baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix: 'p' });
+    const one = await make(path.join(tmp, 'again-1'));
+    const two = await make(path.join(tmp, 'again-2'));
+    expect(two).toEqual(one);
+    for (const rel of Object.values(one)) {
+      expect(readFileSync(path.join(tmp, 'again-2', rel)).equals(readFileSync(path.join(tmp, 'again-1', rel))), rel).toBe(true);
+    }
+  });
+
+  it('scales wide stills down to 640 px and skips the WAV when there is no audio', async () => {
+    const outDir = path.join(tmp, 'wide');
+    const files = await makePairAssets({ pair: pairFor(2, { width: 800, height: H, frames: 3, audio: false }), baselinePath: clip('wide.mp4'), candidatePath: clip('wide.mp4'), outDir, prefix: 'p/wide' });
+    expect(Object.keys(files).sort()).toEqual(['baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    const meta = await sharp(path.join(outDir, 'p', 'wide', 'baseline-worst.png')).metadata();
+    expect({ width: meta.width, height: meta.height }).toEqual(stillSize({ width: 800, height: H }));
+    expect(meta.width).toBe(640);
+    const heat = await rawPng(path.join(outDir, 'p', 'wide', 'ssim-heatmap.png'));
+    expect(heat.data.every((v, i) => v === rampColour(1)[i % 3])).toBe(true);
+  });
+
+  it('makes nothing for an invalid pair and refuses a prefix that leaves the bundle', async () => {
+    const report = sampleReport({ width: W, height: H, frames: FRAMES, audio: null, baselineMedia: 'media/a.mp4', candidateMedia: 'media/b.mp4' });
+    const invalid = report.comparisons[0]!.pairs[2]!;
+    const outDir = path.join(tmp, 'invalid');
+    expect(await makePairAssets({ pair: invalid, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix: 'pairs/x' })).toEqual({});
+    expect(existsSync(outDir)).toBe(false);
+    for (const prefix of ['../escape', '/abs', 'a/../b', 'a\\b', '']) {
+      await expect(makePairAssets({ pair: invalid, baselinePath: 'x', candidatePath: 'y', outDir, prefix })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+  });
+});
+
+describe('differenceSamples', () => {
+  it('subtracts baseline from candidate, clips at full scale and keeps the shorter length', () => {
+    const out = differenceSamples([Float32Array.of(0.5, -0.9, 0), Float32Array.of(0, 0, 0)], [Float32Array.of(0.25, 0.9), Float32Array.of(1, -1)]);
+    expect(out.map((c) => [...c])).toEqual([[Math.round(-0.25 * 32767), 32767], [32767, -32767]]);
+  });
+});

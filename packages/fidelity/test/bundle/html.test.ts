@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/bundle/html.js';
+import { esc } from '../../src/bundle/html-escape.js';
+import { flatten } from '../../src/bundle/html-evidence.js';
+import { messages } from '../../src/bundle/i18n.js';
+import type { MessageKey } from '../../src/bundle/i18n.js';
+import { Report } from '../../src/schemas/report.js';
+import { HOSTILE_ERROR, HOSTILE_PROMPT, sampleReport } from './html-fixture.js';
+
+const MEDIA = {
+  width: 64,
+  height: 48,
+  frames: 10,
+  audio: { sampleRate: 8000, channels: 2, samples: 8000 },
+  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
+  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
+};
+
+function withFiles(): Report {
+  const report = sampleReport(MEDIA);
+  const [p0, p1] = report.comparisons[0]!.pairs;
+  p0!.files = {
+    frames_csv: 'pairs/0/measurement-r000-c000/frames.csv',
+    baseline_worst_png: 'pairs/0/measurement-r000-c000/baseline-worst.png',
+    candidate_worst_png: 'pairs/0/measurement-r000-c000/candidate-worst.png',
+    ssim_heatmap_png: 'pairs/0/measurement-r000-c000/ssim-heatmap.png',
+    audio_diff_wav: 'pairs/0/measurement-r000-c000/audio-diff.wav',
+  };
+  p1!.files = { frames_csv: 'pairs/0/measurement-r000-c001/frames.csv', sneaky: '../outside.txt' };
+  report.comparisons[0]!.files = { frames_csv: 'pairs/0/frames.csv' };
+  return Report.parse(report);
+}
+
+/** Every value of href/src/poster attributes, entity-decoded enough for our own output. */
+function linkValues(html: string): string[] {
+  return [...html.matchAll(/\s(?:href|src|poster|srcset|data|action)="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+}
+
+describe('renderReport', () => {
+  const report = withFiles();
+  const en = renderReport(report, 'en');
+  const zh = renderReport(report, 'zh');
+
+  it('is a self-contained page: no script, no external stylesheet, font or image', () => {
+    for (const page of [en, zh]) {
+      expect(page.startsWith('<!doctype html>')).toBe(true);
+      expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+      expect(page).toContain('<meta charset="utf-8">');
+      expect(page.match(/<style>/g)).toHaveLength(1);
+      expect(page).not.toMatch(/<script/i);
+      expect(page).not.toMatch(/<link\b/i);
+      expect(page).not.toMatch(/url\(|@import/i);
+      for (const value of linkValues(page)) {
+        const ok = value.startsWith('#') || value.startsWith('https://github.com/example-org/') || /^[a-z0-9][a-z0-9._/-]*$/i.test(value);
+        expect(ok, value).toBe(true);
+      }
+    }
+  });
+
+  it('says in both languages that the example thresholds are not a verdict', () => {
+    expect(en).toContain(esc(messages('en').disclaimer_title));
+    expect(en).toContain('not a quality or release verdict');
+    expect(zh).toContain('不是质量结论，也不是发布结论');
+    expect(zh).toContain(esc(messages('zh').disclaimer_uncalibrated));
+    for (const page of [en, zh]) expect(page).toContain(esc(report.disclaimer));
+  });
+
+  it('escapes run text everywhere, prompts and errors included', () => {
+    for (const page of [en, zh]) {
+      expect(page).toContain(esc(HOSTILE_PROMPT));
+      expect(page).toContain(esc(HOSTILE_ERROR));
+      expect(page).not.toContain('<b>chef</b>');
+      expect(page).not.toContain('<img src=x');
+      expect(page).not.toContain('</textarea><script>');
+      expect(page).toContain('🎬');
+    }
+  });
+
+  it('is deterministic: only generated_at differs between two renderings', () => {
+    expect(renderReport(withFiles(), 'en')).toBe(en);
+    const later = withFiles();
+    later.generated_at = '2030-01-01T00:00:00.000Z';
+    const other = renderReport(later, 'en');
+    expect(other).not.toBe(en);
+    expect(other.replace('2030-01-01T00:00:00.000Z', report.generated_at)).toBe(en);
+  });
+
+  it('keeps every video from loading until asked', () => {
+    const videos = en.match(/<video\b[^>]*>/g) ?? [];
+    // two sides of two valid pairs, plus the invalid pair's baseline
+    expect(videos).toHaveLength(5);
+    for (const v of videos) expect(v).toContain('preload="none"');
+    expect(en).toContain(esc(messages('en').no_media));
+    const audios = en.match(/<audio\b[^>]*>/g) ?? [];
+    expect(audios).toHaveLength(1);
+    expect(audios[0]).toContain('preload="none"');
+  });
+
+  it('puts each pair in a closed <details> section with a chart and its checks', () => {
+    const details = en.match(/<details class="pair" id="pair-0-measurement-r000-c00\d">/g) ?? [];
+    expect(details).toHaveLength(3);
+    expect(en).not.toMatch(/<details[^>]* open/);
+    const polylines = [...en.matchAll(/<polyline class="series" points="([^"]*)"/g)];
+    expect(polylines).toHaveLength(2);
+    expect(polylines[0]![1]!.split(' ')).toHaveLength(MEDIA.frames);
+    expect(en).toContain('class="limit"');
+    expect(en).toContain('<code>CANDIDATE_FAILED</code>');
+    expect(en).toMatch(/<span class="badge fail">fail<\/span>/);
+    expect(zh).toMatch(/<span class="badge fail">未通过<\/span>/);
+  });
+
+  it('links the pages to each other, report.json and the per-pair files, and refuses paths leaving the bundle', () => {
+    expect(en).toContain('href="index.zh.html"');
+    expect(zh).toContain('href="index.html"');
+    for (const page of [en, zh]) {
+      expect(page).toContain('href="report.json"');
+      expect(page).toContain('href="pairs/0/frames.csv"');
+      expect(page).toContain('src="pairs/0/measurement-r000-c000/ssim-heatmap.png"');
+      expect(page).toContain('src="pairs/0/measurement-r000-c000/audio-diff.wav"');
+      expect(page).toContain('href="sources/30054883436-1/run.json"');
+      expect(page).not.toContain('../outside.txt"');
+    }
+  });
+
+  it('links CI pages only over https on the run’s own server', () => {
+    const hostile = withFiles();
+    hostile.runs[0]!.links.run = 'javascript:alert(1)';
+    hostile.runs[0]!.links.artifact = 'https://evil.example/x';
+    hostile.runs[1]!.links.run = 'http://github.com/example-org/video-serving-bench/actions/runs/1';
+    const page = renderReport(hostile, 'en');
+    expect(page).not.toContain('href="javascript:');
+    expect(page).not.toContain('href="https://evil.example');
+    expect(page).not.toContain('href="http://');
+    expect(page).toContain('href="https://github.com/example-org/video-serving-bench/actions/runs/30054883999/artifacts/83999"');
+  });
+
+  it('shows missing evidence as unavailable, never as zero', () => {
+    const row = (page: string, key: string): string => page.match(new RegExp(`<tr><th scope="row"><code>${key.replace(/\./g, '\\.')}</code></th>(.*?)</tr>`))?.[1] ?? '';
+    expect(row(en, 'stages.forward_s')).toBe('<td class="n">61.4</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'stages.encode_s')).toBe('<td class="n">1.9</td><td><span class="muted">unavailable</span></td>');
+    expect(row(zh, 'stages.forward_s')).toContain('不可用');
+    expect(row(en, 'idle_gpus')).toBe('<td>6</td><td><span class="muted">unavailable</span></td>');
+    // The candidate's power is invalid: its energy must not read 0.
+    expect(en).toMatch(/Total GPU energy \(J\)<\/th><td class="n">91234\.5<\/td><td><span class="muted">unavailable<\/span><\/td>/);
+    const bare = withFiles();
+    for (const r of bare.runs) {
+      delete r.timing;
+      r.power = null;
+    }
+    const page = renderReport(bare, 'en');
+    expect(page).toMatch(/<th scope="row">Server timing<\/th><td><span class="muted">unavailable<\/span><\/td><td><span class="muted">unavailable<\/span><\/td>/);
+    expect(page).toContain('no telemetry');
+  });
+
+  it('flattens free-form evidence in a stable order', () => {
+    const map = flatten({ b: { y: 2, x: [1, 2] }, a: null, c: [{ d: 'e' }] });
+    expect([...map.entries()]).toEqual([['a', null], ['b.x', '1, 2'], ['b.y', 2], ['c[0].d', 'e']]);
+  });
+
+  it('translates every UI string into Chinese', () => {
+    const enM = messages('en');
+    const zhM = messages('zh');
+    const same = (Object.keys(enM) as MessageKey[]).filter((k) => enM[k] === zhM[k]);
+    // Technical names that read the same in both languages.
+    expect(same.sort()).toEqual(['ffmpeg_sha256', 'ffprobe_sha256', 'gpu']);
+    for (const k of Object.keys(enM) as MessageKey[]) {
+      if (same.includes(k) || k.startsWith('other_lang') || k === 'html_lang') continue;
+      expect(zhM[k], k).toMatch(/[\u4e00-\u9fff]/);
+    }
+    expect(zh).toContain('<html lang="zh-CN">');
+    for (const english of ['Summary', 'Worst frame', 'Per-frame SSIM', 'Run evidence', 'Thresholds', 'unavailable']) {
+      expect(zh).not.toContain(`>${english}<`);
+    }
+  });
+});
