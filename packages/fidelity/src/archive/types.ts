@@ -21,6 +21,8 @@ export interface DigestCheck {
   /** The archive file's own SHA-256 (zip / tar.gz only). */
   archive_sha256: string | null;
   expected: string | null;
+  /** The sidecar file that was read (`<archive>.sha256`), null when there was none. */
+  file: string | null;
 }
 
 export interface MediaEntry {
@@ -57,6 +59,49 @@ export interface VerifiedRun {
   mediaPath(slotId: string): Promise<string>;
   /** Removes every temp file this run created. Safe to call twice. */
   close(): Promise<void>;
+}
+
+/** Size limits a user can raise; exceeding one refuses the archive before (zip, folder) or while (tar.gz) it is read. */
+export interface ArchiveLimits {
+  /** Regular files in the archive (default 4000). */
+  maxFiles: number;
+  /** Bytes of one file (default 512 MiB). */
+  maxFileBytes: number;
+  /** Bytes of all files together (default 2 GiB). */
+  maxTotalBytes: number;
+  /** Bytes of one metadata file (ci/plan/run.json, SHA256SUMS, telemetry), which is read into memory (default 64 MiB). */
+  maxMetadataBytes: number;
+}
+
+export interface VerifyOptions {
+  /** Makes a missing `<archive>.sha256` (and any folder, which cannot have one) an error. */
+  requireDigest?: boolean;
+  limits?: Partial<ArchiveLimits>;
+  /** Where the run's temp folder is made (default os.tmpdir()). */
+  tempDir?: string;
+  signal?: AbortSignal;
+}
+
+/** What a person (or the CLI) wants to know about one verified run, in one plain object. */
+export interface RunSummary {
+  source: { path: string; kind: ArchiveKind };
+  site: string;
+  repository: string;
+  workflow: string;
+  job: string;
+  run_id: number;
+  run_attempt: number;
+  head_sha: string;
+  artifact: { id: number; name: string };
+  hardware: CiJson['hardware'];
+  plan: { plan_id: string; plan_sha256: string; cases: number; repetitions: number; warmup_runs: number };
+  slots: {
+    planned: number;
+    warmup: { ok: number; failed: number };
+    measurement: { ok: number; failed: number };
+  };
+  digest: DigestCheck;
+  links: RunLinks;
 }
 
 export type VerifyResult = { ok: true; run: VerifiedRun; warnings: Problem[] } | { ok: false; problems: Problem[] };

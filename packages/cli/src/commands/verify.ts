@@ -1,0 +1,119 @@
+/**
+ * `fidelity verify <run>`: checks one run archive (folder, .zip or .tar.gz)
+ * against run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
+ * its reason code), 1 internal error.
+ */
+import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'fidelity';
+import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import type { Command, OptionSpec } from './types.js';
+
+const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** "4096", "512MiB", "2G": binary units, because the defaults are stated in MiB / GiB. */
+export function parseByteSize(flag: string, value: string): number {
+  const match = /^\s*(\d+)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(value);
+  const n = match ? Number(match[1]) * UNITS[match[2]!.toLowerCase()]! : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new FidelityError('USAGE', `Expected a size in bytes (e.g. 512MiB, 2GiB) for --${flag} but received ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** The archive limits as command-line options, shared with any command that verifies runs. */
+export const limitOptions: Record<string, OptionSpec> = {
+  'max-files': { type: 'string', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
+  'max-file-size': { type: 'string', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
+  'max-total-size': { type: 'string', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
+};
+
+export function readLimits(values: Record<string, unknown>): Partial<ArchiveLimits> {
+  const limits: Partial<ArchiveLimits> = {};
+  const files = values['max-files'];
+  if (typeof files === 'string') {
+    const n = Number(files);
+    if (!/^\d+$/.test(files.trim()) || !Number.isSafeInteger(n) || n < 1) {
+      throw new FidelityError('USAGE', `Expected a positive integer for --max-files but received ${JSON.stringify(files)}`);
+    }
+    limits.maxFiles = n;
+  }
+  if (typeof values['max-file-size'] === 'string') limits.maxFileBytes = parseByteSize('max-file-size', values['max-file-size']);
+  if (typeof values['max-total-size'] === 'string') limits.maxTotalBytes = parseByteSize('max-total-size', values['max-total-size']);
+  return limits;
+}
+
+export function formatProblem(p: Problem): string {
+  const w = p.where;
+  let where = '';
+  if (w?.file || w?.path) {
+    const file = w.file ? `${w.file}${w.line === undefined ? '' : `:${w.line}`}` : '';
+    where = ` (${[file, w.path].filter(Boolean).join(' ')})`;
+  }
+  return `${p.code} ${p.message}${where}`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
+  const digest = s.digest.checked
+    ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${s.digest.file}`
+    : s.source.kind === 'directory'
+      ? 'not applicable (a folder has no artifact digest)'
+      : `not checked (no ${s.source.path}.sha256 beside the archive); archive SHA-256 ${s.digest.archive_sha256}`;
+  const lines = [
+    `valid run archive: ${s.source.path} (${s.source.kind})`,
+    `  site      ${s.site} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
+    `  run       ${s.run_id} attempt ${s.run_attempt}  ${s.repository} / ${s.workflow} / ${s.job}`,
+    `  commit    ${s.head_sha.slice(0, 12)}`,
+    `  plan      ${s.plan.plan_id}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
+    `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
+  ];
+  for (const f of failed) lines.push(`            failed ${f.slot_id}: ${f.error}`);
+  lines.push(`  digest    ${digest}`, `  links     run       ${s.links.run}`, `            artifact  ${s.links.artifact}`);
+  return lines;
+}
+
+async function run(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+  const json = Boolean(values.json);
+  if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
+  const source = positionals[0]!;
+  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), limits: readLimits(values) });
+  if (!result.ok) {
+    const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
+    if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
+    else {
+      for (const p of result.problems) io.err(`error ${formatProblem(p)}\n`);
+      io.err(`run archive NOT valid: ${source}: ${result.problems.length} problem(s)\n`);
+    }
+    return EXIT.refused;
+  }
+  const verified = result.run;
+  try {
+    const summary = summarizeRun(verified);
+    const failed = verified.records.filter((r) => r.status === 'failed').map((r) => ({ slot_id: r.slot_id, error: r.error ?? '' }));
+    if (json) printJson(io, { ok: true, source, run: summary, failed, errors: [], warnings: result.warnings });
+    else {
+      io.out(`${summaryLines(summary, failed).join('\n')}\n`);
+      for (const w of result.warnings) io.err(`warning ${formatProblem(w)}\n`);
+    }
+    return EXIT.ok;
+  } finally {
+    await verified.close();
+  }
+}
+
+export const verifyCommand: Command = {
+  name: 'verify',
+  usage: 'fidelity verify <run> [--require-digest] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE]',
+  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
+  options: {
+    'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
+    ...limitOptions,
+  },
+  async run({ positionals, values, io }) {
+    try {
+      return await run(positionals, values, io);
+    } catch (error) {
+      return reportFailure(io, error, Boolean(values.json));
+    }
+  },
+};

@@ -1,0 +1,127 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+import type { Io } from '../src/io.js';
+import { render, validDraft, writeDir, writeTarGz, writeZip, tarItems, zipItems } from '../../fidelity/test/archive/fixture.js';
+
+let root: string;
+let dir: string;
+let zip: string;
+let tgz: string;
+let bad: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'fidelity-verify-cli-'));
+  const files = render(validDraft());
+  dir = await writeDir(files, path.join(root, 'run'));
+  zip = await writeZip(zipItems(files), path.join(root, 'run.zip'));
+  tgz = await writeTarGz(tarItems(files, 'h3-video-30054883436-1/'), path.join(root, 'run.tar.gz'));
+  const draft = validDraft();
+  draft.run.run_attempt = 2;
+  draft.seal = (lines) => [...lines, `${'0'.repeat(64)}  ../outside`];
+  bad = await writeDir(render(draft), path.join(root, 'bad'));
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), errIsTty: false };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('fidelity verify', () => {
+  it('prints a summary of a valid run and exits 0, for a folder, a zip and a tar.gz', async () => {
+    for (const source of [dir, zip, tgz]) {
+      const { code, out, err } = await cli('verify', source);
+      expect(code, err).toBe(0);
+      expect(err).toBe('');
+      expect(out).toContain(`valid run archive: ${source}`);
+      expect(out).toMatch(/site\s+H200 \(2 of 8 GPUs\)/);
+      expect(out).toMatch(/run\s+30054883436 attempt 1/);
+      expect(out).toMatch(/commit\s+c2f27fe453ef\n/);
+      expect(out).toMatch(/slots\s+5 planned: warmups 1 ok \/ 0 failed, measurements 3 ok \/ 1 failed/);
+      expect(out).toContain('failed measurement-r001-c001: request timed out after 600 s');
+      expect(out).toContain('https://github.com/example-org/video-serving-bench/actions/runs/30054883436/attempts/1');
+      expect(out).toContain(source === dir ? 'not applicable' : 'not checked');
+    }
+  });
+
+  it('lists every problem with its code and where, and exits 2', async () => {
+    const { code, out, err } = await cli('verify', bad);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain('error RUN_ATTEMPT_MISMATCH run.json run_attempt 2 differs from ci.json run_attempt 1 (run.json $.run_attempt)');
+    expect(err).toMatch(/error SEAL_PATH_TRAVERSAL .* \(SHA256SUMS:9\)/);
+    expect(err).toContain('run archive NOT valid');
+  });
+
+  it('--json gives one document: ok, run identity, errors[].code', async () => {
+    const good = await cli('verify', zip, '--json');
+    expect(good.code).toBe(0);
+    const doc = JSON.parse(good.out);
+    expect(doc).toMatchObject({ ok: true, errors: [], run: { site: 'H200', run_id: 30054883436, run_attempt: 1, source: { kind: 'zip' }, digest: { checked: false } } });
+    const refused = await cli('verify', bad, '--json');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toBe('');
+    const badDoc = JSON.parse(refused.out);
+    expect(badDoc.ok).toBe(false);
+    expect(badDoc.errors.map((e: { code: string }) => e.code).sort()).toEqual(['RUN_ATTEMPT_MISMATCH', 'SEAL_PATH_TRAVERSAL']);
+    expect(badDoc.errors[0].where).toBeDefined();
+  });
+
+  it('--require-digest refuses a zip without its digest, accepts it with one', async () => {
+    const missing = await cli('verify', zip, '--require-digest', '--json');
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.out).errors.map((e: { code: string }) => e.code)).toEqual(['DIGEST_MISSING']);
+    const { createHash } = await import('node:crypto');
+    const { readFile } = await import('node:fs/promises');
+    const digest = createHash('sha256').update(await readFile(zip)).digest('hex');
+    await writeFile(`${zip}.sha256`, `sha256:${digest}\n`);
+    const present = await cli('verify', zip, '--require-digest');
+    expect(present.code).toBe(0);
+    expect(present.out).toContain(`checked: the archive's SHA-256 ${digest}`);
+    await rm(`${zip}.sha256`);
+  });
+
+  it('limits can be raised or lowered from the command line', async () => {
+    const low = await cli('verify', dir, '--max-files', '3', '--json');
+    expect(low.code).toBe(2);
+    expect(JSON.parse(low.out).errors[0].code).toBe('LIMIT_FILES');
+    const small = await cli('verify', dir, '--max-file-size', '64KiB', '--max-total-size', '1GiB');
+    expect(small.code, small.err).toBe(0);
+    const tiny = await cli('verify', dir, '--max-total-size', '1k', '--json');
+    expect(JSON.parse(tiny.out).errors[0].code).toBe('LIMIT_TOTAL_SIZE');
+    const nonsense = await cli('verify', dir, '--max-file-size', 'lots');
+    expect(nonsense.code).toBe(2);
+    expect(nonsense.err).toContain('error USAGE');
+  });
+
+  it('a missing path, a non-archive and a missing argument exit 2 with a specific code', async () => {
+    const missing = await cli('verify', path.join(root, 'nope.zip'), '--json');
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.out).errors[0].code).toBe('SOURCE_NOT_FOUND');
+    await writeFile(path.join(root, 'fake.zip'), 'not a zip');
+    const fake = await cli('verify', path.join(root, 'fake.zip'));
+    expect(fake.code).toBe(2);
+    expect(fake.err).toContain('error ARCHIVE_UNREADABLE');
+    const none = await cli('verify', '--json');
+    expect(none.code).toBe(2);
+    expect(JSON.parse(none.out).errors[0].code).toBe('USAGE');
+  });
+
+  it('the installed command exits 0 for a valid run and 2 for an invalid one', () => {
+    const bin = fileURLToPath(new URL('../bin/fidelity.js', import.meta.url));
+    if (!existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)))) return; // built by npm test
+    const good = spawnSync(process.execPath, [bin, 'verify', tgz], { encoding: 'utf8' });
+    expect(good.status, good.stderr).toBe(0);
+    const badRun = spawnSync(process.execPath, [bin, 'verify', bad], { encoding: 'utf8' });
+    expect(badRun.status).toBe(2);
+    expect(badRun.stderr).toContain('error RUN_ATTEMPT_MISMATCH');
+  });
+});

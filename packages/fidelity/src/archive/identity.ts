@@ -1,0 +1,175 @@
+/**
+ * ci.json, plan.json and run.json: parsed with the zod schemas (the schemas
+ * are the types), then the cross-file identity rules of run-archive.md.
+ * Each record of run.json is parsed on its own, so one bad record does not
+ * hide the slot checks of the others.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
+import { Findings, jsonPath, shown } from './findings.js';
+import type { RunLinks } from './types.js';
+
+export interface ParsedRecord {
+  index: number;
+  /** The record as written, for checks that need only some of its fields. */
+  raw: unknown;
+  /** Present when the record matches the schema. */
+  record?: RunRecord;
+}
+
+export interface Identity {
+  ci?: CiJson;
+  plan?: PlanJson;
+  plan_sha256?: string;
+  /** run.json, present when all of it matches the schema. */
+  run?: RunJson;
+  /** Every record, parsed or not; absent when run.json has no usable records list. */
+  records?: ParsedRecord[];
+}
+
+type IssueCode = (path: readonly PropertyKey[]) => string;
+
+/** The identity fields of ci.json each have their own code; any other shape problem is CI_SCHEMA. */
+const ciCode: IssueCode = (path) => {
+  switch (path[0]) {
+    case 'schema_version':
+      return 'CI_SCHEMA_VERSION';
+    case 'run_id':
+      return 'CI_RUN_ID';
+    case 'run_attempt':
+      return 'CI_RUN_ATTEMPT';
+    case 'head_sha':
+      return 'CI_HEAD_SHA';
+    case 'repository':
+      return 'CI_REPOSITORY';
+    default:
+      return 'CI_SCHEMA';
+  }
+};
+
+const runCode: IssueCode = (path) => (path[0] === 'records' && path[2] === 'latency_s' ? 'RECORD_LATENCY_INVALID' : 'RUN_SCHEMA');
+
+const RunHead = RunJson.omit({ records: true });
+
+export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings): Identity {
+  const identity: Identity = {};
+
+  const ciRaw = readJson('ci.json', 'CI', metadata, findings);
+  if (ciRaw !== undefined) identity.ci = validate(CiJson, ciRaw, 'ci.json', ciCode, findings);
+
+  const planBytes = metadata.get('plan.json');
+  const planRaw = readJson('plan.json', 'PLAN', metadata, findings);
+  if (planBytes) identity.plan_sha256 = createHash('sha256').update(planBytes).digest('hex');
+  if (planRaw !== undefined) identity.plan = validate(PlanJson, planRaw, 'plan.json', () => 'PLAN_SCHEMA', findings);
+
+  const runRaw = readJson('run.json', 'RUN', metadata, findings);
+  if (runRaw !== undefined) {
+    // The top level and each record are judged apart, so one bad field hides none of the slot checks.
+    const head = validate(RunHead, runRaw, 'run.json', runCode, findings);
+    const list = typeof runRaw === 'object' && runRaw !== null ? (runRaw as { records?: unknown }).records : undefined;
+    if (Array.isArray(list)) {
+      const records: ParsedRecord[] = list.map((raw, index) => {
+        const record = validate(RunRecord, raw, 'run.json', runCode, findings, ['records', index]);
+        return record ? { index, raw, record } : { index, raw };
+      });
+      identity.records = records;
+      if (head && records.every((r) => r.record)) identity.run = { ...head, records: records.map((r) => r.record!) };
+    } else if (typeof runRaw === 'object' && runRaw !== null && !Array.isArray(runRaw)) {
+      findings.error('RUN_SCHEMA', 'run.json $.records: expected an array of records', { file: 'run.json', path: '$.records' });
+    }
+  }
+
+  const { ci, plan, run } = identity;
+  if (ci) {
+    const suffix = `-${ci.run_id}-${ci.run_attempt}`;
+    if (!ci.artifact.name.endsWith(suffix)) {
+      findings.error('CI_ARTIFACT_NAME_SUFFIX', `artifact.name ${shown(ci.artifact.name)} does not end with ${shown(suffix)}`, { file: 'ci.json', path: '$.artifact.name' });
+    }
+    if (ci.hardware.gpus_participating > ci.hardware.gpus_allocated) {
+      findings.error(
+        'CI_GPU_COUNT',
+        `gpus_participating (${ci.hardware.gpus_participating}) exceeds gpus_allocated (${ci.hardware.gpus_allocated})`,
+        { file: 'ci.json', path: '$.hardware.gpus_participating' },
+      );
+    }
+  }
+  if (plan) {
+    const seen = new Map<string, number>();
+    plan.cases.forEach((c, i) => {
+      const first = seen.get(c.case_id);
+      if (first !== undefined) {
+        findings.error('PLAN_DUPLICATE_CASE', `case_id ${shown(c.case_id)} is used by cases ${first} and ${i}`, { file: 'plan.json', path: `$.cases[${i}].case_id` });
+      } else seen.set(c.case_id, i);
+    });
+  }
+  if (run) {
+    if (ci && run.run_id !== ci.run_id) {
+      findings.error('RUN_ID_MISMATCH', `run.json run_id ${run.run_id} differs from ci.json run_id ${ci.run_id}`, { file: 'run.json', path: '$.run_id' });
+    }
+    if (ci && run.run_attempt !== ci.run_attempt) {
+      findings.error('RUN_ATTEMPT_MISMATCH', `run.json run_attempt ${run.run_attempt} differs from ci.json run_attempt ${ci.run_attempt}`, { file: 'run.json', path: '$.run_attempt' });
+    }
+    if (identity.plan_sha256 && run.plan_sha256 !== identity.plan_sha256) {
+      findings.error('PLAN_SHA_MISMATCH', `run.json plan_sha256 ${run.plan_sha256} is not the SHA-256 of plan.json (${identity.plan_sha256})`, { file: 'run.json', path: '$.plan_sha256' });
+    }
+    if (ci && run.expected_gpu_count !== ci.hardware.gpus_participating) {
+      findings.error(
+        'RUN_GPU_COUNT_MISMATCH',
+        `run.json expected_gpu_count ${run.expected_gpu_count} differs from ci.json gpus_participating ${ci.hardware.gpus_participating}`,
+        { file: 'run.json', path: '$.expected_gpu_count' },
+      );
+    }
+    const w = run.measurement_window;
+    if (w && w.end_unix < w.start_unix) {
+      findings.error('RUN_WINDOW_INVALID', `measurement_window ends (${w.end_unix}) before it starts (${w.start_unix})`, { file: 'run.json', path: '$.measurement_window' });
+    }
+  }
+  return identity;
+}
+
+export function runLinks(ci: CiJson): RunLinks {
+  const base = `${ci.server_url.replace(/\/+$/, '')}/${ci.repository}/actions/runs/${ci.run_id}`;
+  return { run: `${base}/attempts/${ci.run_attempt}`, artifact: `${base}/artifacts/${ci.artifact.id}` };
+}
+
+function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, findings: Findings): unknown {
+  const bytes = metadata.get(file);
+  if (!bytes) {
+    findings.error(`${prefix}_MISSING`, `${file} is absent`, { file });
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    findings.error(`${prefix}_INVALID_JSON`, `${file} is not valid UTF-8`, { file });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message);
+    const line = position ? text.slice(0, Number(position[1])).split('\n').length : undefined;
+    findings.error(`${prefix}_INVALID_JSON`, `${file} is not valid JSON: ${message}`, line === undefined ? { file } : { file, line });
+    return undefined;
+  }
+}
+
+function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  file: string,
+  codeOf: IssueCode,
+  findings: Findings,
+  at: PropertyKey[] = [],
+): z.infer<T> | undefined {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    const full = [...at, ...issue.path];
+    findings.error(codeOf(full), `${file} ${jsonPath(full)}: ${issue.message}`, { file, path: jsonPath(full) });
+  }
+  return undefined;
+}

@@ -1,0 +1,135 @@
+/**
+ * Real file paths for ffmpeg, which needs to seek. A folder gives its own
+ * file. A zip entry is copied out on demand (the central directory makes that
+ * one seek). A tar.gz has no index: the first request copies every verified
+ * media file out in one streamed pass, so N requests cost one pass, not N.
+ * Copies land only in the run's own temp folder, under names made from
+ * verified slot ids, are re-hashed on the way, and must equal the seal.
+ *
+ * Why not copy tar.gz media during verification's own pass: `fidelity verify`
+ * would then write every clip to disk for nothing. Measured on 2 cores with a
+ * 180 MB run (three 60 MB clips): verify 2.6 s, the later copy-out pass 3.1 s,
+ * versus 2.2 s + 2.9 s for the same zip and 0.6 s + 0 for the folder.
+ */
+import { lstat, open, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { FidelityError } from '../errors.js';
+import { hashChunks } from './hash.js';
+import { openTarGz } from './source-tar.js';
+import { openZip } from './source-zip.js';
+import type { ArchiveReader } from './source.js';
+import { makeTempDir, removeTempDir } from './temp.js';
+import type { ArchiveKind, MediaEntry } from './types.js';
+
+export interface MediaAccess {
+  mediaPath(slotId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface MediaSource {
+  source: string;
+  kind: ArchiveKind;
+  /** Folder stripped from stored names (zip / tar.gz with one top-level folder). */
+  prefix: string;
+  media: Map<string, MediaEntry>;
+  tempDir?: string;
+}
+
+const SAFE_SLOT = /^[a-z0-9-]+$/;
+
+export function mediaAccess(src: MediaSource): MediaAccess {
+  let closed = false;
+  let tempDir: Promise<string> | null = null;
+  let reader: Promise<ArchiveReader> | null = null;
+  const copies = new Map<string, Promise<string>>();
+
+  const lookup = (slotId: string): MediaEntry => {
+    if (closed) throw new FidelityError('RUN_CLOSED', `the run ${src.source} was closed; verify it again to read its media`);
+    const entry = src.media.get(slotId);
+    if (!entry) throw new FidelityError('INVALID_ARGUMENT', `slot ${JSON.stringify(slotId)} has no verified media in ${src.source}`);
+    return entry;
+  };
+
+  async function inPlace(entry: MediaEntry): Promise<string> {
+    const file = path.resolve(src.source, entry.path);
+    const info = await lstat(file).catch(() => null);
+    if (!info || !info.isFile() || info.size !== entry.size) {
+      throw new FidelityError('MEDIA_CHANGED', `${entry.path} in ${src.source} changed after verification`, { problems: [{ code: 'MEDIA_CHANGED', message: `${entry.path} changed after verification`, where: { file: entry.path } }] });
+    }
+    return file;
+  }
+
+  /** One pass over the archive copying out every entry asked for. */
+  async function copyOut(entries: MediaEntry[]): Promise<Map<string, string>> {
+    const dir = await (tempDir ??= makeTempDir(src.tempDir, 'run'));
+    const r = await (reader ??= src.kind === 'zip' ? openZip(src.source, { stopAfterFiles: Number.MAX_SAFE_INTEGER }) : Promise.resolve(openTarGz(src.source)));
+    const wanted = new Map(entries.map((e) => [src.prefix + e.path, e]));
+    const done = new Map<string, string>();
+    await r.scan(async (raw, body) => {
+      const entry = wanted.get(raw.name);
+      if (!entry || !body || done.has(entry.slot_id)) return;
+      done.set(entry.slot_id, await copyOne(entry, body(), dir));
+    });
+    for (const e of entries) {
+      if (!done.has(e.slot_id)) throw changed(e, 'is no longer in the archive');
+    }
+    return done;
+  }
+
+  async function copyOne(entry: MediaEntry, chunks: AsyncIterable<Uint8Array>, dir: string): Promise<string> {
+    if (!SAFE_SLOT.test(entry.slot_id)) throw new FidelityError('INTERNAL', `unverified slot id ${JSON.stringify(entry.slot_id)}`);
+    const dest = path.join(dir, `${entry.slot_id}.mp4`);
+    // "wx": never overwrite, never follow a link someone planted in the folder.
+    const handle = await open(dest, 'wx');
+    let result: { sha256: string; size: number };
+    try {
+      result = await hashChunks(chunks, async (c) => void (await handle.write(c)));
+    } catch (error) {
+      await handle.close();
+      await unlink(dest).catch(() => {});
+      throw error;
+    }
+    await handle.close();
+    if (result.sha256 !== entry.sha256 || result.size !== entry.size) {
+      await unlink(dest).catch(() => {});
+      throw changed(entry, `now hashes to ${result.sha256}, the seal says ${entry.sha256}`);
+    }
+    return dest;
+  }
+
+  function changed(entry: MediaEntry, why: string): FidelityError {
+    const message = `${entry.path} in ${src.source} ${why}`;
+    return new FidelityError('MEDIA_CHANGED', message, { problems: [{ code: 'MEDIA_CHANGED', message, where: { file: entry.path } }] });
+  }
+
+  function remember(slotId: string, pass: Promise<Map<string, string>>): Promise<string> {
+    const copy = pass.then((m) => m.get(slotId)!);
+    // A pass that fails rejects every copy it was making; only the ones asked for are awaited.
+    copy.catch(() => {});
+    copies.set(slotId, copy);
+    return copy;
+  }
+
+  return {
+    async mediaPath(slotId) {
+      const entry = lookup(slotId);
+      const existing = copies.get(slotId);
+      if (existing) return existing;
+      if (src.kind === 'directory') return inPlace(entry);
+      if (src.kind === 'zip') {
+        return remember(slotId, copyOut([entry]));
+      }
+      const pending = [...src.media.values()].filter((e) => !copies.has(e.slot_id));
+      const pass = copyOut(pending);
+      for (const e of pending) void remember(e.slot_id, pass);
+      return copies.get(slotId)!;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(copies.values());
+      if (reader) await (await reader.catch(() => null))?.close();
+      if (tempDir) await removeTempDir(await tempDir);
+    },
+  };
+}

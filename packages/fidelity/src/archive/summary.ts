@@ -1,0 +1,28 @@
+import type { RunSummary, VerifiedRun } from './types.js';
+
+/** The facts a person checks first about a run, counted from its records. */
+export function summarizeRun(run: VerifiedRun): RunSummary {
+  const count = (kind: 'warmup' | 'measurement', status: 'ok' | 'failed') =>
+    run.records.filter((r) => r.kind === kind && r.status === status).length;
+  const { ci, plan } = run;
+  return {
+    source: run.source,
+    site: ci.hardware.gpu_model,
+    repository: ci.repository,
+    workflow: ci.workflow,
+    job: ci.job,
+    run_id: ci.run_id,
+    run_attempt: ci.run_attempt,
+    head_sha: ci.head_sha,
+    artifact: ci.artifact,
+    hardware: ci.hardware,
+    plan: { plan_id: plan.plan_id, plan_sha256: run.plan_sha256, cases: plan.cases.length, repetitions: plan.repetitions, warmup_runs: plan.warmup_runs },
+    slots: {
+      planned: plan.warmup_runs + plan.repetitions * plan.cases.length,
+      warmup: { ok: count('warmup', 'ok'), failed: count('warmup', 'failed') },
+      measurement: { ok: count('measurement', 'ok'), failed: count('measurement', 'failed') },
+    },
+    digest: run.digest,
+    links: run.links,
+  };
+}
