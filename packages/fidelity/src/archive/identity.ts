@@ -114,7 +114,8 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
       findings.error('PLAN_SHA_MISMATCH', `run.json plan_sha256 ${run.plan_sha256} is not the SHA-256 of plan.json (${identity.plan_sha256})`, { file: 'run.json', path: '$.plan_sha256' });
     }
     if (ci && run.expected_gpu_count !== ci.hardware.gpus_participating) {
-      findings.error(
+      // Not a rule of run-archive.md: power accounting uses expected_gpu_count as given, so this only warns.
+      findings.warn(
         'RUN_GPU_COUNT_MISMATCH',
         `run.json expected_gpu_count ${run.expected_gpu_count} differs from ci.json gpus_participating ${ci.hardware.gpus_participating}`,
         { file: 'run.json', path: '$.expected_gpu_count' },

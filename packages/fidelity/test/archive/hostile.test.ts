@@ -80,7 +80,7 @@ describe('hostile zip entries', () => {
     [
       'names that differ only in case',
       (it) => [...it, { name: 'Ci.json', data: Buffer.from('{}') }],
-      ['ARCHIVE_NAME_COLLISION', 'ARCHIVE_UNKNOWN_FILE', 'SEAL_EXTRA_FILE'],
+      ['ARCHIVE_NAME_COLLISION', 'SEAL_EXTRA_FILE'],
     ],
     ['a device entry', (it) => [...it, { name: 'dev', data: Buffer.alloc(0), mode: 0o020644 }], ['ARCHIVE_SPECIAL_ENTRY']],
     ['two top-level folders', (it) => it.map((i, n) => ({ ...i, name: `${n % 2 ? 'one' : 'two'}/${i.name}` })), ['ARCHIVE_LAYOUT']],
@@ -105,7 +105,7 @@ describe('hostile tar.gz entries', () => {
     [
       'a symlinked folder, then a file through it',
       (it) => [...it, { name: 'telemetry2', type: 'symlink' as const, linkname: '../../..' }, { name: 'telemetry2/evil', data: Buffer.from('pwned') }],
-      ['ARCHIVE_LINK_ENTRY', 'ARCHIVE_UNKNOWN_FILE', 'SEAL_EXTRA_FILE'],
+      ['ARCHIVE_LINK_ENTRY', 'SEAL_EXTRA_FILE'],
     ],
     [
       'a hard link',

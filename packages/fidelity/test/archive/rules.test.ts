@@ -37,7 +37,6 @@ const cases: Case[] = [
   ['SHA256SUMS lists itself', (d) => void (d.seal = (l) => [...l, `${zeros}  SHA256SUMS`]), ['SEAL_LISTS_ITSELF']],
   ['a file does not match its digest', (d) => void (d.seal = (l) => l.map((x) => (x.endsWith('media/warmup-000.mp4') ? zeros + x.slice(64) : x))), ['SEAL_HASH_MISMATCH']],
   ['an empty SHA256SUMS', (d) => void (d.sealText = ''), ['MEDIA_NOT_SEALED', 'SEAL_EXTRA_FILE']],
-  ['an unknown file, sealed', (d) => void (d.files['notes.txt'] = 'hello'), ['ARCHIVE_UNKNOWN_FILE']],
 
   // ci.json
   ['no ci.json', (d) => void d.omit.push('ci.json'), ['CI_MISSING']],
@@ -72,7 +71,6 @@ const cases: Case[] = [
   ['run_attempt differs from ci.json', (d) => void (d.run.run_attempt = 2), ['RUN_ATTEMPT_MISMATCH']],
   ['plan_sha256 is not the hash of plan.json', (d) => void ((d.autoPlanSha = false), (d.run.plan_sha256 = sha256('another plan'))), ['PLAN_SHA_MISMATCH']],
   ['plan_sha256 is not 64 hex', (d) => void ((d.autoPlanSha = false), (d.run.plan_sha256 = 'abc')), ['RUN_SCHEMA']],
-  ['expected_gpu_count differs from gpus_participating', (d) => void (d.run.expected_gpu_count = 4), ['RUN_GPU_COUNT_MISMATCH']],
   ['measurement window ends before it starts', (d) => void (d.run.measurement_window = { start_unix: 20, end_unix: 10 }), ['RUN_WINDOW_INVALID']],
 
   // slots
@@ -133,5 +131,23 @@ describe('each rule has its own reason code', () => {
     const got = [...new Set(result.ok ? [] : result.problems.map((p) => p.code))].sort();
     expect(got, JSON.stringify(result.ok ? [] : result.problems, null, 1)).toEqual([...new Set(codes)].sort());
     for (const p of result.ok ? [] : result.problems) expect(p.message.length).toBeGreaterThan(0);
+  });
+});
+
+describe('sealed oddities the spec does not forbid are warnings, not refusals', () => {
+  const warnings: Case[] = [
+    ['an unknown file, sealed', (d) => void (d.files['notes.txt'] = 'hello'), ['ARCHIVE_UNKNOWN_FILE']],
+    ['expected_gpu_count differs from gpus_participating', (d) => void (d.run.expected_gpu_count = 4), ['RUN_GPU_COUNT_MISMATCH']],
+  ];
+  it.each(warnings)('%s', async (_name, mutate, codes) => {
+    const draft = validDraft();
+    mutate(draft);
+    const source = await writeDir(render(draft), path.join(root, `warn-${n++}`));
+    const result = await verifyRun(source);
+    expect(result.ok, JSON.stringify(result.ok ? null : result.problems)).toBe(true);
+    if (result.ok) {
+      expect([...new Set(result.warnings.map((w) => w.code))].sort()).toEqual(codes);
+      await result.run.close();
+    }
   });
 });

@@ -126,6 +126,6 @@ describe('a valid run', () => {
     const error = await openVerifiedRun(source).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FidelityError);
     expect((error as FidelityError).code).toBe('RUN_INVALID');
-    expect((error as FidelityError).problems.map((p) => p.code).sort()).toEqual(['CI_GPU_COUNT', 'RUN_ATTEMPT_MISMATCH', 'RUN_GPU_COUNT_MISMATCH']);
+    expect((error as FidelityError).problems.map((p) => p.code).sort()).toEqual(['CI_GPU_COUNT', 'RUN_ATTEMPT_MISMATCH']);
   });
 });
