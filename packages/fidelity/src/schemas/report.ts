@@ -67,6 +67,8 @@ export const Comparison = z.object({
   summary: ComparisonSummary,
   pairs: z.array(PairReport),
   cases: z.array(CaseView),
+  /** Bundle-relative extras for the whole comparison (e.g. `frames_csv`: every measured frame of every pair). */
+  files: z.record(z.string(), z.string()).optional(),
 });
 export type Comparison = z.infer<typeof Comparison>;
 
@@ -103,6 +105,8 @@ export const RunReport = z.object({
   sources_dir: z.string(),
   slots: z.object({ warmup: z.number().int(), measurement: z.number().int(), ok: z.number().int(), failed: z.number().int() }),
   power: PowerReport.nullable(),
+  /** Codes of the warnings verification raised (the run was still valid), sorted. */
+  warnings: z.array(z.string()).optional(),
   /** Server timing and GPU accounting (issue 6); free-form until that lands. */
   timing: z.unknown().optional(),
   accounting: z.unknown().optional(),

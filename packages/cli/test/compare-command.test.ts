@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generatedAtFromEnv, progressPrinter } from '../src/commands/compare.js';
+import { main } from '../src/main.js';
+import { capture } from './capture.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-compare-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('fidelity compare (refusals that need no media)', () => {
+  it('is listed in the help with verify-bundle and demo', async () => {
+    const io = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    for (const name of ['fidelity compare <baseline> <candidate>', 'fidelity verify-bundle <dir>', 'fidelity demo']) expect(io.stdout()).toContain(name);
+  });
+
+  it('needs two runs and --out (exit 2, USAGE)', async () => {
+    const one = capture();
+    expect(await main(['compare', 'a', '--out', path.join(tmp, 'x')], one)).toBe(2);
+    expect(one.stderr()).toMatch(/^error USAGE: /);
+    const noOut = capture();
+    expect(await main(['compare', 'a', 'b', '--json'], noOut)).toBe(2);
+    expect(JSON.parse(noOut.stdout())).toEqual({ ok: false, errors: [{ code: 'USAGE', message: 'compare needs --out <dir>' }] });
+  });
+
+  it('refuses missing runs with their codes in one JSON document, and leaves an absent --out absent', async () => {
+    const out = path.join(tmp, 'never', 'bundle');
+    const io = capture();
+    const code = await main(['compare', path.join(tmp, 'no-such-run'), path.join(tmp, 'no-such-run-2'), '--out', out, '--json'], io);
+    expect(code).toBe(2);
+    const doc = JSON.parse(io.stdout()) as { ok: boolean; errors: { code: string }[] };
+    expect(doc.ok).toBe(false);
+    expect(doc.errors.map((e) => e.code)).toEqual(['RUN_INVALID', 'SOURCE_NOT_FOUND', 'RUN_INVALID', 'SOURCE_NOT_FOUND']);
+    expect(io.stderr()).toBe('');
+    expect(existsSync(path.join(tmp, 'never'))).toBe(false);
+  });
+
+  it('refuses a non-empty --out that is not a bundle before doing any work, touching nothing', async () => {
+    const out = path.join(tmp, 'occupied');
+    mkdirSync(out);
+    writeFileSync(path.join(out, 'keep.txt'), 'mine');
+    const io = capture();
+    expect(await main(['compare', 'a', 'b', '--out', out], io)).toBe(2);
+    expect(io.stderr()).toMatch(/^error OUT_NOT_EMPTY: /);
+    expect(readdirSync(out)).toEqual(['keep.txt']);
+    expect(readFileSync(path.join(out, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('refuses an invalid policy file with POLICY_INVALID', async () => {
+    const policy = path.join(tmp, 'policy.json');
+    writeFileSync(policy, JSON.stringify({ schema_version: 1, name: 'x', calibration_status: 'uncalibrated', description: '', checks: [] }));
+    const io = capture();
+    expect(await main(['compare', 'a', 'b', '--out', path.join(tmp, 'p'), '--policy', policy, '--json'], io)).toBe(2);
+    const doc = JSON.parse(io.stdout()) as { errors: { code: string; where?: { path?: string } }[] };
+    expect(doc.errors.map((e) => [e.code, e.where?.path])).toEqual([['POLICY_INVALID', 'checks']]);
+  });
+});
+
+describe('progress', () => {
+  const events = [
+    { stage: 'verify', done: 0, total: 2, run: 'h200' },
+    { stage: 'measure', pairsDone: 0, pairsTotal: 2, framesDone: 0, framesTotal: 24 },
+    { stage: 'measure', pairsDone: 0, pairsTotal: 2, framesDone: 6, framesTotal: 24 },
+    { stage: 'measure', pairsDone: 1, pairsTotal: 2, framesDone: 12, framesTotal: 24 },
+    { stage: 'bundle', step: 'media', done: 0, total: 3 },
+  ] as const;
+
+  it('prints nothing unless asked', () => {
+    const io = capture();
+    const p = progressPrinter(io, false);
+    expect(p.onProgress).toBeUndefined();
+    p.finish();
+    expect(io.stderr()).toBe('');
+  });
+
+  it('prints one line per stage or whole-pair change when stderr is not a terminal', () => {
+    const io = capture(false);
+    const p = progressPrinter(io, true);
+    for (const e of events) p.onProgress!(e);
+    p.finish();
+    expect(io.stderr().split('\n').filter(Boolean)).toEqual([
+      'verifying runs 0/2 (h200)',
+      'measuring pairs 0/2, frames 0/24',
+      'measuring pairs 1/2, frames 12/24',
+      'writing bundle: media 0/3',
+    ]);
+    expect(io.stdout()).toBe('');
+  });
+
+  it('redraws one line in place on a terminal and clears it at the end', () => {
+    const io = capture(true);
+    const p = progressPrinter(io, true);
+    for (const e of events) p.onProgress!(e);
+    p.finish();
+    expect(io.stderr()).not.toContain('\n');
+    expect(io.stderr().startsWith('\r\x1b[Kverifying runs 0/2')).toBe(true);
+    expect(io.stderr().endsWith('\r\x1b[K')).toBe(true);
+  });
+});
+
+describe('SOURCE_DATE_EPOCH', () => {
+  it('fixes generated_at only when it is a whole number of seconds', () => {
+    expect(generatedAtFromEnv({ SOURCE_DATE_EPOCH: '1764450000' })?.toISOString()).toBe('2025-11-29T21:00:00.000Z');
+    expect(generatedAtFromEnv({})).toBeUndefined();
+    expect(generatedAtFromEnv({ SOURCE_DATE_EPOCH: 'soon' })).toBeUndefined();
+  });
+});

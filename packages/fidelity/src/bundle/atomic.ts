@@ -1,0 +1,121 @@
+/**
+ * Writes a bundle so that `--out` is either the complete new bundle or
+ * exactly what it was before: the bundle is built in a hidden folder next to
+ * `--out` (same file system, so the final rename is atomic), synced, then
+ * renamed into place.
+ *
+ * What happens to an existing `--out`:
+ * - absent, or an empty folder: the new bundle takes its place;
+ * - a previous bundle (holds SHA256SUMS and report.json): replaced, because
+ *   re-running a comparison into the same folder is the common case;
+ * - anything else that is not empty: refused (OUT_NOT_EMPTY) unless `force`;
+ * - a file or a symbolic link: refused (OUT_NOT_DIRECTORY).
+ * Replacing moves the old folder aside, renames the new one in, and only then
+ * deletes the old one; if the second rename fails the old one is put back.
+ */
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { FidelityError } from '../errors.js';
+import { fsyncPath } from './files.js';
+import { SEAL_FILE } from './seal.js';
+
+export type OutState = 'absent' | 'empty' | 'bundle' | 'other';
+
+export async function inspectOut(out: string): Promise<OutState> {
+  let st;
+  try {
+    st = await lstat(out);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    throw error;
+  }
+  if (st.isSymbolicLink()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} is a symbolic link; give the real folder`);
+  if (!st.isDirectory()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} exists and is not a folder`);
+  const names = await readdir(out);
+  if (names.length === 0) return 'empty';
+  if (names.includes(SEAL_FILE) && names.includes('report.json')) return 'bundle';
+  return 'other';
+}
+
+/** Refuses up front what the commit would refuse at the end, so no work is wasted. */
+export async function checkOut(out: string, force: boolean): Promise<OutState> {
+  const state = await inspectOut(out);
+  if (state === 'other' && !force) {
+    throw new FidelityError('OUT_NOT_EMPTY', `--out ${out} is a non-empty folder that is not a fidelity bundle; choose another folder or pass --force to replace it`);
+  }
+  return state;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Input runs are read-only: refuse an --out that would write into one, or whose replacement would delete one. */
+export function checkOutAgainstInputs(out: string, inputs: readonly string[]): void {
+  const o = path.resolve(out);
+  for (const input of inputs) {
+    const i = path.resolve(input);
+    if (isInside(o, i)) throw new FidelityError('OUT_INSIDE_INPUT', `--out ${out} lies inside the input run ${input}; runs are read-only`);
+    if (isInside(i, o)) throw new FidelityError('OUT_CONTAINS_INPUT', `--out ${out} contains the input run ${input}; writing the bundle there would replace it`);
+  }
+}
+
+function sibling(out: string, tag: string): string {
+  return path.join(path.dirname(out), `.${path.basename(out)}.fidelity-${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/**
+ * Runs `build` on a fresh temp folder next to `out`, then puts the result in
+ * place. On any failure every trace (temp folder, parents it created) is
+ * removed and `out` is untouched.
+ */
+export async function commitAtomically<T>(out: string, force: boolean, build: (dir: string) => Promise<T>): Promise<T> {
+  const resolved = path.resolve(out);
+  const parent = path.dirname(resolved);
+  const createdParent = await mkdir(parent, { recursive: true });
+  const tmp = sibling(resolved, 'tmp');
+  let committed = false;
+  try {
+    await mkdir(tmp);
+    const value = await build(tmp);
+    await fsyncPath(tmp);
+    const state = await checkOut(resolved, force);
+    if (state === 'absent') {
+      await rename(tmp, resolved);
+    } else if (state === 'empty') {
+      // POSIX rename replaces an empty folder in one step; elsewhere remove it first and restore it on failure.
+      try {
+        await rename(tmp, resolved);
+      } catch {
+        await rmdir(resolved);
+        try {
+          await rename(tmp, resolved);
+        } catch (error) {
+          await mkdir(resolved).catch(() => undefined);
+          throw error;
+        }
+      }
+    } else {
+      const aside = sibling(resolved, 'old');
+      await rename(resolved, aside);
+      try {
+        await rename(tmp, resolved);
+      } catch (error) {
+        await rename(aside, resolved);
+        throw error;
+      }
+      committed = true;
+      await rm(aside, { recursive: true, force: true });
+    }
+    committed = true;
+    await fsyncPath(parent);
+    return value;
+  } finally {
+    if (!committed) {
+      await rm(tmp, { recursive: true, force: true });
+      if (createdParent) await rm(createdParent, { recursive: true, force: true });
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Fills a (temporary) bundle folder: media copies, source metadata,
+ * per-frame CSV, per-pair assets, report.json and its JSON Schema, the pages,
+ * and last the seal. commitAtomically() decides when it becomes `--out`.
+ *
+ * Only report.json and the pages carry the generation time, so two bundles
+ * of the same inputs differ in those SHA256SUMS lines and nowhere else.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import { sha256File } from '../media/ffmpeg.js';
+import { Report } from '../schemas/report.js';
+import { makePairAssets } from './assets.js';
+import { copyVerified, writeDurable, walk } from './files.js';
+import { comparisonFramesCsv, pairFramesCsv } from './frames-csv.js';
+import { renderReport } from './html.js';
+import { PAGE_FILE } from './i18n.js';
+import { mediaPath } from './report-model.js';
+import { formatSeal, SEAL_FILE } from './seal.js';
+
+export interface BundleMedia {
+  sha256: string;
+  /** Human label for errors, e.g. "h200-run/media/measurement-r000-c000.mp4". */
+  label: string;
+  /** A readable file with these bytes (VerifiedRun.mediaPath). */
+  open: () => Promise<string>;
+}
+
+export interface BundleSource {
+  /** Bundle-relative folder, sources/<run_id>-<run_attempt>. */
+  dir: string;
+  files: { 'ci.json': Buffer; 'plan.json': Buffer; 'run.json': Buffer; SHA256SUMS: Buffer };
+}
+
+export interface BundleContents {
+  report: Report;
+  media: BundleMedia[];
+  sources: BundleSource[];
+  /** Bundle-relative folder of each comparison's per-pair files, in report order. */
+  comparisonDirs: string[];
+  /** Which ffmpeg the pair assets are extracted with (the one that measured). */
+  ffmpeg: ResolveOptions;
+  signal?: AbortSignal;
+  onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
+}
+
+export const PAGES = PAGE_FILE;
+
+export function reportJsonText(report: Report): string {
+  // Parsing through the schema proves report.json matches report.schema.json and fixes the key order.
+  return `${JSON.stringify(Report.parse(report), null, 2)}\n`;
+}
+
+export function reportSchemaText(): string {
+  return `${JSON.stringify(z.toJSONSchema(Report), null, 2)}\n`;
+}
+
+/** Writes everything into `dir` and returns the report as written (with pair files filled in) and the number of sealed files. */
+export async function writeBundleContents(dir: string, contents: BundleContents): Promise<{ report: Report; files: number }> {
+  const progress = contents.onProgress ?? (() => undefined);
+  const at = (rel: string): string => path.join(dir, ...rel.split('/'));
+
+  const media = [...contents.media].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+  for (const [i, m] of media.entries()) {
+    progress({ step: 'media', done: i, total: media.length });
+    await copyVerified(await m.open(), at(mediaPath(m.sha256)), m.sha256, m.label);
+  }
+
+  for (const [i, s] of contents.sources.entries()) {
+    progress({ step: 'sources', done: i, total: contents.sources.length });
+    await writeDurable(at(`${s.dir}/ci.json`), s.files['ci.json']);
+    await writeDurable(at(`${s.dir}/plan.json`), s.files['plan.json']);
+    await writeDurable(at(`${s.dir}/run.json`), s.files['run.json']);
+    await writeDurable(at(`${s.dir}/original-SHA256SUMS`), s.files.SHA256SUMS);
+  }
+
+  const report: Report = structuredClone(contents.report);
+  const totalPairs = report.comparisons.reduce((n, c) => n + c.pairs.length, 0);
+  let donePairs = 0;
+  for (const [c, cmp] of report.comparisons.entries()) {
+    const cmpDir = contents.comparisonDirs[c]!;
+    for (const pair of cmp.pairs) {
+      progress({ step: 'pairs', done: donePairs++, total: totalPairs });
+      if (!pair.video) continue;
+      const prefix = `${cmpDir}/${pair.slot_id}`;
+      await writeDurable(at(`${prefix}/frames.csv`), pairFramesCsv(pair.video));
+      pair.files = { ...pair.files, frames_csv: `${prefix}/frames.csv` };
+      if (pair.status !== 'invalid' && pair.baseline_media && pair.candidate_media) {
+        const assets = await makePairAssets({
+          pair,
+          baselinePath: at(pair.baseline_media),
+          candidatePath: at(pair.candidate_media),
+          outDir: dir,
+          prefix,
+          ffmpeg: contents.ffmpeg,
+          ...(contents.signal ? { signal: contents.signal } : {}),
+        });
+        pair.files = { ...pair.files, ...assets };
+      }
+    }
+    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs));
+    cmp.files = { ...cmp.files, frames_csv: `${cmpDir}/frames.csv` };
+  }
+
+  const written = Report.parse(report);
+  await writeDurable(at('report.json'), reportJsonText(written));
+  await writeDurable(at('report.schema.json'), reportSchemaText());
+  progress({ step: 'pages', done: 0, total: 2 });
+  await writeDurable(at(PAGES.en), renderReport(written, 'en'));
+  await writeDurable(at(PAGES.zh), renderReport(written, 'zh'));
+
+  const entries = [];
+  const all = (await walk(dir)).filter((e) => e.kind === 'file' && e.path !== SEAL_FILE);
+  for (const [i, e] of all.entries()) {
+    progress({ step: 'seal', done: i, total: all.length });
+    entries.push({ path: e.path, sha256: await sha256File(at(e.path)) });
+  }
+  await writeDurable(at(SEAL_FILE), formatSeal(entries));
+  return { report: written, files: entries.length };
+}

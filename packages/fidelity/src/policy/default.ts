@@ -1,0 +1,29 @@
+/**
+ * The example policy of metrics.md, shipped as the default. Its numbers come
+ * from other projects' examples and were never calibrated on this workload,
+ * which is why `calibration_status` says so and every report repeats it.
+ */
+import type { Policy } from '../schemas/policy.js';
+
+export const DEFAULT_POLICY: Policy = {
+  schema_version: 1,
+  name: 'example-uncalibrated',
+  calibration_status: 'uncalibrated',
+  description:
+    'Example thresholds from metrics.md (SGLang and InferenceX examples). Not calibrated on this workload: a pass or a fail is not a quality or release verdict.',
+  checks: [
+    { name: 'min_ssim', metric: 'video.ssim.min', comparator: '>=', threshold: 0.92, source: "SGLang's video default", enabled: true },
+    { name: 'video_psnr_db', metric: 'video.psnr_db', comparator: '>=', threshold: 30, source: 'InferenceX example policy', enabled: true },
+    { name: 'spectral_cosine', metric: 'audio.spectral_cosine', comparator: '>=', threshold: 0.95, source: 'InferenceX example policy', enabled: true },
+    { name: 'rms_ratio_deviation', metric: 'audio.rms_ratio', comparator: '<=', threshold: 0.1, source: 'InferenceX example policy', enabled: true },
+  ],
+};
+
+/** Said in report.json and on every page, whatever the policy. */
+export function disclaimerFor(policy: Policy): string {
+  const head =
+    policy.calibration_status === 'uncalibrated'
+      ? `The thresholds of policy "${policy.name}" are uncalibrated examples.`
+      : `The thresholds of policy "${policy.name}" are declared calibrated by the policy file itself; this tool did not calibrate them.`;
+  return `${head} A pass or a fail against them is not a quality or release verdict: read the measurements, not the labels.`;
+}

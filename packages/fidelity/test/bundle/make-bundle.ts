@@ -1,0 +1,125 @@
+// A small hand-made bundle for verify-bundle tests: real seal, real report.json, fake media bytes.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatSeal } from '../../src/bundle/seal.js';
+import { reportJsonText } from '../../src/bundle/write.js';
+import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
+import type { Report } from '../../src/schemas/report.js';
+
+const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+export const MEDIA_A = Buffer.from('not really an mp4: baseline');
+export const MEDIA_B = Buffer.from('not really an mp4: candidate');
+
+function run(role: 'baseline' | 'candidate', id: number): Report['runs'][number] {
+  return {
+    role,
+    run_id: id,
+    run_attempt: 1,
+    head_sha: 'a'.repeat(40),
+    server_url: 'https://github.com',
+    repository: 'example-org/bench',
+    workflow: 'wf',
+    job: 'job',
+    artifact: { id: id + 1, name: `art-${id}-1` },
+    hardware: { gpu_model: role === 'baseline' ? 'H200' : 'B200', gpus_allocated: 8, gpus_participating: 2 },
+    runtime: null,
+    plan_id: 'p',
+    plan_sha256: 'b'.repeat(64),
+    source: { name: `run-${id}`, kind: 'directory' },
+    digest: { checked: false, archive_sha256: null, expected: null },
+    links: { run: `https://github.com/example-org/bench/actions/runs/${id}/attempts/1`, artifact: `https://github.com/example-org/bench/actions/runs/${id}/artifacts/${id + 1}` },
+    sources_dir: `sources/${id}-1`,
+    slots: { warmup: 0, measurement: 1, ok: 1, failed: 0 },
+    power: null,
+  };
+}
+
+export function makeReport(): Report {
+  return {
+    schema_version: 1,
+    generated_at: '2026-01-01T00:00:00.000Z',
+    tool: { name: 'fidelity', version: '0.0.0' },
+    decoder: { ffmpeg_version: 'ffmpeg version x', sha256: 'c'.repeat(64), source: 'installer', ffprobe_version: 'ffprobe version x', ffprobe_sha256: 'd'.repeat(64) },
+    policy: DEFAULT_POLICY,
+    disclaimer: disclaimerFor(DEFAULT_POLICY),
+    runs: [run('baseline', 1), run('candidate', 2)],
+    comparisons: [
+      {
+        baseline_run_id: 1,
+        baseline_run_attempt: 1,
+        candidate_run_id: 2,
+        candidate_run_attempt: 1,
+        baseline_gpu_model: 'H200',
+        candidate_gpu_model: 'B200',
+        summary: { planned: 1, valid_pairs: 0, passed: 0, failed: 0, invalid: 1 },
+        pairs: [
+          {
+            slot_id: 'measurement-r000-c000',
+            case_id: 'c',
+            prompt: 'p',
+            seed: 1,
+            repetition: 0,
+            status: 'invalid',
+            reasons: ['UNDECODABLE'],
+            reason_details: [{ code: 'UNDECODABLE', message: 'x', side: null }],
+            baseline_media: `media/${sha(MEDIA_A)}.mp4`,
+            candidate_media: `media/${sha(MEDIA_B)}.mp4`,
+            baseline_status: 'ok',
+            candidate_status: 'ok',
+            baseline_error: null,
+            candidate_error: null,
+            video: null,
+            audio: null,
+            checks: [],
+            files: { notes_txt: 'pairs/2-1/measurement-r000-c000/notes.txt' },
+          },
+        ],
+        cases: [],
+        files: {},
+      },
+    ],
+  };
+}
+
+export const PAGE = `<!doctype html><html><head><style>body{background:url(img/bg.png)}</style></head><body>
+<a href="#top">top</a> <a href="report.json">json</a> <a href="index.zh.html">zh</a>
+<video preload="none" src="media/${sha(MEDIA_A)}.mp4"></video>
+<img src="data:image/png;base64,AAAA" alt="">
+<a href="https://github.com/example-org/bench/actions/runs/1/attempts/1">run</a>
+<a href="sources/1-1/run.json">run.json</a>
+</body></html>
+`;
+
+function sealDir(dir: string): void {
+  const entries: { path: string; sha256: string }[] = [];
+  const visit = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel))) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(path.join(dir, r)).isDirectory()) visit(r);
+      else if (r !== 'SHA256SUMS') entries.push({ path: r, sha256: sha(readFileSync(path.join(dir, r))) });
+    }
+  };
+  visit('');
+  writeFileSync(path.join(dir, 'SHA256SUMS'), formatSeal(entries));
+}
+
+/** Writes the bundle into dir (which must not exist) and seals it; `page` replaces index.html before sealing. */
+export function makeBundle(dir: string, page = PAGE): void {
+  const w = (rel: string, data: string | Buffer) => {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), data);
+  };
+  w('report.json', reportJsonText(makeReport()));
+  w('index.html', page);
+  w('index.zh.html', '<!doctype html><a href="index.html">en</a>');
+  w('img/bg.png', 'png');
+  w(`media/${sha(MEDIA_A)}.mp4`, MEDIA_A);
+  w(`media/${sha(MEDIA_B)}.mp4`, MEDIA_B);
+  w('pairs/2-1/measurement-r000-c000/notes.txt', 'n');
+  for (const id of [1, 2]) for (const f of ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS']) w(`sources/${id}-1/${f}`, `{"${f}":${id}}`);
+  sealDir(dir);
+}
+
+export { sealDir };

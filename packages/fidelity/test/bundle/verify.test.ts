@@ -1,0 +1,98 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verifyBundle } from '../../src/bundle/verify.js';
+import { makeBundle, PAGE, sealDir } from './make-bundle.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-verify-bundle-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+
+function bundle(page?: string): string {
+  const dir = path.join(tmp, `b${n++}`);
+  makeBundle(dir, page);
+  return dir;
+}
+
+const codes = async (dir: string) => (await verifyBundle(dir)).errors.map((e) => e.code);
+
+describe('verifyBundle', () => {
+  it('accepts an intact bundle and counts files and links', async () => {
+    const result = await verifyBundle(bundle());
+    expect(result.errors).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.files).toBe(15);
+    // index.html: css url, report.json, index.zh.html, video, data image, https run, run.json = 7; zh page 1;
+    // report.json: 2 sources_dir + 2 media + 1 pair file + 2x2 run links = 9.
+    expect(result.links).toBe(17);
+  });
+
+  it('finds a changed byte, a deleted file, an added file and an edited seal', async () => {
+    const changed = bundle();
+    const media = readFileSync(path.join(changed, 'SHA256SUMS'), 'utf8').split('\n').find((l) => l.includes('media/'))!.slice(66);
+    const bytes = readFileSync(path.join(changed, media));
+    bytes[0] = bytes[0]! ^ 1;
+    writeFileSync(path.join(changed, media), bytes);
+    expect(await codes(changed)).toEqual(['BUNDLE_FILE_CHANGED']);
+
+    const deleted = bundle();
+    unlinkSync(path.join(deleted, 'img/bg.png'));
+    expect(await codes(deleted)).toEqual(['BUNDLE_FILE_MISSING', 'BUNDLE_LINK_BROKEN']);
+
+    const added = bundle();
+    writeFileSync(path.join(added, 'extra.txt'), 'x');
+    expect(await codes(added)).toEqual(['BUNDLE_FILE_EXTRA']);
+
+    const edited = bundle();
+    const seal = readFileSync(path.join(edited, 'SHA256SUMS'), 'utf8');
+    writeFileSync(path.join(edited, 'SHA256SUMS'), seal.replace(/^./, (c) => (c === '0' ? '1' : '0')));
+    expect(await codes(edited)).toEqual(['BUNDLE_FILE_CHANGED']);
+
+    const dropped = bundle();
+    writeFileSync(path.join(dropped, 'SHA256SUMS'), seal.split('\n').slice(1).join('\n'));
+    expect((await codes(dropped))[0]).toBe('BUNDLE_FILE_EXTRA');
+
+    const garbled = bundle();
+    appendFileSync(path.join(garbled, 'SHA256SUMS'), 'not a line\n');
+    expect(await codes(garbled)).toEqual(['BUNDLE_SEAL_MALFORMED']);
+
+    const unsealed = bundle();
+    unlinkSync(path.join(unsealed, 'SHA256SUMS'));
+    expect(await codes(unsealed)).toEqual(['BUNDLE_SEAL_MISSING']);
+  });
+
+  it('refuses a symbolic link inside the bundle', async () => {
+    const dir = bundle();
+    symlinkSync('/etc/hostname', path.join(dir, 'link.txt'));
+    expect(await codes(dir)).toEqual(['BUNDLE_FILE_EXTRA']);
+  });
+
+  it('refuses broken and outside links even when the seal is consistent', async () => {
+    const cases: [string, string][] = [
+      ['<a href="missing.html">', 'BUNDLE_LINK_BROKEN'],
+      ['<a href="../escape.html">', 'BUNDLE_LINK_BROKEN'],
+      ['<a href="sources/1-1/">folder</a>', 'BUNDLE_LINK_BROKEN'],
+      ['<script src="http://github.com/x.js"></script>', 'BUNDLE_LINK_EXTERNAL'],
+      ['<img src="https://cdn.example/x.png">', 'BUNDLE_LINK_EXTERNAL'],
+      ['<a href="javascript:alert(1)">', 'BUNDLE_LINK_EXTERNAL'],
+      ['<link rel="stylesheet" href="//fonts.example/css">', 'BUNDLE_LINK_EXTERNAL'],
+    ];
+    for (const [html, code] of cases) {
+      const dir = bundle(PAGE.replace('</body>', `${html}</body>`));
+      expect(await codes(dir), html).toEqual([code]);
+    }
+  });
+
+  it('refuses report.json paths that are not sealed files', async () => {
+    const dir = bundle();
+    unlinkSync(path.join(dir, 'pairs/2-1/measurement-r000-c000/notes.txt'));
+    sealDir(dir);
+    const result = await verifyBundle(dir);
+    expect(result.errors.map((e) => [e.code, e.where?.path])).toEqual([['BUNDLE_LINK_BROKEN', 'comparisons[0].pairs[0].files.notes_txt']]);
+  });
+
+  it('reports a folder that is not there', async () => {
+    expect(await codes(path.join(tmp, 'nope'))).toEqual(['BUNDLE_NOT_FOUND']);
+  });
+});
