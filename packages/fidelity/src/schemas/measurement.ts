@@ -61,6 +61,8 @@ export const AudioChannelMetrics = z.object({
   mae: z.number(),
   rmse: z.number(),
   snr_db: z.number().nullable(),
+  /** Set when snr_db is null: `identical` (every sample equal) or `baseline_silent` (no signal to compare with). */
+  snr_db_reason: z.string().nullable().optional(),
   pearson: z.number(),
   rms_ratio: z.number().nullable(),
   /** Set when rms_ratio is null: `baseline_silent`. */
@@ -82,6 +84,10 @@ export const AudioMetrics = z.object({
   spectral_cosine: z.number(),
   /** The channel rms_ratio furthest from 1; null when that channel's baseline is silent. */
   rms_ratio: z.number().nullable(),
+  /** Set when rms_ratio is null: that channel's reason (`baseline_silent`). */
+  rms_ratio_reason: z.string().nullable().optional(),
+  /** The channel the pair's rms_ratio comes from. */
+  rms_ratio_channel: z.number().int().min(0).optional(),
   identical: z.boolean(),
   newly_silent_channels: z.array(z.number().int()),
 });

@@ -1,0 +1,143 @@
+/**
+ * lag_estimate_samples: the lag k in [-maxLag, maxLag] that maximises the
+ * cross-correlation r[k] = sum_t a[t] * b[t + k] (samples outside the
+ * stream count as zero). A positive k means the candidate b is late: b[t] ~
+ * a[t - k]. Ties go to the smallest |k|, then to the negative one; a silent
+ * side gives 0. A diagnostic only: no metric is ever re-aligned.
+ *
+ * Streaming and FFT-based: the baseline is cut into blocks of B samples;
+ * each block is correlated with the candidate segment that spans it plus
+ * maxLag on either side (one complex FFT of both, one inverse), and the
+ * partial correlations add up. Memory is O(B + maxLag), independent of the
+ * stream's length; cost is O(n log B).
+ */
+import { fft } from './fft.js';
+
+function nextPow2(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+class Fifo {
+  data = new Float64Array(0);
+  length = 0;
+
+  push(chunk: Float32Array): void {
+    if (this.length + chunk.length > this.data.length) {
+      const grown = new Float64Array(Math.max(this.length + chunk.length, 2 * this.data.length));
+      grown.set(this.data.subarray(0, this.length));
+      this.data = grown;
+    }
+    for (let i = 0; i < chunk.length; i++) this.data[this.length + i] = chunk[i]!;
+    this.length += chunk.length;
+  }
+
+  zeros(count: number): void {
+    this.push(new Float32Array(count));
+  }
+
+  drop(count: number): void {
+    this.data.copyWithin(0, count, this.length);
+    this.length -= count;
+  }
+}
+
+export class LagEstimator {
+  private readonly maxLag: number;
+  private readonly block: number;
+  private readonly r: Float64Array;
+  /** Both FIFOs start at stream index base - maxLag, base = blocks done * block. */
+  private readonly a = new Fifo();
+  private readonly b = new Fifo();
+  private blocks = 0;
+  private total = 0;
+  private energyA = 0;
+  private energyB = 0;
+  private scratch: Float64Array[] = [];
+
+  constructor(maxLag: number) {
+    this.maxLag = maxLag;
+    this.block = Math.max(nextPow2(4 * maxLag), 4096) - 2 * maxLag;
+    this.r = new Float64Array(2 * maxLag + 1);
+    this.a.zeros(maxLag);
+    this.b.zeros(maxLag);
+  }
+
+  push(a: Float32Array, b: Float32Array): void {
+    for (let i = 0; i < a.length; i++) {
+      this.energyA += a[i]! * a[i]!;
+      this.energyB += b[i]! * b[i]!;
+    }
+    this.a.push(a);
+    this.b.push(b);
+    this.total += a.length;
+    const span = this.block + 2 * this.maxLag;
+    while (this.a.length >= span) {
+      this.correlate(this.block, this.maxLag);
+      this.a.drop(this.block);
+      this.b.drop(this.block);
+      this.blocks++;
+    }
+  }
+
+  /**
+   * Adds sum_t a[t] b[t+k] for the next `count` baseline samples and
+   * |k| <= lags (lags <= maxLag: a short stream needs no more than its length).
+   */
+  private correlate(count: number, lags: number): void {
+    const L = this.maxLag;
+    const span = count + 2 * lags;
+    const size = nextPow2(span);
+    if (this.scratch[0]?.length !== size) this.scratch = [0, 1, 2, 3].map(() => new Float64Array(size));
+    const [zr, zi, cr, ci] = this.scratch as [Float64Array, Float64Array, Float64Array, Float64Array];
+    zr.fill(0);
+    zi.fill(0);
+    const a = this.a.data;
+    const b = this.b.data;
+    const alen = this.a.length;
+    const blen = this.b.length;
+    for (let n = 0; n < count && L + n < alen; n++) zr[n] = a[L + n]!;
+    const from = L - lags;
+    for (let m = 0; m < span && from + m < blen; m++) zi[m] = b[from + m]!;
+    fft(zr, zi);
+    // With Z = FFT(x + i y): conj(X) * Y where X, Y are the spectra of the real x and y.
+    for (let k = 0; k < size; k++) {
+      const m = (size - k) & (size - 1);
+      const xr = 0.5 * (zr[k]! + zr[m]!);
+      const xi = 0.5 * (zi[k]! - zi[m]!);
+      const yr = 0.5 * (zi[k]! + zi[m]!);
+      const yi = 0.5 * (zr[m]! - zr[k]!);
+      cr[k] = xr * yr + xi * yi;
+      ci[k] = xr * yi - xi * yr;
+    }
+    fft(cr, ci, true);
+    // c[m] = sum_n x[n] y[n + m] = r[m - lags]; no wrap-around since size >= count + 2*lags.
+    for (let m = 0; m <= 2 * lags; m++) this.r[L - lags + m]! += cr[m]! / size;
+  }
+
+  finish(): number {
+    const done = this.blocks * this.block;
+    const left = this.total - done;
+    if (left > 0) {
+      // The last block: its candidate segment runs past the end, where the stream is zero.
+      const lags = this.blocks === 0 ? Math.min(this.maxLag, this.total - 1) : this.maxLag;
+      this.correlate(left, lags);
+    }
+    if (this.total === 0 || this.energyA === 0 || this.energyB === 0) return 0;
+    const L = this.maxLag;
+    let best = 0;
+    let value = this.r[L]!;
+    for (let d = 1; d <= L; d++) {
+      if (this.r[L - d]! > value) {
+        value = this.r[L - d]!;
+        best = -d;
+      }
+      if (this.r[L + d]! > value) {
+        value = this.r[L + d]!;
+        best = d;
+      }
+    }
+    return best;
+  }
+}

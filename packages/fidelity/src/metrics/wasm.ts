@@ -1,0 +1,116 @@
+/**
+ * The WebAssembly SIMD kernels (wasm/kernels.c, built into
+ * assets/metrics-kernels.wasm by scripts/build-wasm.sh) and their linear
+ * memory.
+ *
+ * One instance per thread, created on first use and compiled synchronously so
+ * that the metric functions stay synchronous. Kernels keep no state between
+ * calls: each caller lays its buffers out from `base` for the duration of one
+ * synchronous call, so callers never see each other's data even when two
+ * accumulators interleave in one thread.
+ */
+import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { FidelityError } from '../errors.js';
+
+// The compiler's lib has no WebAssembly declarations (no DOM lib): the few members used are typed here.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+const WebAssemblyApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface KernelExports {
+  memory: WasmMemory;
+  heap_base(): number;
+  ssim_gauss(a: number, b: number, w: number, h: number, taps: number, consts: number, scratch: number): number;
+  ssim_box7(a: number, b: number, cols: number, h: number, step: number, scratch: number): number;
+  ssim_ffmpeg_plane(a: number, b: number, w: number, h: number, temp: number): number;
+  diff_stats(a: number, b: number, n: number, out: number): void;
+}
+
+// Resolves from src/metrics/ and from dist/metrics/ alike.
+const WASM_URL = new URL('../../assets/metrics-kernels.wasm', import.meta.url);
+const PAGE = 65536;
+
+export class Kernels {
+  readonly fn: KernelExports;
+  /** First free byte after the module's own data and stack, 16-aligned. */
+  readonly base: number;
+
+  constructor(fn: KernelExports) {
+    this.fn = fn;
+    this.base = align(fn.heap_base());
+  }
+
+  /** Makes [base, base + bytes) addressable; returns base. */
+  reserve(bytes: number): number {
+    const needed = this.base + bytes;
+    const have = this.fn.memory.buffer.byteLength;
+    if (needed > have) this.fn.memory.grow(Math.ceil((needed - have) / PAGE));
+    return this.base;
+  }
+
+  /** Views are rebuilt on every use: growing the memory detaches old ones. */
+  u8(offset: number, length: number): Uint8Array {
+    return new Uint8Array(this.fn.memory.buffer, offset, length);
+  }
+
+  f64(offset: number, length: number): Float64Array {
+    return new Float64Array(this.fn.memory.buffer, offset, length);
+  }
+
+  i32(offset: number, length: number): Int32Array {
+    return new Int32Array(this.fn.memory.buffer, offset, length);
+  }
+}
+
+export function align(n: number): number {
+  return (n + 15) & ~15;
+}
+
+/** Sequential 16-aligned offsets for one call's buffers. */
+export class Layout {
+  private end: number;
+
+  constructor(start: number) {
+    this.end = align(start);
+  }
+
+  take(bytes: number): number {
+    const at = this.end;
+    this.end = align(at + bytes);
+    return at;
+  }
+
+  get size(): number {
+    return this.end;
+  }
+}
+
+let instance: Kernels | undefined;
+
+export function kernels(): Kernels {
+  if (!instance) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(WASM_URL);
+    } catch (cause) {
+      throw new FidelityError('INTERNAL', `The metric kernels (${WASM_URL.pathname}) are missing from this installation`, { cause });
+    }
+    // Each kernel call is one long loop, and V8 cannot swap in optimised code
+    // in the middle of a wasm call: with its default lazy tiering a whole
+    // frame, often the whole stream, runs in the baseline compiler at about
+    // half speed. Compiling the module with the optimising compiler up front
+    // takes milliseconds (the module is small).
+    setFlagsFromString('--no-wasm-dynamic-tiering');
+    const module = new WebAssemblyApi.Module(bytes);
+    const exports = new WebAssemblyApi.Instance(module, {}).exports as KernelExports;
+    instance = new Kernels(exports);
+  }
+  return instance;
+}

@@ -1,0 +1,88 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DecodedFrame } from '../../src/metrics/frame.js';
+import { createVideoAccumulator } from '../../src/metrics/video.js';
+import { VideoMetrics } from '../../src/schemas/measurement.js';
+import { decodeVideo, goldenPair } from './oracle.js';
+
+let a: DecodedFrame[];
+let b: DecodedFrame[];
+const golden = goldenPair('noise');
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([decodeVideo(golden.baselineFile), decodeVideo(golden.candidateFile)]);
+});
+
+function measure(x: DecodedFrame[], y: DecodedFrame[]) {
+  const acc = createVideoAccumulator(x[0]!);
+  x.forEach((fx, i) => acc.addFrame(fx, y[i]!));
+  return acc.finish();
+}
+
+describe('createVideoAccumulator', () => {
+  it('produces a valid VideoMetrics whose per-frame SSIMs match scikit-image', () => {
+    const m = VideoMetrics.parse(measure(a, b));
+    expect(m).toMatchObject({ width: 174, height: 98, frames: golden.frames, identical: false });
+    m.ssim.per_frame.forEach((v, i) => expect(Math.abs(v - golden.ssim.per_frame[i]!)).toBeLessThanOrEqual(1e-5));
+    m.ssim_rgb7.per_frame.forEach((v, i) => expect(Math.abs(v - golden.ssim_rgb7.per_frame[i]!)).toBeLessThanOrEqual(1e-5));
+    expect(Math.abs(m.ssim.p05 - golden.ssim.p05)).toBeLessThanOrEqual(1e-5);
+    expect(m.ssim.worst_frame).toBe(golden.ssim.worst_frame);
+  });
+
+  it('pools MAE and PSNR over every rgb24 sample of every frame', () => {
+    let sad = 0;
+    let sse = 0;
+    let n = 0;
+    a.forEach((fa, i) => {
+      for (let k = 0; k < fa.rgb.length; k++) {
+        const d = fa.rgb[k]! - b[i]!.rgb[k]!;
+        sad += Math.abs(d);
+        sse += d * d;
+        n++;
+      }
+    });
+    const m = measure(a, b);
+    expect(m.mae).toBeCloseTo(sad / (n * 255), 15);
+    expect(m.psnr_db).toBeCloseTo(-10 * Math.log10(sse / (n * 255 * 255)), 12);
+  });
+
+  it('reports a stream compared with itself as identical, with no PSNR', () => {
+    const copy = a.map((f) => ({ ...f, y: f.y.slice(), u: f.u.slice(), v: f.v.slice(), rgb: f.rgb.slice() }));
+    const m = measure(a, copy);
+    expect(m.identical).toBe(true);
+    expect(m.psnr_db).toBeNull();
+    expect(m.mae).toBe(0);
+    expect(m.psnr_y).toMatchObject({ min: null, worst_frame: null, identical_frames: a.length });
+    expect(m.psnr_y.per_frame.every((v) => v === null)).toBe(true);
+    for (const s of [m.ssim, m.ssim_rgb7, m.ssim_ffmpeg.y, m.ssim_ffmpeg.u, m.ssim_ffmpeg.v, m.ssim_ffmpeg.all]) {
+      expect(s.min).toBeCloseTo(1, 6);
+      expect(s.harmonic_mean).toBeCloseTo(1, 6);
+    }
+  });
+
+  it('is not identical when only a chroma sample differs', () => {
+    const copy = a.map((f) => ({ ...f, u: f.u.slice() }));
+    copy[3]!.u[17] = (copy[3]!.u[17]! + 1) % 256;
+    expect(measure(a, copy).identical).toBe(false);
+  });
+
+  it('gives the same bytes whether pairs run one after the other or interleaved', () => {
+    const first = JSON.stringify(measure(a, b));
+    const second = JSON.stringify(measure(b, a));
+    const x = createVideoAccumulator(a[0]!);
+    const y = createVideoAccumulator(a[0]!);
+    a.forEach((fa, i) => {
+      x.addFrame(fa, b[i]!);
+      y.addFrame(b[i]!, fa);
+    });
+    expect(JSON.stringify(x.finish())).toBe(first);
+    expect(JSON.stringify(y.finish())).toBe(second);
+  });
+
+  it('refuses bad geometry, mismatched frames and empty streams', () => {
+    expect(() => createVideoAccumulator({ width: 10, height: 10, chromaWidth: 5, chromaHeight: 5 })).toThrow(/at least/);
+    expect(() => createVideoAccumulator({ width: 0, height: 10, chromaWidth: 5, chromaHeight: 5 })).toThrow(/positive integer/);
+    const acc = createVideoAccumulator(a[0]!);
+    expect(() => acc.addFrame(a[0]!, { ...b[0]!, rgb: b[0]!.rgb.subarray(1) })).toThrow(/b\.rgb\.length/);
+    expect(() => acc.finish()).toThrow(/No frame/);
+  });
+});
