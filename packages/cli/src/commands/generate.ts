@@ -1,0 +1,95 @@
+/**
+ * `fidelity generate --out <dir>`: writes the synthetic H200 / B200 / H100 run
+ * archives (the same ones the demo compares), so a user can try `verify` and
+ * `compare` on real-shaped input. A thin shell over generateRuns.
+ */
+import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'fidelity';
+import { EXIT, printJson, reportFailure } from '../io.js';
+import type { Command } from './types.js';
+
+function positiveInt(flag: string, value: unknown, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new FidelityError('USAGE', `Expected an integer from 1 to ${max} for --${flag} but received ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function parseSites(value: unknown): SiteName[] | undefined {
+  if (value === undefined) return undefined;
+  const names = String(value)
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
+  const known = SITE_NAMES as readonly string[];
+  const bad = names.filter((n) => !known.includes(n));
+  if (names.length === 0 || bad.length > 0) {
+    throw new FidelityError('USAGE', `Expected a comma-separated list of ${SITE_NAMES.join(', ')} for --sites but received ${JSON.stringify(value)}`);
+  }
+  return [...new Set(names)] as SiteName[];
+}
+
+function humanSummary(r: GeneratedRuns): string {
+  const lines = [
+    `wrote ${r.runs.length} synthetic run${r.runs.length === 1 ? '' : 's'} (${r.size}: ${r.plan.width}x${r.plan.height}, ${r.plan.fps} fps, ${r.plan.frames} frames, ${r.plan.cases} cases x ${r.plan.repetitions} repetition${r.plan.repetitions === 1 ? '' : 's'})`,
+    `  plan     ${r.plan.plan_id}  plan_sha256 ${r.plan.plan_sha256.slice(0, 12)}`,
+    `  ffmpeg   ${r.ffmpeg.version}`,
+  ];
+  for (const run of r.runs) {
+    const gap = run.telemetry_gap ? '  (telemetry has a sampling gap: power is expected to be invalid)' : '';
+    lines.push(`  ${run.site.padEnd(5)} ${run.role.padEnd(9)} ${run.dir}  run ${run.run_id} attempt ${run.run_attempt}${gap}`);
+  }
+  const changed = r.slots.filter((s) => s.difference !== 'identical');
+  if (changed.length > 0) {
+    lines.push('  controlled differences:');
+    for (const s of changed) lines.push(`    ${s.site} ${s.slot_id} ${s.case_id}: ${s.difference} -> ${s.detail}`);
+  }
+  lines.push(`  manifest ${r.manifest}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const generateCommand: Command = {
+  name: 'generate',
+  usage: 'fidelity generate --out <dir> [--full] [--seconds N] [--repetitions N] [--cases N] [--sites H200,B200,H100] [--force] [--json]',
+  summary: 'write synthetic H200 (baseline), B200 and H100 run archives with documented, controlled differences',
+  options: {
+    out: { type: 'string', short: 'o', description: 'folder to write the runs into (one sub-folder per site)' },
+    full: { type: 'boolean', description: 'the formal workload size (1344x768, 24 fps, 8 s, 20 cases) instead of the small one' },
+    seconds: { type: 'string', description: 'clip length in seconds (default 1 small, 8 full)' },
+    repetitions: { type: 'string', description: 'measurement repetitions of every case (default 1)' },
+    cases: { type: 'string', description: 'keep only the first N plan cases (for benchmarks; may drop controlled differences)' },
+    sites: { type: 'string', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
+    force: { type: 'boolean', description: 'replace runs that already exist in --out' },
+  },
+  async run({ positionals, values, io }) {
+    const json = Boolean(values.json);
+    try {
+      if (positionals.length > 0) throw new FidelityError('USAGE', `generate takes no positional arguments (received ${positionals.join(' ')})`);
+      if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'generate needs --out <dir>');
+      const seconds = positiveInt('seconds', values.seconds, 3600);
+      const repetitions = positiveInt('repetitions', values.repetitions, 100);
+      const cases = positiveInt('cases', values.cases, 20);
+      const sites = parseSites(values.sites);
+      const progress = io.errIsTty || Boolean(values.progress);
+      const result = await generateRuns({
+        outDir: values.out,
+        size: values.full ? 'full' : 'small',
+        overwrite: Boolean(values.force),
+        ...(seconds !== undefined ? { seconds } : {}),
+        ...(repetitions !== undefined ? { repetitions } : {}),
+        ...(cases !== undefined ? { cases } : {}),
+        ...(sites ? { sites } : {}),
+        ...(progress
+          ? { onProgress: (e: { stage: string; done: number; total: number; item: string }) => io.err(`generate ${e.stage} ${e.done}/${e.total} ${e.item}\n`) }
+          : {}),
+      });
+      if (json) printJson(io, { ok: true, ...result });
+      else io.out(humanSummary(result));
+      return EXIT.ok;
+    } catch (error) {
+      return reportFailure(io, error, json);
+    }
+  },
+};
