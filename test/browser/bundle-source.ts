@@ -111,6 +111,11 @@ export async function makeReportBundle(dir: string): Promise<ReportBundle> {
     const src = path.join(dir, ...r.sources_dir.split('/'));
     await mkdir(src, { recursive: true });
     for (const name of ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS']) await writeFile(path.join(src, name), `${name} of run ${r.run_id}\n`);
+    // The pages link each run's power audit sidecar; a stand-in is enough for the link checks.
+    if (r.power_audit) {
+      await mkdir(path.dirname(path.join(dir, ...r.power_audit.split('/'))), { recursive: true });
+      await writeFile(path.join(dir, ...r.power_audit.split('/')), `${JSON.stringify({ run_id: r.run_id })}\n`);
+    }
   }
   const comparison = report.comparisons[0]!;
   for (const pair of comparison.pairs) {

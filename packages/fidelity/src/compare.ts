@@ -13,7 +13,7 @@ import { setMaxListeners } from 'node:events';
 import { verifyRun } from './archive/verify.js';
 import type { VerifiedRun } from './archive/types.js';
 import { checkOut, checkOutAgainstInputs, commitAtomically } from './bundle/atomic.js';
-import { comparisonReport, pairReport, runKey, runReport, sourceName, sourcesDir } from './bundle/report-model.js';
+import { comparisonReport, evidenceFiles, pairReport, runKey, runReport, sourceName, sourcesDir } from './bundle/report-model.js';
 import { SEAL_FILE } from './bundle/seal.js';
 import { PAGES, writeBundleContents, type BundleMedia } from './bundle/write.js';
 import { FidelityError, invalidParameter, type Problem } from './errors.js';
@@ -249,6 +249,7 @@ export async function compare(baseline: string, candidates: readonly string[], o
         media: distinctMedia(base, planned),
         sources: runs.map((r) => ({ dir: sourcesDir(r), files: r.files })),
         comparisonDirs: cands.map((c) => `pairs/${runKey(c)}`),
+        files: runs.flatMap(evidenceFiles),
         ffmpeg: options.ffmpeg ?? {},
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', step: e.step, done: e.done, total: e.total }),

@@ -1,59 +1,45 @@
 /**
- * The run evidence section: power, GPU accounting, server timing, and the
- * per-case view of plans with repetitions. Another part of the library
- * computes these and their shapes are still settling (report.ts types timing
- * and accounting as unknown), so everything here is rendered defensively:
- * what is there is shown, anything missing reads "unavailable" (never 0),
- * and nothing here is ever a pass or a fail. Adjust this file, and only this
- * file, when those shapes are fixed.
+ * The run evidence section: board power, GPU accounting, server timing, and
+ * the per-case view of plans with repetitions. Each is a side-by-side table,
+ * one column per run (baseline first), so hardware compares at a glance.
+ *
+ * Two rules from the issue shape everything here. A missing figure reads
+ * "unavailable" with the reason, never 0. And nothing in this section is a
+ * pass or a fail: an invalid power result shows its reasons and no number,
+ * and latency across hardware is only set side by side.
  */
+import type { AccountingBasis } from '../power/accounting.js';
+import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
+import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
 import { esc } from './html-escape.js';
-import { auto, num } from './html-format.js';
-import { badge, headCell, numCell, pairAnchor, table, txHtml } from './html-parts.js';
-import type { Messages } from './i18n.js';
-import type { Comparison, Report, RunReport } from '../schemas/report.js';
+import { auto, isNumber, num } from './html-format.js';
+import { badge, fileLink, headCell, numCell, pairAnchor, table, tx, txHtml } from './html-parts.js';
+import { fill, type MessageKey, type Messages } from './i18n.js';
 
-/** How deep and how wide free-form evidence is unfolded before it is summarised. */
-const MAX_DEPTH = 4;
-const MAX_ENTRIES = 200;
+type ReasonFamily = 'power' | 'accounting' | 'timing';
 
-type Leaf = string | number | boolean | null;
+/** Milliseconds to the microsecond, fixed so that runs line up column by column. */
+const MS_DIGITS = 3;
 
-/**
- * Unfolds a free-form value into dotted paths -> leaves, in key order, so
- * that several runs' values line up row by row. Arrays of scalars stay one
- * leaf; arrays of objects get [i] segments.
- */
-export function flatten(value: unknown, prefix = '', out = new Map<string, Leaf>(), depth = 0): Map<string, Leaf> {
-  if (out.size >= MAX_ENTRIES) return out;
-  if (value === null || value === undefined) {
-    if (prefix) out.set(prefix, null);
-    return out;
-  }
-  if (typeof value === 'number') out.set(prefix, Number.isFinite(value) ? value : null);
-  else if (typeof value === 'string' || typeof value === 'boolean') out.set(prefix, value);
-  else if (Array.isArray(value)) {
-    if (value.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
-      out.set(prefix, value.map((v) => (v === null ? 'null' : String(v))).join(', '));
-    } else if (depth >= MAX_DEPTH) out.set(prefix, JSON.stringify(value));
-    else value.forEach((v, i) => flatten(v, `${prefix}[${i}]`, out, depth + 1));
-  } else if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    if (entries.length === 0 && prefix) out.set(prefix, null);
-    for (const [k, v] of entries) {
-      const key = prefix ? `${prefix}.${k}` : k;
-      if (depth >= MAX_DEPTH && v !== null && typeof v === 'object') out.set(key, JSON.stringify(v));
-      else flatten(v, key, out, depth + 1);
-    }
-  } else out.set(prefix, String(value));
-  return out;
+function unavailable(m: Messages): string {
+  return `<span class="muted">${esc(m.unavailable)}</span>`;
 }
 
-function leafHtml(leaf: Leaf | undefined, m: Messages): string {
-  if (leaf === null || leaf === undefined || leaf === '') return `<span class="muted">${esc(m.unavailable)}</span>`;
-  if (typeof leaf === 'number') return esc(auto(leaf));
-  if (typeof leaf === 'boolean') return esc(leaf ? m.yes : m.no);
-  return esc(leaf);
+/** A numeric cell, or "unavailable" for null / undefined: never a 0 standing in for a missing figure. */
+function figure(value: number | null | undefined, m: Messages, digits?: number): string {
+  if (!isNumber(value)) return unavailable(m);
+  return numCell(esc(digits === undefined ? auto(value) : num(value, digits, m.unavailable)));
+}
+
+/** A reason code with its sentence in the page's language; an unknown code is shown as it is. */
+function reasonHtml(family: ReasonFamily, code: string, m: Messages): string {
+  const key = `${family}_why_${code}`;
+  const sentence = key in m ? m[key as MessageKey] : '';
+  return `<code>${esc(code)}</code>${sentence ? ` ${esc(sentence)}` : ''}`;
+}
+
+function reasonList(family: ReasonFamily, codes: readonly string[], m: Messages): string {
+  return codes.length ? codes.map((c) => reasonHtml(family, c, m)).join('<br>') : '—';
 }
 
 function runHeading(run: RunReport, m: Messages): string {
@@ -61,62 +47,153 @@ function runHeading(run: RunReport, m: Messages): string {
   return `${esc(run.hardware.gpu_model)}<br><span class="muted">${esc(role)} · ${esc(run.run_id)}/${esc(run.run_attempt)}</span>`;
 }
 
-/** Rows = union of the runs' paths (sorted), columns = runs; a path a run lacks is "unavailable". */
-function sideBySide(runs: RunReport[], pick: (run: RunReport) => unknown, m: Messages, label: string): string {
-  const maps = runs.map((r) => flatten(pick(r)));
-  const keys = [...new Set(maps.flatMap((map) => [...map.keys()]))].sort();
-  const head = [esc(label), ...runs.map((r) => runHeading(r, m))];
-  if (keys.length === 0) {
-    return table(head, [[headCell(esc(label)), ...runs.map(() => leafHtml(null, m))]]);
-  }
-  const rows = keys.map((k) => [headCell(`<code>${esc(k)}</code>`), ...maps.map((map) => (typeof map.get(k) === 'number' ? numCell(leafHtml(map.get(k), m)) : leafHtml(map.get(k), m)))]);
-  return table(head, rows);
+function head(runs: readonly RunReport[], label: string, m: Messages): string[] {
+  return [esc(label), ...runs.map((r) => runHeading(r, m))];
+}
+
+/** A row that names a group of the rows below it, across the whole table. */
+function groupRow(label: string, columns: number): string[] {
+  return [`<th scope="colgroup" colspan="${columns}">${esc(label)}</th>`];
+}
+
+function gpuName(g: PowerGpuLine): string {
+  return g.id === String(g.index) ? String(g.index) : `${g.index} (${g.id})`;
+}
+
+function perGpuCell(run: RunReport, m: Messages): string {
+  const p = run.power;
+  const detail = run.power_detail;
+  if (!p || !detail) return unavailable(m);
+  // An invalid run shows which GPU broke which rule, and no figure at all.
+  const lines = p.power_valid
+    ? detail.per_gpu.map((g) =>
+        tx(m, 'per_gpu_line', {
+          gpu: gpuName(g),
+          energy: num(g.energy_j, 1, m.unavailable),
+          watts: num(g.avg_power_w, 1, m.unavailable),
+          used: g.samples_used,
+          gap: num(g.max_gap_s, 3, m.unavailable),
+        }),
+      )
+    : detail.per_gpu.filter((g) => g.reasons.length > 0).map((g) => txHtml(m, 'per_gpu_reasons', { gpu: esc(gpuName(g)), reasons: g.reasons.map((c) => `<code>${esc(c)}</code>`).join(' ') }));
+  if (detail.truncated_last_line) lines.push(`<span class="muted">${esc(m.truncated_last_line)}</span>`);
+  return lines.length ? lines.join('<br>') : '—';
+}
+
+function windowCell(run: RunReport, m: Messages): string {
+  const w = run.power_detail?.window;
+  const seconds = run.power_detail?.duration_s;
+  if (!w || !isNumber(seconds) || !isNumber(w.start_unix)) return unavailable(m);
+  const start = new Date(w.start_unix * 1000);
+  if (Number.isNaN(start.getTime())) return unavailable(m);
+  return tx(m, 'power_window_value', { seconds: num(seconds, 3, m.unavailable), start: start.toISOString() });
 }
 
 function powerSection(runs: RunReport[], m: Messages): string {
-  const missing = (): string => leafHtml(null, m);
-  const cell = (run: RunReport, f: (p: NonNullable<RunReport['power']>) => string): string => (run.power ? f(run.power) : missing());
-  const figure = (v: number | undefined, digits: number): string => (v === undefined ? missing() : numCell(esc(num(v, digits, m.unavailable))));
-  const known = new Set(['power_valid', 'reasons', 'expected_gpu_count', 'observed_gpu_count', 'total_gpu_energy_j', 'avg_total_gpu_power_w', 'joules_per_valid_clip']);
+  const valid = (r: RunReport): boolean => r.power?.power_valid === true;
+  const onPower = (f: (p: NonNullable<RunReport['power']>) => string) => (r: RunReport) => (r.power ? f(r.power) : unavailable(m));
+  const line = (label: string, cell: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(cell)];
   const rows: string[][] = [
-    [headCell(esc(m.power_valid)), ...runs.map((r) => (r.power ? badge(r.power.power_valid ? 'pass' : 'fail', r.power.power_valid ? m.yes : m.no) : `<span class="muted">${esc(m.power_none)}</span>`))],
-    [headCell(esc(m.power_reasons)), ...runs.map((r) => cell(r, (p) => (p.reasons.length ? p.reasons.map((c) => `<code>${esc(c)}</code>`).join(' ') : '—')))],
-    [headCell(esc(m.expected_gpus)), ...runs.map((r) => cell(r, (p) => numCell(esc(p.expected_gpu_count))))],
-    [headCell(esc(m.observed_gpus)), ...runs.map((r) => cell(r, (p) => numCell(esc(p.observed_gpu_count))))],
-    [headCell(esc(m.energy_j)), ...runs.map((r) => cell(r, (p) => figure(p.total_gpu_energy_j, 1)))],
-    [headCell(esc(m.avg_power_w)), ...runs.map((r) => cell(r, (p) => figure(p.avg_total_gpu_power_w, 1)))],
-    [headCell(esc(m.j_per_clip)), ...runs.map((r) => cell(r, (p) => figure(p.joules_per_valid_clip, 1)))],
+    line(m.power_valid, (r) => (r.power ? esc(r.power.power_valid ? m.yes : m.power_valid_no) : `<span class="muted">${esc(m.power_none)}</span>`)),
+    line(m.energy_j, (r) => (valid(r) ? figure(r.power!.total_gpu_energy_j, m, 1) : unavailable(m))),
+    line(m.avg_power_w, (r) => (valid(r) ? figure(r.power!.avg_total_gpu_power_w, m, 1) : unavailable(m))),
+    line(m.j_per_clip, (r) => (valid(r) ? figure(r.power!.joules_per_valid_clip, m, 1) : unavailable(m))),
+    line(m.per_gpu, (r) => perGpuCell(r, m)),
+    line(m.power_reasons, onPower((p) => reasonList('power', p.reasons, m))),
+    line(m.valid_clips, onPower((p) => figure(p.valid_clips, m))),
+    line(m.expected_gpus, onPower((p) => numCell(esc(p.expected_gpu_count)))),
+    line(m.observed_gpus, onPower((p) => numCell(esc(p.observed_gpu_count)))),
+    line(m.power_window, (r) => windowCell(r, m)),
+    line(m.max_gap_s, onPower((p) => figure(p.max_gap_s, m))),
+    line(m.power_method, onPower((p) => `<code>${esc(p.method)}</code>`)),
+    line(m.power_audit, (r) => (r.power_audit ? fileLink(r.power_audit, m.power_audit_link, true) : '—')),
   ];
-  // Fields the power stage adds later still show, under their own names.
-  const extras = runs.map((r) => {
-    const rest: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(r.power ?? {})) if (!known.has(k)) rest[k] = v;
-    return flatten(rest);
-  });
-  const extraKeys = [...new Set(extras.flatMap((map) => [...map.keys()]))].sort();
-  for (const k of extraKeys) rows.push([headCell(`<code>${esc(k)}</code>`), ...runs.map((r, i) => (r.power ? leafHtml(extras[i]!.get(k), m) : missing()))]);
-  return `<h3>${esc(m.power)}</h3>` + table([esc(m.power), ...runs.map((r) => runHeading(r, m))], rows);
+  return `<h3>${esc(m.power)}</h3><p class="muted">${esc(m.power_intro)}</p>` + table(head(runs, m.power, m), rows);
+}
+
+function basisRows(runs: RunReport[], which: 'participating' | 'allocated', m: Messages): string[][] {
+  const pick = (r: RunReport): AccountingBasis | undefined => r.accounting?.[which];
+  const line = (label: string, cell: (b: AccountingBasis) => string): string[] => [
+    headCell(esc(label)),
+    ...runs.map((r) => {
+      const b = pick(r);
+      return b ? cell(b) : unavailable(m);
+    }),
+  ];
+  return [
+    groupRow(which === 'participating' ? m.basis_participating : m.basis_allocated, runs.length + 1),
+    line(m.basis_gpus, (b) => numCell(esc(b.gpus))),
+    line(m.gpu_seconds, (b) => figure(b.gpu_seconds, m, 1)),
+    line(m.gpu_seconds_per_clip, (b) => figure(b.gpu_seconds_per_valid_clip, m, 1)),
+    line(m.basis_energy, (b) => figure(b.energy_j, m, 1)),
+    line(m.basis_energy_per_clip, (b) => figure(b.energy_j_per_valid_clip, m, 1)),
+    line(m.basis_reasons, (b) => reasonList('accounting', b.reasons, m)),
+  ];
 }
 
 function accountingSection(runs: RunReport[], m: Messages): string {
+  const line = (label: string, cell: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(cell)];
+  const onAccounting = (f: (a: NonNullable<RunReport['accounting']>) => string) => (r: RunReport) => (r.accounting ? f(r.accounting) : unavailable(m));
   const rows: string[][] = [
-    [headCell(esc(m.gpus_allocated)), ...runs.map((r) => numCell(esc(r.hardware.gpus_allocated)))],
-    [headCell(esc(m.gpus_participating)), ...runs.map((r) => numCell(esc(r.hardware.gpus_participating)))],
+    line(m.gpus_allocated, (r) => numCell(esc(r.hardware.gpus_allocated))),
+    line(m.gpus_participating, (r) => numCell(esc(r.hardware.gpus_participating))),
+    line(m.expected_gpus, onAccounting((a) => numCell(esc(a.expected_gpu_count)))),
+    line(m.measured_gpus, onAccounting((a) => figure(a.measured_gpu_count, m))),
+    line(m.window_s, onAccounting((a) => figure(a.window_s, m, 3))),
+    line(m.valid_clips, onAccounting((a) => numCell(esc(a.valid_clips)))),
+    line(m.accounting_remarks, onAccounting((a) => reasonList('accounting', a.reasons, m))),
+    ...basisRows(runs, 'participating', m),
+    ...basisRows(runs, 'allocated', m),
   ];
-  const maps = runs.map((r) => flatten(r.accounting));
-  const keys = [...new Set(maps.flatMap((map) => [...map.keys()]))].sort();
-  for (const k of keys) rows.push([headCell(`<code>${esc(k)}</code>`), ...maps.map((map) => leafHtml(map.get(k), m))]);
-  return `<h3>${esc(m.accounting)}</h3>` + table([esc(m.accounting), ...runs.map((r) => runHeading(r, m))], rows);
+  return `<h3>${esc(m.accounting)}</h3><p class="muted">${esc(m.accounting_intro)}</p>` + table(head(runs, m.accounting, m), rows);
+}
+
+function stageLabel(stage: TimingStage, m: Messages): string {
+  return m[`stage_${stage}`];
+}
+
+function recordsTable(run: RunReport, m: Messages): string {
+  const records: RecordTiming[] = run.timing?.records ?? [];
+  if (records.length === 0) return '';
+  const rows = records.map((rec) => [
+    headCell(`<code>${esc(rec.slot_id)}</code>`),
+    esc(rec.status === 'ok' ? m.record_ok : m.record_failed),
+    ...TIMING_STAGES.map((s) => figure(rec[s.name], m, MS_DIGITS)),
+    rec.reason ? `<code>${esc(rec.reason)}</code>` : '—',
+  ]);
+  const columns = [esc(m.slot), esc(m.record_status), ...TIMING_STAGES.map((s) => esc(stageLabel(s.name, m))), esc(m.power_reasons)];
+  const title = tx(m, 'timing_per_record', { run: `${run.hardware.gpu_model} ${run.run_id}/${run.run_attempt}` });
+  return `<details class="records"><summary>${title}</summary>${table(columns, rows)}</details>`;
 }
 
 function timingSection(runs: RunReport[], m: Messages): string {
-  return `<h3>${esc(m.timing)}</h3><p class="muted">${esc(m.timing_note)}</p>` + sideBySide(runs, (r) => r.timing, m, m.timing);
+  const line = (label: string, cell: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(cell)];
+  const onTiming = (f: (t: NonNullable<RunReport['timing']>) => string) => (r: RunReport) => (r.timing ? f(r.timing) : unavailable(m));
+  const rows: string[][] = [
+    line(
+      m.timing_clock,
+      onTiming((t) => (t.clock_ids.length ? t.clock_ids.map((c) => `<code>${esc(c)}</code>`).join('<br>') : unavailable(m))),
+    ),
+    line(m.timing_records, onTiming((t) => tx(m, 'timing_records_value', { available: t.summary.available, records: t.summary.records }))),
+  ];
+  for (const s of TIMING_STAGES) {
+    for (const [stat, key] of [['median', 'stat_median_ms'], ['p90', 'stat_p90_ms']] as const) {
+      rows.push(line(fill(m.timing_stat, { stage: stageLabel(s.name, m), stat: m[key] }), onTiming((t) => figure(t.summary[s.name]?.[stat], m, MS_DIGITS))));
+    }
+  }
+  rows.push(line(m.timing_reasons, onTiming((t) => reasonList('timing', t.reasons, m))));
+  return (
+    `<h3>${esc(m.timing)}</h3><p class="muted">${esc(m.timing_note)}</p>` +
+    table(head(runs, m.timing, m), rows) +
+    runs.map((r) => recordsTable(r, m)).join('')
+  );
 }
 
 function casesSection(report: Report, m: Messages, checkLabel: (name: string) => string): string {
   const parts: string[] = [];
   report.comparisons.forEach((c: Comparison, ci) => {
-    if (c.cases.length === 0) return;
+    // With one repetition the per-case view would only repeat the pairs.
+    if (!c.cases.some((cv) => cv.repetitions > 1)) return;
     const rows = c.cases.map((cv) => [
       headCell(`<code>${esc(cv.case_id)}</code>`),
       numCell(esc(cv.seed)),
@@ -137,7 +214,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
         table([esc(m.case), esc(m.seed), esc(m.status), esc(m.repetitions), esc(m.worst_figures)], rows),
     );
   });
-  return parts.length ? `<h3>${esc(m.cases)}</h3>${parts.join('')}` : '';
+  return parts.length ? `<h3>${esc(m.cases)}</h3><p class="muted">${esc(m.cases_intro)}</p>${parts.join('')}` : '';
 }
 
 export function evidenceSection(report: Report, m: Messages, checkLabel: (name: string) => string): string {

@@ -7,9 +7,15 @@ import type { VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
 import { evaluatePolicy, pairStatus } from '../policy/evaluate.js';
+import type { GpuAccounting } from '../power/accounting.js';
+import { runAccounting, runPower } from '../power/run.js';
+import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
-import type { Comparison, PairReport, Reason, RunReport } from '../schemas/report.js';
+import type { Comparison, PairReport, PowerDetail, Reason, RunReport } from '../schemas/report.js';
+import { deriveServerTiming } from '../timing/derive.js';
+import type { ServerTimingReport } from '../timing/schemas.js';
+import { timingSideBySide } from '../timing/side-by-side.js';
 
 export function runKey(run: Pick<VerifiedRun, 'ci'>): string {
   return `${run.ci.run_id}-${run.ci.run_attempt}`;
@@ -28,13 +34,74 @@ export function sourceName(source: string): string {
   return path.basename(source.replace(/[\\/]+$/, '')) || source;
 }
 
+/** Bundle-relative path of a run's power audit sidecar. */
+export function powerAuditPath(run: Pick<VerifiedRun, 'ci'>): string {
+  return `power/${runKey(run)}.json`;
+}
+
+/** What a run's evidence needs from a verified run (tests may hand in a plain object). */
+export type EvidenceSource = Pick<VerifiedRun, 'ci' | 'run' | 'records' | 'telemetry'>;
+
+interface Evidence {
+  power: PowerResult | null;
+  accounting: GpuAccounting;
+  timing: ServerTimingReport;
+}
+
+// runReport, comparisonReport and evidenceFiles each need the same figures; one computation per run keeps them in step.
+const computed = new WeakMap<EvidenceSource, Evidence>();
+
+function evidenceOf(run: EvidenceSource): Evidence {
+  let evidence = computed.get(run);
+  if (!evidence) {
+    const power = runPower(run);
+    evidence = { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
+    computed.set(run, evidence);
+  }
+  return evidence;
+}
+
+function powerDetail(audit: PowerAudit): PowerDetail {
+  return {
+    window: audit.window,
+    duration_s: audit.duration_s,
+    truncated_last_line: audit.rows.truncated_last_line,
+    per_gpu: audit.per_gpu.map((g) => ({
+      index: g.index,
+      id: g.id,
+      samples_in_range: g.samples_in_range,
+      samples_used: g.samples_used,
+      missing_readings: g.missing_readings,
+      max_gap_s: g.max_gap_s,
+      bracketed: g.bracketed,
+      energy_j: g.energy_j,
+      avg_power_w: g.avg_power_w,
+      reasons: g.reasons,
+    })),
+  };
+}
+
 /**
- * WIRE (power and timing): runs[].power, runs[].timing and runs[].accounting
- * come from src/power and src/timing. Until they are wired, power is null
- * ("no telemetry evaluated") and timing/accounting are absent.
+ * runs[].power, its audit, accounting and timing. Power is null only when
+ * the run has no telemetry at all (docs/power-and-timing.md); accounting and
+ * timing are always there, with their own reasons when a figure is missing.
  */
-export function runEvidence(_run: VerifiedRun): Pick<RunReport, 'power' | 'timing' | 'accounting'> {
-  return { power: null };
+export function runEvidence(run: EvidenceSource): Pick<RunReport, 'power' | 'power_audit' | 'power_detail' | 'timing' | 'accounting'> {
+  const { power, accounting, timing } = evidenceOf(run);
+  return {
+    power: power?.report ?? null,
+    power_audit: power ? powerAuditPath(run) : null,
+    power_detail: power ? powerDetail(power.audit) : null,
+    timing,
+    accounting,
+  };
+}
+
+/** The files a run adds to the bundle besides its sources: the power audit sidecar, when there is a power result. */
+export function evidenceFiles(run: EvidenceSource): { path: string; text: string }[] {
+  const { power } = evidenceOf(run);
+  if (!power) return [];
+  return [{ path: powerAuditPath(run), text: `${JSON.stringify(PowerAudit.parse(power.audit), null, 2)}\n` }];
 }
 
 export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = []): RunReport {
@@ -98,7 +165,7 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
   };
 }
 
-export function comparisonReport(baseline: VerifiedRun, candidate: VerifiedRun, pairs: PairReport[]): Comparison {
+export function comparisonReport(baseline: EvidenceSource, candidate: EvidenceSource, pairs: PairReport[]): Comparison {
   return {
     baseline_run_id: baseline.ci.run_id,
     baseline_run_attempt: baseline.ci.run_attempt,
@@ -109,5 +176,8 @@ export function comparisonReport(baseline: VerifiedRun, candidate: VerifiedRun, 
     summary: summarize(pairs),
     pairs,
     cases: caseViews(pairs),
+    timing: timingSideBySide(
+      [baseline, candidate].map((r) => ({ run_id: r.ci.run_id, run_attempt: r.ci.run_attempt, gpu_model: r.ci.hardware.gpu_model, timing: evidenceOf(r).timing })),
+    ),
   };
 }

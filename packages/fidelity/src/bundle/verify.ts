@@ -30,7 +30,10 @@ const SOURCE_FILES = ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS']
 /** Every bundle-relative path report.json names, with where it was found. */
 function reportPaths(report: Report): { where: string; path: string; folder?: boolean }[] {
   const out: { where: string; path: string; folder?: boolean }[] = [];
-  report.runs.forEach((run, r) => out.push({ where: `runs[${r}].sources_dir`, path: run.sources_dir, folder: true }));
+  report.runs.forEach((run, r) => {
+    out.push({ where: `runs[${r}].sources_dir`, path: run.sources_dir, folder: true });
+    if (typeof run.power_audit === 'string') out.push({ where: `runs[${r}].power_audit`, path: run.power_audit });
+  });
   report.comparisons.forEach((cmp, c) => {
     const files = (cmp as { files?: Record<string, string> }).files ?? {};
     for (const [k, v] of Object.entries(files)) out.push({ where: `comparisons[${c}].files.${k}`, path: v });

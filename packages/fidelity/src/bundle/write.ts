@@ -39,6 +39,8 @@ export interface BundleContents {
   sources: BundleSource[];
   /** Bundle-relative folder of each comparison's per-pair files, in report order. */
   comparisonDirs: string[];
+  /** Further files written as given and sealed (e.g. the power audit sidecars, power/<run>.json). */
+  files?: { path: string; text: string }[];
   /** Which ffmpeg the pair assets are extracted with (the one that measured). */
   ffmpeg: ResolveOptions;
   signal?: AbortSignal;
@@ -73,6 +75,10 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
     await writeDurable(at(`${s.dir}/plan.json`), s.files['plan.json']);
     await writeDurable(at(`${s.dir}/run.json`), s.files['run.json']);
     await writeDurable(at(`${s.dir}/original-SHA256SUMS`), s.files.SHA256SUMS);
+  }
+
+  for (const f of [...(contents.files ?? [])].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    await writeDurable(at(f.path), f.text);
   }
 
   const report: Report = structuredClone(contents.report);

@@ -4,8 +4,12 @@
  * ships a JSON Schema generated from this file.
  */
 import { z } from 'zod';
+import { GpuAccounting } from '../power/accounting.js';
+import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
+import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { AudioMetrics, VideoMetrics } from './measurement.js';
 import { CheckResult, Policy } from './policy.js';
+import { Window } from './run-archive.js';
 
 export const PairStatus = z.enum(['passed', 'failed', 'invalid']);
 export type PairStatus = z.infer<typeof PairStatus>;
@@ -69,19 +73,49 @@ export const Comparison = z.object({
   cases: z.array(CaseView),
   /** Bundle-relative extras for the whole comparison (e.g. `frames_csv`: every measured frame of every pair). */
   files: z.record(z.string(), z.string()).optional(),
+  /** Server latency of the baseline and this candidate side by side: descriptive, it has no outcome. */
+  timing: TimingSideBySide.optional(),
 });
 export type Comparison = z.infer<typeof Comparison>;
 
-export const PowerReport = z.object({
-  power_valid: z.boolean(),
-  reasons: z.array(z.string()),
-  expected_gpu_count: z.number().int(),
-  observed_gpu_count: z.number().int(),
-  total_gpu_energy_j: z.number().optional(),
-  avg_total_gpu_power_w: z.number().optional(),
-  joules_per_valid_clip: z.number().optional(),
-}).catchall(z.unknown());
+/**
+ * `runs[].power`: the power stage's summary. The spec's rule is enforced
+ * here so no report can carry a partial figure: energy fields appear only
+ * when power_valid, and then total and average are both present.
+ */
+export const PowerReport = PowerSummary.superRefine((p, ctx) => {
+  const figures = (['total_gpu_energy_j', 'avg_total_gpu_power_w', 'joules_per_valid_clip'] as const).filter((k) => p[k] !== undefined);
+  if (!p.power_valid && figures.length > 0) ctx.addIssue({ code: 'custom', message: `an invalid power result carries no energy figure, but has ${figures.join(', ')}`, path: [figures[0]!] });
+  if (p.power_valid && (p.total_gpu_energy_j === undefined || p.avg_total_gpu_power_w === undefined)) {
+    ctx.addIssue({ code: 'custom', message: 'a valid power result has total_gpu_energy_j and avg_total_gpu_power_w', path: ['total_gpu_energy_j'] });
+  }
+  if (p.power_valid !== (p.reasons.length === 0)) ctx.addIssue({ code: 'custom', message: 'power is valid exactly when it has no reason', path: ['reasons'] });
+});
 export type PowerReport = z.infer<typeof PowerReport>;
+
+/** One GPU of the power audit, as the pages list it; energy_j / avg_power_w are null unless the run's power is valid. */
+export const PowerGpuLine = GpuPowerAudit.pick({
+  index: true,
+  id: true,
+  samples_in_range: true,
+  samples_used: true,
+  missing_readings: true,
+  max_gap_s: true,
+  bracketed: true,
+  energy_j: true,
+  avg_power_w: true,
+  reasons: true,
+});
+export type PowerGpuLine = z.infer<typeof PowerGpuLine>;
+
+/** What the pages need from the audit sidecar without opening it; the sidecar (`runs[].power_audit`) has everything. */
+export const PowerDetail = z.object({
+  window: Window.nullable(),
+  duration_s: z.number().nullable(),
+  truncated_last_line: z.boolean(),
+  per_gpu: z.array(PowerGpuLine),
+});
+export type PowerDetail = z.infer<typeof PowerDetail>;
 
 export const RunReport = z.object({
   role: z.enum(['baseline', 'candidate']),
@@ -104,12 +138,18 @@ export const RunReport = z.object({
   /** Bundle-relative folder with ci.json, plan.json, run.json, original-SHA256SUMS. */
   sources_dir: z.string(),
   slots: z.object({ warmup: z.number().int(), measurement: z.number().int(), ok: z.number().int(), failed: z.number().int() }),
+  /** null when the run has no telemetry at all. */
   power: PowerReport.nullable(),
+  /** Bundle-relative path of the power audit sidecar (power/<run_id>-<run_attempt>.json); null when power is null. */
+  power_audit: z.string().nullable().optional(),
+  /** Window and per-GPU lines of that audit; null when power is null. */
+  power_detail: PowerDetail.nullable().optional(),
   /** Codes of the warnings verification raised (the run was still valid), sorted. */
   warnings: z.array(z.string()).optional(),
-  /** Server timing and GPU accounting (issue 6); free-form until that lands. */
-  timing: z.unknown().optional(),
-  accounting: z.unknown().optional(),
+  /** Server timing per record and summarised over ok measurement records. */
+  timing: ServerTimingReport.optional(),
+  /** Participating vs allocated GPUs, GPU-seconds and energy per valid clip on each basis. */
+  accounting: GpuAccounting.optional(),
 });
 export type RunReport = z.infer<typeof RunReport>;
 

@@ -1,12 +1,16 @@
 /**
  * A hand-made report for the page tests: one comparison with a passed, a
  * failed and an invalid pair, hostile run text (markup, quotes, Chinese,
- * emoji), power on one run only, free-form timing and accounting. It goes
- * through the zod schema, so a contract change breaks here first.
+ * emoji), valid power, accounting and server timing on the baseline, an
+ * invalid power result and no timing on the candidate. It goes through the
+ * zod schema, so a contract change breaks here first.
  */
+import { gpuAccounting } from '../../src/power/accounting.js';
 import { Report } from '../../src/schemas/report.js';
 import type { PairReport, RunReport } from '../../src/schemas/report.js';
 import type { AudioMetrics, SsimSeries, VideoMetrics } from '../../src/schemas/measurement.js';
+import type { RunRecord } from '../../src/schemas/run-archive.js';
+import { deriveServerTiming } from '../../src/timing/derive.js';
 
 export interface FixtureMedia {
   width: number;
@@ -130,6 +134,25 @@ function checksFor(v: VideoMetrics | null, a: AudioMetrics | null): PairReport['
   });
 }
 
+const CLOCK = 'linux:5f0c7a1e-boot:CLOCK_MONOTONIC';
+
+function untimed(slot: string): RunRecord {
+  return { slot_id: slot, kind: 'measurement', case_id: 'c', prompt: 'p', seed: 11, repetition: 0, status: 'ok', media: `media/${slot}.mp4`, latency_s: 62 };
+}
+
+/** A record whose server stages take the given milliseconds: pre-queue 0.25, queue `queueMs`, execution `execMs`, post-processing 1900. */
+function timed(slot: string, execMs: number, queueMs: number): RunRecord {
+  const ms = 1e6;
+  const received = 5_000_000_000;
+  const accepted = received + 0.25 * ms;
+  const dispatched = accepted + queueMs * ms;
+  const finished = dispatched + execMs * ms;
+  return {
+    ...untimed(slot),
+    server_timing: { clock_id: CLOCK, http_received_ns: received, http_accepted_ns: accepted, scheduler_dispatch_ns: dispatched, forward_finished_ns: finished, media_ready_ns: finished + 1900 * ms },
+  };
+}
+
 export function sampleReport(media: FixtureMedia): Report {
   const good = video(media, 0);
   const bad = video(media, 0.2);
@@ -172,13 +195,29 @@ export function sampleReport(media: FixtureMedia): Report {
     disclaimer: 'The thresholds of policy "example-uncalibrated" are uncalibrated examples. A pass or a fail against them is not a quality or release verdict.',
     runs: [
       run('baseline', 'H200', 30054883436, 1, {
-        power: { power_valid: true, reasons: [], expected_gpu_count: 2, observed_gpu_count: 2, total_gpu_energy_j: 91234.5, avg_total_gpu_power_w: 811.2, joules_per_valid_clip: 30411.5 },
-        timing: { stages: { queue_s: 0.12, forward_s: 61.4, encode_s: 1.9 }, clock_id: 'linux:boot:CLOCK_MONOTONIC' },
-        accounting: { gpus_allocated: 8, gpus_participating: 2, idle_gpus: 6 },
+        power: {
+          power_valid: true, reasons: [], expected_gpu_count: 2, observed_gpu_count: 2, total_gpu_energy_j: 91234.5, avg_total_gpu_power_w: 811.2,
+          joules_per_valid_clip: 30411.5, valid_clips: 3, max_gap_s: 3, method: 'trapezoid-linear-edges-v1',
+        },
+        power_audit: 'power/30054883436-1.json',
+        power_detail: {
+          window: { start_unix: 1764450000, end_unix: 1764450112.47 }, duration_s: 112.47, truncated_last_line: false,
+          per_gpu: [
+            { index: 0, id: '0', samples_in_range: 119, samples_used: 115, missing_readings: 0, max_gap_s: 1.004, bracketed: true, energy_j: 46500.25, avg_power_w: 413.45, reasons: [] },
+            { index: 1, id: '1', samples_in_range: 119, samples_used: 115, missing_readings: 0, max_gap_s: 1.003, bracketed: true, energy_j: 44734.25, avg_power_w: 397.75, reasons: [] },
+          ],
+        },
+        timing: deriveServerTiming([timed('measurement-r000-c000', 61_400, 120), timed('measurement-r000-c001', 62_000, 90), timed('measurement-r000-c002', 60_100, 0.5)]),
+        accounting: gpuAccounting({ gpusAllocated: 8, gpusParticipating: 2, expectedGpuCount: 2, windowS: 112.47, validClips: 3, energyJ: 91234.5, measuredGpuCount: 2 }),
       }),
       run('candidate', 'B200', 30054883999, 2, {
-        power: { power_valid: false, reasons: ['GPU_COUNT_MISMATCH'], expected_gpu_count: 2, observed_gpu_count: 1 },
-        timing: { stages: { queue_s: 0.1, forward_s: null } },
+        power: { power_valid: false, reasons: ['GPU_COUNT_MISMATCH'], expected_gpu_count: 2, observed_gpu_count: 1, valid_clips: 2, max_gap_s: 3, method: 'trapezoid-linear-edges-v1' },
+        power_audit: 'power/30054883999-2.json',
+        power_detail: {
+          window: { start_unix: 1764460000, end_unix: 1764460090 }, duration_s: 90, truncated_last_line: true,
+          per_gpu: [{ index: 0, id: '0', samples_in_range: 95, samples_used: 93, missing_readings: 0, max_gap_s: 1.002, bracketed: true, energy_j: null, avg_power_w: null, reasons: [] }],
+        },
+        timing: deriveServerTiming([untimed('measurement-r000-c000'), untimed('measurement-r000-c001')]),
       }),
     ],
     comparisons: [

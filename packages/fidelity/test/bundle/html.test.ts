@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
 import { esc } from '../../src/bundle/html-escape.js';
-import { flatten } from '../../src/bundle/html-evidence.js';
 import { messages } from '../../src/bundle/i18n.js';
 import type { MessageKey } from '../../src/bundle/i18n.js';
 import { Report } from '../../src/schemas/report.js';
@@ -135,26 +134,27 @@ describe('renderReport', () => {
   });
 
   it('shows missing evidence as unavailable, never as zero', () => {
-    const row = (page: string, key: string): string => page.match(new RegExp(`<tr><th scope="row"><code>${key.replace(/\./g, '\\.')}</code></th>(.*?)</tr>`))?.[1] ?? '';
-    expect(row(en, 'stages.forward_s')).toBe('<td class="n">61.4</td><td><span class="muted">unavailable</span></td>');
-    expect(row(en, 'stages.encode_s')).toBe('<td class="n">1.9</td><td><span class="muted">unavailable</span></td>');
-    expect(row(zh, 'stages.forward_s')).toContain('不可用');
-    expect(row(en, 'idle_gpus')).toBe('<td>6</td><td><span class="muted">unavailable</span></td>');
-    // The candidate's power is invalid: its energy must not read 0.
-    expect(en).toMatch(/Total GPU energy \(J\)<\/th><td class="n">91234\.5<\/td><td><span class="muted">unavailable<\/span><\/td>/);
+    const row = (page: string, label: string): string => page.match(new RegExp(`<tr><th scope="row">${label.replace(/[()]/g, '\\$&')}</th>(.*?)</tr>`))?.[1] ?? '';
+    // The candidate's power is invalid: its energy must not read 0, and it says why.
+    expect(row(en, 'Total GPU energy (J)')).toBe('<td class="n">91234.5</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'Reasons')).toContain('<code>GPU_COUNT_MISMATCH</code> The telemetry covers a different number of GPUs');
+    expect(row(zh, 'GPU 总能耗（J）')).toContain('不可用');
+    // The candidate has no timing at all: every stage reads unavailable, with TIMING_ABSENT.
+    expect(row(en, 'Queue delay (accepted → dispatched), median (ms)')).toBe('<td class="n">90.000</td><td><span class="muted">unavailable</span></td>');
+    expect(en).toContain('<code>TIMING_ABSENT</code> Records without server_timing');
+    // The candidate has no accounting: unavailable, not 0.
+    expect(row(en, 'GPU-seconds per valid clip')).toBe('<td class="n">75.0</td><td><span class="muted">unavailable</span></td>');
     const bare = withFiles();
     for (const r of bare.runs) {
       delete r.timing;
+      delete r.accounting;
       r.power = null;
+      r.power_audit = null;
+      r.power_detail = null;
     }
     const page = renderReport(bare, 'en');
-    expect(page).toMatch(/<th scope="row">Server timing<\/th><td><span class="muted">unavailable<\/span><\/td><td><span class="muted">unavailable<\/span><\/td>/);
-    expect(page).toContain('no telemetry');
-  });
-
-  it('flattens free-form evidence in a stable order', () => {
-    const map = flatten({ b: { y: 2, x: [1, 2] }, a: null, c: [{ d: 'e' }] });
-    expect([...map.entries()]).toEqual([['a', null], ['b.x', '1, 2'], ['b.y', 2], ['c[0].d', 'e']]);
+    expect(row(page, 'Clock')).toBe('<td><span class="muted">unavailable</span></td><td><span class="muted">unavailable</span></td>');
+    expect(row(page, 'Power figures valid')).toBe('<td><span class="muted">no telemetry</span></td><td><span class="muted">no telemetry</span></td>');
   });
 
   it('translates every UI string into Chinese', () => {

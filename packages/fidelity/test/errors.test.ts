@@ -1,0 +1,95 @@
+/**
+ * Every reason code the project can emit, in either package, is in the
+ * ReasonCodes catalogue (errors.ts) and in a table of docs/reason-codes.md;
+ * and the catalogue lists nothing the docs do not explain. The archive's own
+ * codes are also checked, with their origin, in test/archive/codes.test.ts.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ReasonCodes } from '../src/errors.js';
+import { MeasureFailureCodes } from '../src/pool/api.js';
+import { AccountingReasons } from '../src/power/accounting.js';
+import { PowerReasons } from '../src/power/reasons.js';
+import { TimingReasons } from '../src/timing/reasons.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SOURCES = [path.join(ROOT, 'packages', 'fidelity', 'src'), path.join(ROOT, 'packages', 'cli', 'src')];
+const docs = readFileSync(path.join(ROOT, 'docs', 'reason-codes.md'), 'utf8');
+
+/** Upper-case literals with an underscore that are not reason codes. Add here, with the reason, if one is ever needed. */
+const NOT_CODES = new Set<string>([]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) return sourceFiles(file);
+      return name.endsWith('.ts') ? [file] : [];
+    });
+}
+
+const texts = SOURCES.flatMap(sourceFiles).map((f) => readFileSync(f, 'utf8'));
+
+/** `malformed[].problem` values of the power audit: documented, but labels of a row, not reasons of a result. */
+function auditProblems(): string[] {
+  const csv = readFileSync(path.join(SOURCES[0]!, 'power', 'csv.ts'), 'utf8');
+  const type = csv.match(/export type RowProblem = ([^;]+);/)?.[1] ?? '';
+  return [...type.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]!);
+}
+
+function codesInSource(): string[] {
+  const found = new Set<string>();
+  for (const text of texts) {
+    // Any SCREAMING_SNAKE literal with an underscore is a code here (the NOT_CODES list names exceptions).
+    for (const m of text.matchAll(/'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g)) found.add(m[1]!);
+    // Single-word codes only where a code is expected.
+    for (const m of text.matchAll(/(?:FidelityError\(\s*|code:\s*|fail\(\s*|error\(\s*|warn\(\s*|stop\(\s*)'([A-Z][A-Z0-9_]+)'/g)) found.add(m[1]!);
+    // archive/identity.ts builds `${prefix}_MISSING` / `${prefix}_INVALID_JSON` for CI, PLAN and RUN.
+    if (/`\$\{prefix\}_MISSING`/.test(text)) for (const p of ['CI', 'PLAN', 'RUN']) found.add(`${p}_MISSING`).add(`${p}_INVALID_JSON`);
+  }
+  for (const list of [Object.keys(PowerReasons), Object.keys(TimingReasons), Object.keys(AccountingReasons), [...MeasureFailureCodes]]) for (const c of list) found.add(c);
+  for (const c of [...NOT_CODES, ...auditProblems()]) found.delete(c);
+  return [...found].sort();
+}
+
+/** Codes that appear as `CODE` in a table row of the docs. */
+function documented(): Set<string> {
+  const out = new Set<string>();
+  for (const line of docs.split('\n')) {
+    if (!line.startsWith('|')) continue;
+    for (const m of line.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) out.add(m[1]!);
+  }
+  return out;
+}
+
+describe('the reason-code catalogue', () => {
+  const codes = codesInSource();
+  const docTable = documented();
+
+  it('finds codes of every family (the scan itself works)', () => {
+    for (const c of ['SEAL_HASH_MISMATCH', 'CI_MISSING', 'USAGE', 'DUPLICATE_RUN', 'OUT_NOT_EMPTY', 'BUNDLE_LINK_BROKEN', 'FAILED_BOTH', 'UNDECODABLE', 'MEDIA_EXTRACT_FAILED', 'GAP_EXCEEDED', 'TIMING_CLOCK_MISMATCH', 'ENERGY_NOT_MEASURED_ON_BASIS']) {
+      expect(codes, c).toContain(c);
+    }
+    expect(codes.length).toBeGreaterThan(130);
+  });
+
+  it('holds every code used in the source', () => {
+    expect(codes.filter((c) => !(c in ReasonCodes))).toEqual([]);
+  });
+
+  it('is fully documented in a table of docs/reason-codes.md, audit row problems included', () => {
+    expect([...codes, ...auditProblems()].filter((c) => !docTable.has(c))).toEqual([]);
+    expect(Object.keys(ReasonCodes).filter((c) => !docTable.has(c))).toEqual([]);
+  });
+
+  it('lists no code the source never uses', () => {
+    expect(Object.keys(ReasonCodes).filter((c) => !codes.includes(c))).toEqual([]);
+  });
+
+  it('has a description for every code', () => {
+    for (const [code, text] of Object.entries(ReasonCodes)) expect(text.length, code).toBeGreaterThan(10);
+  });
+});
