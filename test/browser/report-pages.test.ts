@@ -144,8 +144,12 @@ describe.each([
       expect(await section.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
       const video = section.locator('video').first();
       await expect.poll(() => video.isVisible()).toBe(true);
+      // Stills are lazy: on a phone they sit far below the fold until the reader scrolls to them.
+      await section.locator('img.still').first().scrollIntoViewIfNeeded();
       await expect.poll(() => section.locator('img.still').first().evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      await section.locator('img.heat').scrollIntoViewIfNeeded();
       await expect.poll(() => section.locator('img.heat').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      await video.scrollIntoViewIfNeeded();
 
       const played = await video.evaluate(async (v) => {
         const el = v as HTMLVideoElement;
