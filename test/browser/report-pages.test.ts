@@ -14,7 +14,6 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../packages/fidelity/src/bundle/i18n.js';
 import type { Lang } from '../../packages/fidelity/src/bundle/i18n.js';
-import { HOSTILE_PROMPT } from '../../packages/fidelity/test/bundle/html-fixture.js';
 import { makeReportBundle } from './bundle-source.js';
 import type { ReportBundle } from './bundle-source.js';
 
@@ -24,8 +23,9 @@ const VIEWPORTS: Record<'desktop' | 'phone', BrowserContextOptions> = {
   desktop: { viewport: { width: 1280, height: 800 } },
   phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
 };
-const FIRST_PAIR = 'pair-0-measurement-r000-c000';
-const HOSTILE_PAIR = 'pair-0-measurement-r000-c001';
+// In the fixtures (fixtures/README.md): c001 carries light noise on B200, c006 has a prompt full of markup.
+const FIRST_PAIR = 'pair-0-measurement-r000-c001';
+const HOSTILE_PAIR = 'pair-1-measurement-r000-c006';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-browser-test-'));
 /** Set FIDELITY_SCREENSHOTS=<dir> to keep the screenshots; otherwise they go with the temp folder. */
@@ -33,10 +33,21 @@ const shots = process.env.FIDELITY_SCREENSHOTS ?? path.join(tmp, 'screenshots');
 let browser: Browser;
 let bundle: ReportBundle;
 
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
+/**
+ * CI must run these (.ci/run installs Debian's chromium, and a missing browser
+ * fails there). On a developer machine without it they are reported as
+ * skipped, loudly, never as passed.
+ */
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) {
+  if (process.env.CI === 'true') {
     throw new Error(`Chromium is required for the browser tests and was not found at ${CHROMIUM}. Install Debian's "chromium" package (.ci/run does) or set FIDELITY_CHROMIUM.`);
   }
+  console.warn(`SKIPPED: browser tests need Chromium at ${CHROMIUM} (apt-get install -y chromium, or set FIDELITY_CHROMIUM).`);
+}
+
+beforeAll(async () => {
+  if (!HAVE_CHROMIUM) return;
   mkdirSync(shots, { recursive: true });
   bundle = await makeReportBundle(path.join(tmp, 'bundle'));
   // launch() gives every run a fresh, throw-away user-data-dir.
@@ -99,7 +110,7 @@ async function checkLinks(page: Page, lang: Lang): Promise<void> {
   }
 }
 
-describe.each([
+describe.skipIf(!HAVE_CHROMIUM).each([
   ['en', 'desktop'],
   ['zh', 'phone'],
   ['en', 'phone'],
@@ -123,7 +134,9 @@ describe.each([
 
       // Run text shows literally: no element injected, no script anywhere.
       const hostile = page.locator(`#${HOSTILE_PAIR} .prompt`).first();
-      expect(await hostile.textContent()).toBe(HOSTILE_PROMPT);
+      const hostilePrompt = bundle.report.comparisons[1]!.pairs.find((p) => p.slot_id === 'measurement-r000-c006')!.prompt;
+      expect(hostilePrompt).toContain('<b>');
+      expect(await hostile.textContent()).toBe(hostilePrompt);
       expect(await page.locator(`#${HOSTILE_PAIR} .prompt b`).count()).toBe(0);
       expect(await page.evaluate(() => document.scripts.length)).toBe(0);
 
