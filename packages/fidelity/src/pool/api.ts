@@ -18,6 +18,12 @@ export interface MeasureOptions {
   /** Per child process wall-clock limit; a stuck decoder is killed and the pair fails with DECODE_TIMEOUT. */
   timeoutMs?: number;
   onProgress?: (progress: MeasureProgress) => void;
+  /**
+   * Run the audio metrics in a helper thread, beside the video metrics, with
+   * the chunks moved there (not copied). Default: when the machine has more
+   * than one core. The results are the same bytes either way.
+   */
+  audioThread?: boolean;
 }
 
 export interface PairJob {
@@ -52,6 +58,10 @@ export const MeasureFailureCodes = [
   'INCOMPATIBLE_SAMPLE_RATE',
   'INCOMPATIBLE_CHANNELS',
   'INCOMPATIBLE_SAMPLE_COUNT',
+  /** Both sides are readable but their chroma layouts differ (e.g. yuv420p vs yuv444p). */
+  'INCOMPATIBLE_PIXEL_FORMAT',
+  /** A side is not 8-bit planar YUV; converting would change the samples the metrics are defined on. */
+  'UNSUPPORTED_PIXEL_FORMAT',
   'NO_VIDEO_STREAM',
   'UNDECODABLE',
   'DECODE_TIMEOUT',

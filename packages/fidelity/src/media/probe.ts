@@ -1,0 +1,229 @@
+/**
+ * What a file holds, learned before any frame is decoded: the first video
+ * stream's geometry, pixel format, time base and every frame timestamp (from
+ * packets: demuxing only, so it is cheap and exact), and the first audio
+ * stream's layout and exact decoded sample count. Compatibility is judged on
+ * this alone (compat.ts), so no metric starts on a pair that cannot be compared.
+ */
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { FidelityError } from '../errors.js';
+import type { Child, ProcessScope } from './process.js';
+import { exitError, runToString } from './process.js';
+import { planeGeometry } from './pixel-formats.js';
+import { SOCKET_CHANNELS, openSocketChannel } from './socket-channel.js';
+import type { PlaneGeometry } from './pixel-formats.js';
+
+export interface Rational {
+  num: number;
+  den: number;
+}
+
+export interface VideoProbe {
+  /** Absolute stream index, for `-map 0:<index>`. */
+  index: number;
+  codec: string;
+  width: number;
+  height: number;
+  pixFmt: string;
+  /** null when the pixel format is not one of the 8-bit planar YUV formats we read as they are. */
+  geometry: PlaneGeometry | null;
+  timeBase: Rational;
+  /** Presentation timestamps in time-base ticks, ascending; one per frame the decoder will output. */
+  pts: number[];
+  frames: number;
+}
+
+export interface AudioProbe {
+  index: number;
+  codec: string;
+  sampleRate: number;
+  channels: number;
+  channelLayout: string | null;
+  /** Samples per channel, counted by decoding (container durations do not account for encoder priming). */
+  samples: number;
+}
+
+export interface MediaProbe {
+  file: string;
+  sizeBytes: number;
+  formatName: string;
+  video: VideoProbe | null;
+  audio: AudioProbe | null;
+}
+
+export interface ProbeTools {
+  ffmpeg: string;
+  ffprobe: string;
+  timeoutMs: number;
+}
+
+const FfprobeStream = z.object({
+  index: z.number().int(),
+  codec_type: z.string().optional(),
+  codec_name: z.string().optional(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+  pix_fmt: z.string().optional(),
+  time_base: z.string().optional(),
+  sample_rate: z.string().optional(),
+  channels: z.number().int().optional(),
+  channel_layout: z.string().optional(),
+  /** From the container's index (MP4: the sample table), when it has one. */
+  nb_frames: z.string().optional(),
+  disposition: z.record(z.string(), z.number()).optional(),
+});
+
+const FfprobeOutput = z.object({
+  streams: z.array(FfprobeStream).default([]),
+  packets: z.array(z.object({ stream_index: z.number().int(), pts: z.number().int().optional(), flags: z.string().optional() })).default([]),
+  format: z.object({ size: z.string().optional(), format_name: z.string().optional() }).optional(),
+});
+
+function parseRational(text: string | undefined): Rational | null {
+  const match = /^(\d+)\/(\d+)$/.exec(text ?? '');
+  if (!match) return null;
+  const num = Number(match[1]);
+  const den = Number(match[2]);
+  return num > 0 && den > 0 ? { num, den } : null;
+}
+
+function undecodable(file: string, why: string): FidelityError {
+  return new FidelityError('UNDECODABLE', `${file}: ${why}`);
+}
+
+/** The input options every decode of the file uses, so probe and decode see the same stream. */
+export const INPUT_OPTIONS = ['-nostdin', '-hide_banner', '-v', 'error', '-noautorotate'] as const;
+
+/**
+ * Decodes the audio stream to 32-bit float and counts the bytes: exact, and
+ * cheap next to video. Read into one reused buffer (a socket's `onread`):
+ * a Buffer per chunk would leave tens of MB of garbage for a long clip,
+ * which V8 collects late, and the peak memory would grow with the length.
+ */
+async function countAudioSamples(scope: ProcessScope, tools: ProbeTools, file: string, label: string, audio: { index: number; channels: number }): Promise<number> {
+  const args = [...INPUT_OPTIONS, '-i', file, '-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1'];
+  const spawnOptions = { label: `ffmpeg (audio count, ${label})`, timeoutMs: tools.timeoutMs };
+  let bytes = 0;
+  let child: Child;
+  let drained: Promise<void>;
+  if (SOCKET_CHANNELS) {
+    scope.throwIfAborted();
+    const scratch = new Uint8Array(64 * 1024);
+    const channel = await openSocketChannel({
+      buffer: () => scratch,
+      callback: (n) => {
+        bytes += n;
+        return true;
+      },
+    });
+    drained = ended(channel.ours);
+    child = scope.spawn(tools.ffmpeg, args, { ...spawnOptions, pipes: [], sockets: { 1: channel } });
+  } else {
+    child = scope.spawn(tools.ffmpeg, args, { ...spawnOptions, pipes: [1] });
+    const stream = child.pipe(1);
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    drained = ended(stream);
+  }
+  // The child's exit does not wait for our end of its output to be read to the end.
+  const [exit] = await Promise.all([child.exited, drained]);
+  const error = exitError(`ffmpeg decoding the audio of ${label}`, exit, tools.timeoutMs);
+  if (error) throw error;
+  const frameBytes = 4 * audio.channels;
+  if (bytes % frameBytes !== 0) throw undecodable(label, `decoded audio is ${bytes} bytes, not a whole number of ${audio.channels}-channel samples`);
+  return bytes / frameBytes;
+}
+
+function ended(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+/**
+ * Probes one file. Errors are FidelityErrors with the pair failure codes:
+ * UNDECODABLE (ffprobe refuses the file), NO_VIDEO_STREAM, DECODE_TIMEOUT, ABORTED.
+ * `label` names the side in messages ("baseline").
+ */
+export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
+  const json = await runToString(
+    scope,
+    tools.ffprobe,
+    ['-hide_banner', '-v', 'error', '-show_streams', '-show_format', '-show_entries', 'packet=stream_index,pts,flags', '-of', 'json', file],
+    { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs },
+  );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (cause) {
+    throw new FidelityError('UNDECODABLE', `${label}: ffprobe printed something that is not JSON`, { cause });
+  }
+  const parsed = FfprobeOutput.safeParse(raw);
+  if (!parsed.success) throw undecodable(label, `unexpected ffprobe output (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  const { streams, packets, format } = parsed.data;
+
+  // Cover art is a video stream too; it is never the clip.
+  const videoStream = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  const audioStream = streams.find((s) => s.codec_type === 'audio');
+  if (!videoStream) throw new FidelityError('NO_VIDEO_STREAM', `${label}: ${file} has no video stream`);
+
+  // A file cut short keeps an index that promises more packets than its data holds.
+  for (const stream of [videoStream, audioStream]) {
+    const listed = Number(stream?.nb_frames);
+    if (!stream || !Number.isInteger(listed) || listed <= 0) continue;
+    const present = packets.reduce((n, p) => n + (p.stream_index === stream.index ? 1 : 0), 0);
+    if (present < listed) {
+      throw undecodable(label, `the file is truncated: its index lists ${listed} ${stream.codec_type} packets but only ${present} can be read`);
+    }
+  }
+
+  let video: VideoProbe;
+  {
+    const { width, height, pix_fmt: pixFmt } = videoStream;
+    const timeBase = parseRational(videoStream.time_base);
+    if (!width || !height || !pixFmt || !timeBase) throw undecodable(label, 'the video stream has no size, pixel format or time base');
+    const pts: number[] = [];
+    for (const packet of packets) {
+      if (packet.stream_index !== videoStream.index) continue;
+      // Edit lists mark packets the decoder decodes but never outputs.
+      if (packet.flags?.includes('D')) continue;
+      if (packet.pts === undefined) throw undecodable(label, 'a video packet has no presentation timestamp');
+      pts.push(packet.pts);
+    }
+    pts.sort((a, b) => a - b);
+    if (pts.length === 0) throw undecodable(label, 'the video stream has no frames');
+    video = {
+      index: videoStream.index,
+      codec: videoStream.codec_name ?? 'unknown',
+      width,
+      height,
+      pixFmt,
+      geometry: planeGeometry(pixFmt, width, height),
+      timeBase,
+      pts,
+      frames: pts.length,
+    };
+  }
+
+  let audio: AudioProbe | null = null;
+  if (audioStream) {
+    const sampleRate = Number(audioStream.sample_rate);
+    const channels = audioStream.channels ?? 0;
+    if (!Number.isInteger(sampleRate) || sampleRate <= 0 || channels <= 0) throw undecodable(label, 'the audio stream has no sample rate or channel count');
+    const samples = await countAudioSamples(scope, tools, file, label, { index: audioStream.index, channels });
+    audio = {
+      index: audioStream.index,
+      codec: audioStream.codec_name ?? 'unknown',
+      sampleRate,
+      channels,
+      channelLayout: audioStream.channel_layout ?? null,
+      samples,
+    };
+  }
+
+  return { file, sizeBytes: Number(format?.size ?? 0), formatName: format?.format_name ?? 'unknown', video, audio };
+}

@@ -1,0 +1,201 @@
+/**
+ * Every ffmpeg/ffprobe child process of the library is started here, so that
+ * three promises hold everywhere: a child has a wall-clock limit, it is killed
+ * when the caller aborts, and it never outlives the call that started it
+ * (`ProcessScope.close()` kills what is left and waits for the exits).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { FidelityError } from '../errors.js';
+import type { SocketChannel } from './socket-channel.js';
+
+/** Enough of ffmpeg's stderr to show why it failed, without holding a chatty log. */
+const STDERR_TAIL_BYTES = 4096;
+
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it ended: on its own, killed by its time limit, by an abort, or by the scope closing. */
+  reason: 'exit' | 'timeout' | 'aborted' | 'closed';
+  stderr: string;
+  /** Set when the binary could not be started at all (missing, not executable). */
+  startError?: string;
+}
+
+export interface Child {
+  readonly pid: number | undefined;
+  readonly process: ChildProcess;
+  /** stdout and the extra pipes (fd 3, 4, ...) in fd order; undefined where not a pipe. */
+  pipe(fd: number): Readable;
+  /** Settles once the process has exited and its stdio has closed; never rejects. */
+  readonly exited: Promise<ChildExit>;
+  kill(reason: ChildExit['reason']): void;
+}
+
+export interface SpawnOptions {
+  /** What this child is, for messages ("ffprobe baseline"). */
+  label: string;
+  /** Pipes wanted besides stderr: fds 1 and up that the caller reads. */
+  pipes: number[];
+  /** Output fds that are socket channels instead of pipes; the scope closes our ends with the child. */
+  sockets?: Record<number, SocketChannel>;
+  timeoutMs: number;
+}
+
+/**
+ * Owns the children of one operation. The abort signal and each child's
+ * timer kill with SIGKILL: ffmpeg ignores nothing of that, and a decoder stuck
+ * on a broken pipe must not linger.
+ */
+export class ProcessScope {
+  readonly #children = new Set<Child>();
+  readonly #signal: AbortSignal | undefined;
+  #closed = false;
+  readonly #onAbort = (): void => {
+    for (const child of this.#children) child.kill('aborted');
+  };
+
+  constructor(signal?: AbortSignal) {
+    this.#signal = signal;
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  get aborted(): boolean {
+    return this.#signal?.aborted ?? false;
+  }
+
+  /** Throws ABORTED when the caller has given up, so no new work starts. */
+  throwIfAborted(): void {
+    if (this.aborted) throw new FidelityError('ABORTED', 'The measurement was cancelled');
+  }
+
+  /** Pids of the children still running (for tests that check nothing is left behind). */
+  pids(): number[] {
+    return [...this.#children].map((c) => c.pid).filter((p): p is number => p !== undefined);
+  }
+
+  spawn(file: string, args: string[], options: SpawnOptions): Child {
+    const sockets = options.sockets ?? {};
+    if (this.#closed || this.aborted) {
+      // The caller's socket channels are ours once given: none may stay open.
+      for (const channel of Object.values(sockets)) {
+        channel.releaseChildEnd();
+        channel.ours.destroy();
+      }
+      if (this.#closed) throw new FidelityError('ABORTED', `${options.label} was not started: the measurement is stopping`);
+      this.throwIfAborted();
+    }
+    const socketFds = Object.keys(sockets).map(Number);
+    const maxFd = Math.max(2, ...options.pipes, ...socketFds);
+    const stdio: StdioOptions = [];
+    for (let fd = 0; fd <= maxFd; fd++) {
+      const channel = sockets[fd];
+      stdio.push(channel ? channel.childEnd : fd === 2 || options.pipes.includes(fd) ? 'pipe' : 'ignore');
+    }
+    let proc: ChildProcess;
+    try {
+      proc = spawn(file, args, { stdio, windowsHide: true });
+    } catch (error) {
+      for (const channel of Object.values(sockets)) channel.ours.destroy();
+      throw error;
+    } finally {
+      // The child has its own copies now (or never will): ours would only hold the end-of-file back.
+      for (const channel of Object.values(sockets)) channel.releaseChildEnd();
+    }
+    const ours = Object.values(sockets).map((channel) => channel.ours);
+
+    let reason: ChildExit['reason'] = 'exit';
+    let stderr = Buffer.alloc(0);
+    proc.stderr?.on('data', (chunk: Buffer) => {
+      stderr = Buffer.concat([stderr, chunk]);
+      if (stderr.length > STDERR_TAIL_BYTES * 2) stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
+    });
+    const timer = setTimeout(() => child.kill('timeout'), options.timeoutMs);
+    timer.unref();
+
+    const exited = new Promise<ChildExit>((resolve) => {
+      let startError: string | undefined;
+      let settled = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.#children.delete(child);
+        const text = stderr.subarray(Math.max(0, stderr.length - STDERR_TAIL_BYTES)).toString('utf8').trim();
+        resolve(startError === undefined ? { code, signal, reason, stderr: text } : { code, signal, reason, stderr: text, startError });
+      };
+      proc.once('error', (err) => {
+        // 'close' does not always follow when the spawn itself failed.
+        if (proc.pid === undefined) {
+          startError = err.message;
+          finish(null, null);
+        }
+      });
+      proc.once('close', (code, signal) => finish(code, signal));
+    });
+
+    const child: Child = {
+      pid: proc.pid,
+      process: proc,
+      exited,
+      pipe(fd: number): Readable {
+        const stream = proc.stdio[fd];
+        if (!stream || !options.pipes.includes(fd)) throw new FidelityError('INTERNAL', `${options.label} has no pipe on fd ${fd}`);
+        return stream as Readable;
+      },
+      kill(why: ChildExit['reason']): void {
+        const running = proc.exitCode === null && proc.signalCode === null;
+        if (running) {
+          if (reason === 'exit') reason = why;
+          proc.kill('SIGKILL');
+        }
+        // 'close' waits for every pipe to end, and a paused reader never ends its pipe:
+        // once we give up on a child, its unread output goes too.
+        if (running || why === 'closed') {
+          for (const stream of proc.stdio) stream?.destroy();
+          for (const socket of ours) socket.destroy();
+        }
+      },
+    };
+    this.#children.add(child);
+    // An abort that landed between the check above and now must still count.
+    if (this.aborted) child.kill('aborted');
+    return child;
+  }
+
+  /** Kills every child still running and waits until all have exited. Safe to call twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    const left = [...this.#children];
+    for (const child of left) child.kill('closed');
+    await Promise.all(left.map((c) => c.exited));
+  }
+}
+
+/** Turns a child's end into the pair's failure code, or nothing for a clean exit. */
+export function exitError(label: string, exit: ChildExit, timeoutMs: number): FidelityError | undefined {
+  if (exit.startError !== undefined) {
+    return new FidelityError('FFMPEG_BROKEN', `${label} could not be started: ${exit.startError}`);
+  }
+  if (exit.reason === 'aborted') return new FidelityError('ABORTED', 'The measurement was cancelled');
+  if (exit.reason === 'timeout') {
+    return new FidelityError('DECODE_TIMEOUT', `${label} did not finish within ${timeoutMs} ms and was killed`);
+  }
+  if (exit.reason === 'closed') return new FidelityError('ABORTED', `${label} was stopped`);
+  if (exit.code === 0) return undefined;
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  return new FidelityError('UNDECODABLE', `${label} ${how}${exit.stderr ? `: ${exit.stderr}` : ''}`);
+}
+
+/** Runs a child to completion and returns its stdout (for ffprobe: small JSON). */
+export async function runToString(scope: ProcessScope, file: string, args: string[], options: Omit<SpawnOptions, 'pipes'>): Promise<string> {
+  const child = scope.spawn(file, args, { ...options, pipes: [1] });
+  const chunks: Buffer[] = [];
+  child.pipe(1).on('data', (chunk: Buffer) => chunks.push(chunk));
+  const exit = await child.exited;
+  const error = exitError(options.label, exit, options.timeoutMs);
+  if (error) throw error;
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,127 @@
+/**
+ * Streams the decoded frames of one file. ONE ffmpeg process decodes the
+ * video once and writes it twice: the native planes on fd 3 and rgb24 (as
+ * ffmpeg's swscale converts it) on fd 4. Decoding twice in two processes
+ * costs about 0.8 s more CPU per 8 s clip at 1344x768 (docs/media.md); the
+ * price of one process is reading both pipes in lockstep (frame-reader.ts).
+ *
+ * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
+ * muxer would otherwise get constant-frame-rate treatment, which duplicates
+ * or drops frames when timestamps are irregular.
+ */
+import { FidelityError } from '../errors.js';
+import type { DecodedFrame } from '../metrics/frame.js';
+import { ReaderGroup } from './frame-reader.js';
+import type { FrameReader } from './frame-reader.js';
+import type { PlaneGeometry } from './pixel-formats.js';
+import { INPUT_OPTIONS } from './probe.js';
+import type { ProbeTools, VideoProbe } from './probe.js';
+import type { Child, ProcessScope } from './process.js';
+import { exitError } from './process.js';
+import { spawnRawOutputs } from './raw-outputs.js';
+
+export interface VideoDecoderOptions {
+  /** Decoded frames that may wait for the consumer, per pipe. */
+  capacity?: number;
+}
+
+export interface VideoDecoder {
+  readonly geometry: PlaneGeometry;
+  readonly child: Child;
+  /** The next frame, or null after the last. Throws UNDECODABLE / DECODE_TIMEOUT / ABORTED. */
+  next(): Promise<DecodedFrame | null>;
+  /** Returns the frame's buffers for reuse: call once the metrics are done with it. */
+  release(frame: DecodedFrame): void;
+
+  /** Waits for ffmpeg to exit and throws if it failed; call after next() returned null. */
+  finished(): Promise<void>;
+  /** Most frame buffers held at once by each pipe (bounded-memory checks). */
+  peakBuffers(): { planes: number; rgb: number };
+}
+
+/** The ffmpeg arguments, exported for docs and the benchmark. */
+export function videoDecodeArgs(file: string, video: VideoProbe): string[] {
+  return [
+    ...INPUT_OPTIONS,
+    '-i', file,
+    '-filter_complex', `[0:${video.index}]split=2[planes][torgb];[torgb]format=rgb24[rgb]`,
+    '-map', '[planes]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3',
+    '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:4',
+  ];
+}
+
+export async function openVideoDecoder(
+  scope: ProcessScope,
+  tools: ProbeTools,
+  file: string,
+  label: string,
+  video: VideoProbe,
+  options: VideoDecoderOptions = {},
+): Promise<VideoDecoder> {
+  const geometry = video.geometry;
+  if (!geometry) throw new FidelityError('UNSUPPORTED_PIXEL_FORMAT', `${label}: ${video.pixFmt} is not read without conversion`);
+  const capacity = options.capacity ?? 2;
+  const group = new ReaderGroup();
+  const { child, readers } = await spawnRawOutputs(
+    scope,
+    tools.ffmpeg,
+    videoDecodeArgs(file, video),
+    [
+      { fd: 3, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${label} planes` } },
+      { fd: 4, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${label} rgb24` } },
+    ],
+    { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs },
+  );
+  const [planes, rgb] = readers as [FrameReader, FrameReader];
+  const ySize = geometry.width * geometry.height;
+  const cSize = geometry.chromaWidth * geometry.chromaHeight;
+
+  // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
+  const explain = async (error: unknown): Promise<never> => {
+    const exit = await child.exited;
+    throw exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs) ?? error;
+  };
+
+  return {
+    geometry,
+    child,
+    async next(): Promise<DecodedFrame | null> {
+      let pair: [Uint8Array | null, Uint8Array | null];
+      try {
+        pair = await Promise.all([planes.next(), rgb.next()]);
+      } catch (error) {
+        return explain(error);
+      }
+      const [yuv, rgbBytes] = pair;
+      if (!yuv || !rgbBytes) {
+        if (yuv) planes.release(yuv);
+        if (rgbBytes) rgb.release(rgbBytes);
+        if (yuv || rgbBytes) {
+          await explain(new FidelityError('UNDECODABLE', `${label}: ffmpeg wrote ${planes.delivered} planar frames but ${rgb.delivered} rgb24 frames`));
+        }
+        return null;
+      }
+      return {
+        width: geometry.width,
+        height: geometry.height,
+        chromaWidth: geometry.chromaWidth,
+        chromaHeight: geometry.chromaHeight,
+        y: yuv.subarray(0, ySize),
+        u: yuv.subarray(ySize, ySize + cSize),
+        v: yuv.subarray(ySize + cSize, ySize + 2 * cSize),
+        rgb: rgbBytes,
+      };
+    },
+    release(frame: DecodedFrame): void {
+      planes.release(new Uint8Array(frame.y.buffer, 0, geometry.yuvBytes));
+      rgb.release(frame.rgb);
+    },
+
+    async finished(): Promise<void> {
+      const exit = await child.exited;
+      const error = exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs);
+      if (error) throw error;
+    },
+    peakBuffers: () => ({ planes: planes.peakBuffers, rgb: rgb.peakBuffers }),
+  };
+}

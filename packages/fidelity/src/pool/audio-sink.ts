@@ -1,0 +1,140 @@
+/**
+ * Where measurePair sends the audio chunks: an accumulator in a helper
+ * thread when the machine has a core to spare (the audio metrics then run
+ * beside the video metrics), or one in the calling thread. Both give the
+ * same bytes: the same accumulator sees the same chunks in the same order.
+ */
+import { Worker } from 'node:worker_threads';
+import { FidelityError } from '../errors.js';
+import { createAudioAccumulator } from '../metrics/audio.js';
+import type { AudioMetrics } from '../schemas/measurement.js';
+import { workerFilePath } from './worker-file.js';
+
+export type AudioToWorker = { type: 'push'; a: Float32Array[]; b: Float32Array[] } | { type: 'finish' };
+export type AudioFromWorker =
+  | { type: 'ack'; a: Float32Array[]; b: Float32Array[] }
+  | { type: 'result'; metrics: AudioMetrics }
+  | { type: 'error'; code: string; message: string; stack: string | undefined };
+
+export interface AudioSink {
+  /** Arrays to decode the next chunk into (one per channel): recycled from earlier chunks when the length fits. */
+  planes(samples: number): Float32Array[];
+  /** Resolves when the sink can take another chunk (back-pressure). The arrays are the sink's from now on. */
+  push(a: Float32Array[], b: Float32Array[]): Promise<void>;
+  finish(): Promise<AudioMetrics>;
+  /** Stops the helper thread, if any; safe after finish() and on error paths. */
+  close(): Promise<void>;
+}
+
+/** Chunks in flight to the helper: enough to keep it busy, few enough to bound memory. */
+const IN_FLIGHT = 2;
+
+/** Chunk arrays handed back after use, by length (the last chunk of a stream is shorter). */
+class PlanePool {
+  readonly #channels: number;
+  readonly #free: Float32Array[][] = [];
+
+  constructor(channels: number) {
+    this.#channels = channels;
+  }
+
+  take(samples: number): Float32Array[] {
+    const at = this.#free.findIndex((set) => set[0]!.length === samples);
+    if (at >= 0) return this.#free.splice(at, 1)[0]!;
+    return Array.from({ length: this.#channels }, () => new Float32Array(samples));
+  }
+
+  give(...sets: Float32Array[][]): void {
+    // A few sets cover every chunk in flight; more would only be kept for nothing.
+    for (const set of sets) if (this.#free.length < 2 * IN_FLIGHT + 2) this.#free.push(set);
+  }
+}
+
+function inline(sampleRate: number, channels: number): AudioSink {
+  const accumulator = createAudioAccumulator(sampleRate, channels);
+  const pool = new PlanePool(channels);
+  return {
+    planes: (samples) => pool.take(samples),
+    push: async (a, b) => {
+      accumulator.push(a, b);
+      pool.give(a, b);
+    },
+    finish: async () => accumulator.finish(),
+    close: async () => undefined,
+  };
+}
+
+function threaded(sampleRate: number, channels: number): AudioSink {
+  const worker = new Worker(workerFilePath('audio-worker.js'), { workerData: { sampleRate, channels }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const pool = new PlanePool(channels);
+  let inFlight = 0;
+  let failure: Error | null = null;
+  let wake: (() => void) | null = null;
+  let result: ((metrics: AudioMetrics) => void) | null = null;
+  let rejectResult: ((error: Error) => void) | null = null;
+  const settle = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+    if (failure && rejectResult) rejectResult(failure);
+  };
+  worker.on('message', (message: AudioFromWorker) => {
+    if (message.type === 'ack') {
+      inFlight--;
+      pool.give(message.a, message.b);
+    }
+    else if (message.type === 'result') result?.(message.metrics);
+    else {
+      failure = new FidelityError(message.code, message.message);
+      if (message.stack) failure.stack = message.stack;
+    }
+    settle();
+  });
+  worker.on('error', (error) => {
+    failure ??= error;
+    settle();
+  });
+  worker.on('exit', () => {
+    failure ??= new FidelityError('INTERNAL', 'The audio metrics thread stopped before its result');
+    settle();
+  });
+
+  return {
+    planes: (samples) => pool.take(samples),
+    async push(a, b) {
+      if (failure) throw failure;
+      const transfer = [...a, ...b].map((plane) => plane.buffer as ArrayBuffer);
+      worker.postMessage({ type: 'push', a, b } satisfies AudioToWorker, transfer);
+      inFlight++;
+      while (inFlight >= IN_FLIGHT && !failure) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure) throw failure;
+    },
+    finish() {
+      return new Promise<AudioMetrics>((resolve, reject) => {
+        if (failure) return reject(failure);
+        result = resolve;
+        rejectResult = reject;
+        worker.postMessage({ type: 'finish' } satisfies AudioToWorker);
+      });
+    },
+    async close() {
+      result = null;
+      rejectResult = null;
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * A sink for one pair's audio. The helper thread is used when asked for, or
+ * by default when the machine has more than one core.
+ */
+export function openAudioSink(sampleRate: number, channels: number, useThread: boolean): AudioSink {
+  if (!useThread) return inline(sampleRate, channels);
+  try {
+    return threaded(sampleRate, channels);
+  } catch {
+    // No worker script (a bundler left it out): the same metrics, in this thread.
+    return inline(sampleRate, channels);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * measurePair: probe both files, refuse an incompatible pair before any
+ * metric, then stream both decodes through the metric accumulators. Runs in
+ * the calling thread; the pool (pool.ts) runs it inside worker threads.
+ *
+ * A failure of the pair (corrupt file, ffmpeg crash, time limit, abort) is
+ * returned as `{ ok: false, failure }`, never as partial metrics. Only
+ * problems that no pair could get past (no usable ffmpeg, a bad argument,
+ * a bug) are thrown.
+ */
+import { FidelityError, invalidParameter, isFidelityError } from '../errors.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
+import { openAudioDecoder } from '../media/audio-decoder.js';
+import { checkCompatibility } from '../media/compat.js';
+import { probeMedia } from '../media/probe.js';
+import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
+import { ProcessScope } from '../media/process.js';
+import { openVideoDecoder } from '../media/video-decoder.js';
+import { createVideoAccumulator } from '../metrics/video.js';
+import { MeasureFailureCodes } from './api.js';
+import { openAudioSink } from './audio-sink.js';
+import { defaultThreadCount } from './threads.js';
+import type { MeasureOptions, MeasureProgress } from './api.js';
+import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
+
+/**
+ * Per child process. Generous on purpose: a decoder waits (blocked on its
+ * pipe) while the metrics run, so its wall-clock time is the whole
+ * measurement's, which on two busy cores can reach minutes for a long clip.
+ */
+export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
+
+const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
+
+type Side = 'baseline' | 'candidate';
+
+function aborted(): MeasureOutcome {
+  return { ok: false, failure: { code: 'ABORTED', message: 'The measurement was cancelled' } };
+}
+
+/** Both sides settle before one error is chosen, baseline first, so the reason does not depend on timing. */
+async function bothSides<T>(a: Promise<T>, b: Promise<T>): Promise<[T, T]> {
+  const [x, y] = await Promise.allSettled([a, b]);
+  if (x.status === 'rejected') throw x.reason;
+  if (y.status === 'rejected') throw y.reason;
+  return [x.value, y.value];
+}
+
+/**
+ * Runs video and audio side by side. The first failure is the cause: it
+ * stops every child at once, so the other part ends quickly (with a failure
+ * of its own that is only the consequence, and is dropped).
+ */
+async function firstFailureWins<A, B>(scope: ProcessScope, a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  let cause: { error: unknown } | null = null;
+  const watch = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((error: unknown) => {
+      if (!cause) {
+        cause = { error };
+        void scope.close();
+      }
+      throw error;
+    });
+  const [x, y] = await Promise.allSettled([watch(a), watch(b)]);
+  if (cause) throw (cause as { error: unknown }).error;
+  return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value];
+}
+
+function countMismatch(what: string, baseline: number, candidate: number, expected: number): FidelityError {
+  const side: Side = baseline !== expected ? 'baseline' : 'candidate';
+  const got = side === 'baseline' ? baseline : candidate;
+  return new FidelityError('UNDECODABLE', `${side}: ffmpeg decoded ${got} ${what} where the container lists ${expected}`);
+}
+
+async function measureVideo(
+  scope: ProcessScope,
+  tools: ProbeTools,
+  files: [string, string],
+  streams: [VideoProbe, VideoProbe],
+  onProgress: ((progress: MeasureProgress) => void) | undefined,
+): Promise<VideoMetrics> {
+  const [a, b] = await bothSides(
+    openVideoDecoder(scope, tools, files[0], 'baseline', streams[0]),
+    openVideoDecoder(scope, tools, files[1], 'candidate', streams[1]),
+  );
+  // One accumulator, every frame in order, in this thread: the metrics cannot be split by frame,
+  // because ssim_ffmpeg carries FFmpeg's line buffers from one frame to the next (docs/media.md).
+  const accumulator = createVideoAccumulator(a.geometry);
+  const framesTotal = streams[0].frames;
+  let framesDone = 0;
+  onProgress?.({ framesDone, framesTotal });
+  for (;;) {
+    const [fa, fb] = await bothSides(a.next(), b.next());
+    if (!fa || !fb) {
+      if (fa || fb) throw countMismatch('frames', framesDone + (fa ? 1 : 0), framesDone + (fb ? 1 : 0), framesTotal);
+      break;
+    }
+    if (framesDone === framesTotal) {
+      throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
+    }
+    accumulator.addFrame(fa, fb);
+    a.release(fa);
+    b.release(fb);
+    framesDone++;
+    onProgress?.({ framesDone, framesTotal });
+  }
+  await bothSides(a.finished(), b.finished());
+  if (framesDone !== framesTotal) throw countMismatch('frames', framesDone, framesDone, framesTotal);
+  return accumulator.finish();
+}
+
+async function measureAudio(
+  scope: ProcessScope,
+  tools: ProbeTools,
+  files: [string, string],
+  streams: [AudioProbe, AudioProbe],
+  useThread: boolean,
+): Promise<AudioMetrics> {
+  const [a, b] = await bothSides(
+    openAudioDecoder(scope, tools, files[0], 'baseline', streams[0]),
+    openAudioDecoder(scope, tools, files[1], 'candidate', streams[1]),
+  );
+  const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
+  try {
+    const expected = streams[0].samples;
+    let samples = 0;
+    for (;;) {
+      const [ca, cb] = await bothSides(a.next(sink.planes), b.next(sink.planes));
+      const la = ca?.[0]?.length ?? 0;
+      const lb = cb?.[0]?.length ?? 0;
+      if (la !== lb) throw countMismatch('audio samples', samples + la, samples + lb, expected);
+      if (!ca || !cb || la === 0) break;
+      await sink.push(ca, cb);
+      samples += la;
+    }
+    await bothSides(a.finished(), b.finished());
+    if (samples !== expected) throw countMismatch('audio samples', samples, samples, expected);
+    return await sink.finish();
+  } finally {
+    await sink.close();
+  }
+}
+
+async function measureProbed(scope: ProcessScope, tools: ProbeTools, probes: [MediaProbe, MediaProbe], options: MeasureOptions): Promise<MeasureOutcome> {
+  const failure = checkCompatibility(probes[0], probes[1]);
+  if (failure) return { ok: false, failure };
+  const files: [string, string] = [probes[0].file, probes[1].file];
+  const [va, vb] = [probes[0].video!, probes[1].video!];
+  const [aa, ab] = [probes[0].audio, probes[1].audio];
+  // Audio runs beside video: its decoders are cheap and its chunks interleave with the frames.
+  const [video, audio] = await firstFailureWins(
+    scope,
+    measureVideo(scope, tools, files, [va, vb], options.onProgress),
+    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? defaultThreadCount() > 1) : Promise.resolve(null),
+  );
+  const measurement: PairMeasurement = { video, audio };
+  return { ok: true, measurement };
+}
+
+function checkArguments(baseline: unknown, candidate: unknown, options: MeasureOptions): void {
+  if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a file path', baseline);
+  if (typeof candidate !== 'string' || candidate.length === 0) throw invalidParameter('candidate', 'a file path', candidate);
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
+  }
+}
+
+/**
+ * Measures one baseline/candidate pair of MP4 files. Resolves with the
+ * metrics, or with the reason (one of MeasureFailureCodes) the pair could
+ * not be measured. Every child process has exited when the promise settles.
+ */
+export async function measurePair(baseline: string, candidate: string, options: MeasureOptions = {}): Promise<MeasureOutcome> {
+  checkArguments(baseline, candidate, options);
+  if (options.signal?.aborted) return aborted();
+  const toolchain = await resolveFfmpeg(options.ffmpeg);
+  const tools: ProbeTools = {
+    ffmpeg: toolchain.ffmpeg.path,
+    ffprobe: toolchain.ffprobe.path,
+    timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS,
+  };
+  const scope = new ProcessScope(options.signal);
+  try {
+    const probes = await bothSides(probeMedia(scope, tools, baseline, 'baseline'), probeMedia(scope, tools, candidate, 'candidate'));
+    scope.throwIfAborted();
+    return await measureProbed(scope, tools, probes, options);
+  } catch (error) {
+    // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
+    if (options.signal?.aborted) return aborted();
+    if (isFidelityError(error) && FAILURE_CODES.has(error.code)) return { ok: false, failure: { code: error.code, message: error.message } };
+    throw error;
+  } finally {
+    await scope.close();
+  }
+}

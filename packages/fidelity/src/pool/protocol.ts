@@ -1,0 +1,29 @@
+/**
+ * What travels between the pool (caller's thread) and its worker: the task,
+ * the messages on the task's own MessagePort, and the result. Errors are sent
+ * as plain data because structured cloning drops an Error's `code`.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { Problem } from '../errors.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PackedOutcome } from './transfer.js';
+
+export interface WorkerTask {
+  id: string;
+  baseline: string;
+  candidate: string;
+  ffmpeg: ResolveOptions | undefined;
+  timeoutMs: number | undefined;
+  /** Progress and `done` go out on it; `abort` comes in on it. */
+  port: MessagePort;
+}
+
+/** Caller -> worker. */
+export type ToWorker = { type: 'abort' };
+
+/** Worker -> caller. `done` is the last message, sent before the task returns. */
+export type FromWorker = { type: 'progress'; framesDone: number; framesTotal: number } | { type: 'done' };
+
+export type WorkerResult =
+  | { kind: 'outcome'; packed: PackedOutcome }
+  | { kind: 'thrown'; code: string; message: string; problems: Problem[]; stack: string | undefined };

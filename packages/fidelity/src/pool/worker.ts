@@ -1,0 +1,49 @@
+/**
+ * The pool's one task: measure one pair, in a worker thread. measurePair
+ * spawns its ffmpeg children from here, so they belong to this worker's
+ * measurement, and an abort (a message on the task's port) kills them
+ * before the task returns. piscina's own abort is not used on a running
+ * task: it terminates the thread, which would leave the children behind.
+ */
+import { receiveMessageOnPort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { isFidelityError } from '../errors.js';
+import { measurePair } from './measure-pair.js';
+import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
+import { packOutcome, transferList } from './transfer.js';
+
+function isAbort(message: unknown): boolean {
+  return (message as ToWorker | undefined)?.type === 'abort';
+}
+
+async function run(task: WorkerTask): Promise<WorkerResult> {
+  const { port } = task;
+  const controller = new AbortController();
+  // An abort sent while the task waited in the queue is already on the port.
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) if (isAbort(m.message)) controller.abort();
+  port.on('message', (message: unknown) => {
+    if (isAbort(message)) controller.abort();
+  });
+  const post = (message: FromWorker): void => port.postMessage(message);
+  try {
+    const outcome = await measurePair(task.baseline, task.candidate, {
+      ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
+      ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+      signal: controller.signal,
+      onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
+    });
+    return { kind: 'outcome', packed: packOutcome(outcome) };
+  } catch (error) {
+    if (isFidelityError(error)) return { kind: 'thrown', code: error.code, message: error.message, problems: error.problems, stack: error.stack };
+    throw error;
+  } finally {
+    post({ type: 'done' });
+    port.close();
+  }
+}
+
+export default async function measureTask(task: WorkerTask): Promise<unknown> {
+  const result = await run(task);
+  const buffers = result.kind === 'outcome' ? transferList(result.packed) : [];
+  return Piscina.move({ [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result } as never);
+}

@@ -1,0 +1,152 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measurePair } from '../../src/pool/measure-pair.js';
+import type { MeasureProgress } from '../../src/pool/api.js';
+import { MeasureOutcome } from '../../src/schemas/measurement.js';
+import { ClipFactory, ffmpegChildren } from '../media/clips.js';
+
+const clips = new ClipFactory();
+let base: string;
+let other: string;
+beforeAll(async () => {
+  base = await clips.make({ frames: 24 }, 'base');
+  other = await clips.make({ frames: 24, crf: 40 }, 'other');
+});
+afterAll(() => clips.remove());
+
+describe('measurePair', () => {
+  it('measures identical files as identical, with the defined degenerate values', async () => {
+    const outcome = await measurePair(base, base);
+    expect(MeasureOutcome.parse(outcome)).toEqual(outcome);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const { video, audio } = outcome.measurement;
+    expect(video).toMatchObject({ width: 128, height: 72, frames: 24, identical: true, psnr_db: null, mae: 0 });
+    expect(video.ssim.per_frame).toEqual(Array(24).fill(1));
+    expect(video.psnr_y).toMatchObject({ identical_frames: 24, min: null });
+    expect(video.psnr_y.per_frame).toEqual(Array(24).fill(null));
+    expect(audio).toMatchObject({ identical: true, sample_rate: 32000 });
+    expect(audio?.channels).toHaveLength(2);
+    expect(audio?.channels.every((c) => c.snr_db === null && c.identical)).toBe(true);
+  });
+
+  it('measures every frame of a differing pair and reports progress up to the total', async () => {
+    const progress: MeasureProgress[] = [];
+    const outcome = await measurePair(base, other, { onProgress: (p) => progress.push(p) });
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    const { video } = outcome.measurement;
+    expect(video.identical).toBe(false);
+    expect(video.ssim.per_frame).toHaveLength(24);
+    expect(video.ssim.min).toBeLessThan(1);
+    expect(video.psnr_y.per_frame.every((x) => typeof x === 'number' && x > 10)).toBe(true);
+    expect(progress[0]).toEqual({ framesDone: 0, framesTotal: 24 });
+    expect(progress.at(-1)).toEqual({ framesDone: 24, framesTotal: 24 });
+    expect(progress.map((p) => p.framesDone)).toEqual([...Array(25).keys()]);
+  });
+
+  it('is deterministic: the same pair twice, audio in a helper thread or not, gives the same JSON', async () => {
+    const x = await measurePair(base, other, { audioThread: true });
+    const y = await measurePair(base, other, { audioThread: false });
+    expect(x.ok && x.measurement.audio?.channels).toHaveLength(2);
+    expect(JSON.stringify(x)).toBe(JSON.stringify(y));
+  });
+
+  describe('refuses an incompatible pair before any metric, with its reason code', () => {
+    const cases: [string, Parameters<ClipFactory['make']>[0]][] = [
+      ['INCOMPATIBLE_SIZE', { width: 160, height: 90 }],
+      ['INCOMPATIBLE_FRAME_COUNT', { frames: 23 }],
+      // Same frame count, other instants: 25 fps.
+      ['INCOMPATIBLE_TIMESTAMPS', { fps: 25 }],
+      ['INCOMPATIBLE_AUDIO_PRESENCE', { audio: null }],
+      ['INCOMPATIBLE_SAMPLE_RATE', { audio: { sampleRate: 44100 } }],
+      ['INCOMPATIBLE_CHANNELS', { audio: { channels: 1 } }],
+      ['INCOMPATIBLE_SAMPLE_COUNT', { audio: { seconds: 1.5 } }],
+      ['INCOMPATIBLE_PIXEL_FORMAT', { pixFmt: 'yuv444p' }],
+      ['UNSUPPORTED_PIXEL_FORMAT', { codec: 'ffv1', pixFmt: 'yuv420p10le', ext: 'mkv' }],
+    ];
+    it.each(cases)('%s', async (code, spec) => {
+      const candidate = await clips.make(spec);
+      const progress: MeasureProgress[] = [];
+      const outcome = await measurePair(base, candidate, { onProgress: (p) => progress.push(p) });
+      expect(outcome).toEqual({ ok: false, failure: { code, message: expect.any(String) } });
+      // No frame was measured: decoding never started.
+      expect(progress).toEqual([]);
+    });
+  });
+
+  it('accepts the same instants in another time base', async () => {
+    // 90 kHz instead of 12288 Hz: same timestamps in seconds, so comparable.
+    const { execFile } = await import('node:child_process');
+    const { resolveFfmpeg } = await import('../../src/media/ffmpeg.js');
+    const retimed = path.join(clips.dir, 'retimed.mp4');
+    const ffmpeg = (await resolveFfmpeg()).ffmpeg.path;
+    await new Promise<void>((resolve, reject) =>
+      execFile(ffmpeg, ['-v', 'error', '-i', base, '-c', 'copy', '-video_track_timescale', '90000', retimed], (e) => (e ? reject(e) : resolve())),
+    );
+    const outcome = await measurePair(base, retimed);
+    expect(outcome.ok && outcome.measurement.video.identical).toBe(true);
+  });
+
+  it('fails a corrupt file as UNDECODABLE with the decoder saying why', async () => {
+    const garbage = path.join(clips.dir, 'garbage.mp4');
+    writeFileSync(garbage, Buffer.alloc(10_000, 7));
+    const outcome = await measurePair(base, garbage);
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', message: expect.stringContaining('candidate') } });
+  });
+
+  it('fails a file whose index lists frames its data has lost (cut mid-stream) as UNDECODABLE', async () => {
+    // moov first (faststart), then the mdat cut short: ffprobe lists every packet, decoding finds fewer frames.
+    const { execFile } = await import('node:child_process');
+    const { resolveFfmpeg } = await import('../../src/media/ffmpeg.js');
+    const fast = path.join(clips.dir, 'fast.mp4');
+    const ffmpeg = (await resolveFfmpeg()).ffmpeg.path;
+    await new Promise<void>((resolve, reject) =>
+      execFile(ffmpeg, ['-v', 'error', '-i', base, '-c', 'copy', '-movflags', '+faststart', fast], (e) => (e ? reject(e) : resolve())),
+    );
+    const bytes = readFileSync(fast);
+    const cut = path.join(clips.dir, 'cut.mp4');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.5)));
+    const outcome = await measurePair(cut, base);
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', message: expect.stringContaining('baseline') } });
+  });
+
+  it('stops on abort: ABORTED, and no ffmpeg child left running', async () => {
+    const long = await clips.make({ frames: 240, width: 320, height: 180 }, 'long');
+    const controller = new AbortController();
+    let children: number[] = [];
+    const outcome = await measurePair(long, long, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.framesDone === 5) {
+          // Snapshot the decoders, then cancel.
+          void ffmpegChildren().then((pids) => {
+            children = pids;
+            controller.abort();
+          });
+        }
+      },
+    });
+    expect(outcome).toEqual({ ok: false, failure: { code: 'ABORTED', message: expect.any(String) } });
+    expect(children.length).toBeGreaterThanOrEqual(2);
+    const left = await ffmpegChildren();
+    expect(left.filter((pid) => children.includes(pid))).toEqual([]);
+  });
+
+  it('answers ABORTED at once for a signal already aborted', async () => {
+    expect(await measurePair(base, other, { signal: AbortSignal.abort() })).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
+  });
+
+  it('kills a child past its time limit: DECODE_TIMEOUT', async () => {
+    const outcome = await measurePair(base, other, { timeoutMs: 1 });
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'DECODE_TIMEOUT' } });
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
+  it('throws on bad arguments and on a missing ffmpeg, which no pair could get past', async () => {
+    await expect(measurePair('', other)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(measurePair(base, other, { timeoutMs: -5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(measurePair(base, other, { ffmpeg: { ffmpegPath: path.join(clips.dir, 'no-such-ffmpeg') } })).rejects.toMatchObject({
+      code: 'FFMPEG_BROKEN',
+    });
+  });
+});

@@ -1,0 +1,137 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MeasureProgress } from '../../src/pool/api.js';
+import { measurePair } from '../../src/pool/measure-pair.js';
+import { createMeasurePool, workerFile } from '../../src/pool/pool.js';
+import { ClipFactory, ffmpegChildren } from '../media/clips.js';
+
+const clips = new ClipFactory();
+let base: string;
+let other: string;
+let third: string;
+let long: string;
+let garbage: string;
+beforeAll(async () => {
+  [base, other, third, long] = await Promise.all([
+    clips.make({ frames: 24 }, 'base'),
+    clips.make({ frames: 24, crf: 40 }, 'other'),
+    clips.make({ frames: 24, start: 3 }, 'third'),
+    clips.make({ frames: 240, width: 320, height: 180 }, 'long'),
+  ]);
+  garbage = path.join(clips.dir, 'garbage.mp4');
+  writeFileSync(garbage, Buffer.alloc(8192, 1));
+});
+afterAll(() => clips.remove());
+
+describe('measure pool', () => {
+  it('runs the compiled worker (from dist when running from source)', () => {
+    expect(workerFile()).toMatch(/dist[\\/]pool[\\/]worker\.js$/);
+  });
+
+  it('fails only the corrupt pair of a batch, and gives the same results as measurePair', async () => {
+    const pool = createMeasurePool({ threads: 2 });
+    try {
+      const outcomes = await Promise.all([
+        pool.measure({ id: 'a', baseline: base, candidate: other }),
+        pool.measure({ id: 'b', baseline: base, candidate: garbage }),
+        pool.measure({ id: 'c', baseline: base, candidate: third }),
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, false, true]);
+      expect(outcomes[1]).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE' } });
+      // The worker's result, moved through the transfer list, is the in-thread result byte for byte.
+      expect(JSON.stringify(outcomes[0])).toBe(JSON.stringify(await measurePair(base, other)));
+      expect(JSON.stringify(outcomes[2])).toBe(JSON.stringify(await measurePair(base, third)));
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it('sends progress up to framesTotal, and runs two pairs at once on two threads', async () => {
+    const pool = createMeasurePool({ threads: 2 });
+    const seen: Record<string, MeasureProgress[]> = { x: [], y: [] };
+    let overlapped = false;
+    const track = (id: 'x' | 'y') => (p: MeasureProgress) => {
+      seen[id]!.push(p);
+      const otherId = id === 'x' ? 'y' : 'x';
+      const last = seen[otherId]!.at(-1);
+      if (last && last.framesDone > 0 && last.framesDone < last.framesTotal && p.framesDone > 0 && p.framesDone < p.framesTotal) overlapped = true;
+    };
+    try {
+      await Promise.all([
+        pool.measure({ id: 'x', baseline: long, candidate: long }, { onProgress: track('x') }),
+        pool.measure({ id: 'y', baseline: long, candidate: long }, { onProgress: track('y') }),
+      ]);
+    } finally {
+      await pool.destroy();
+    }
+    for (const list of Object.values(seen)) {
+      expect(list.at(-1)).toEqual({ framesDone: 240, framesTotal: 240 });
+      expect(list.every((p, i) => i === 0 || p.framesDone >= list[i - 1]!.framesDone)).toBe(true);
+    }
+    expect(overlapped).toBe(true);
+  });
+
+  it('aborts a running pair and a queued one: ABORTED, no ffmpeg left, the pool still works', async () => {
+    const pool = createMeasurePool({ threads: 1 });
+    try {
+      const running = new AbortController();
+      const queued = new AbortController();
+      let children: number[] = [];
+      const first = pool.measure(
+        { id: 'run', baseline: long, candidate: long },
+        {
+          signal: running.signal,
+          onProgress: (p) => {
+            if (p.framesDone === 3) {
+              void ffmpegChildren().then((pids) => {
+                children = pids;
+                running.abort();
+              });
+            }
+          },
+        },
+      );
+      const second = pool.measure({ id: 'queued', baseline: long, candidate: long }, { signal: queued.signal });
+      queued.abort();
+      expect(await first).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
+      expect(await second).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
+      expect(children.length).toBeGreaterThanOrEqual(2);
+      expect((await ffmpegChildren()).filter((pid) => children.includes(pid))).toEqual([]);
+      expect(await pool.measure({ id: 'after', baseline: base, candidate: base })).toMatchObject({ ok: true });
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it('destroy() stops the pairs in flight and their ffmpeg children first', async () => {
+    const pool = createMeasurePool({ threads: 1 });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const outcome = pool.measure({ id: 'd', baseline: long, candidate: long }, { onProgress: (p) => p.framesDone === 2 && started() });
+    await running;
+    await pool.destroy();
+    expect(await outcome).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
+    expect(await ffmpegChildren()).toEqual([]);
+    await expect(pool.measure({ id: 'late', baseline: base, candidate: base })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('rethrows setup errors with their code (a broken ffmpeg fails every pair, so it is not a pair result)', async () => {
+    const pool = createMeasurePool({ threads: 1, ffmpeg: { ffmpegPath: path.join(clips.dir, 'missing-ffmpeg') } });
+    try {
+      await expect(pool.measure({ id: 'e', baseline: base, candidate: base })).rejects.toMatchObject({ name: 'FidelityError', code: 'FFMPEG_BROKEN' });
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it('checks its arguments', async () => {
+    expect(() => createMeasurePool({ threads: 0 })).toThrow(/threads/);
+    const pool = createMeasurePool({ threads: 1 });
+    try {
+      await expect(pool.measure({ id: 'x', baseline: '', candidate: base })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    } finally {
+      await pool.destroy();
+    }
+  });
+});
