@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
-import { sha256File } from '../media/ffmpeg.js';
+import { sha256File } from '../hash.js';
 import { Report } from '../schemas/report.js';
 import { walk } from './files.js';
 import { allowedOrigins, judgeExternal, judgeLink } from './links.js';

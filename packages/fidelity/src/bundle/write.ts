@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ResolveOptions } from '../media/ffmpeg.js';
-import { sha256File } from '../media/ffmpeg.js';
+import { sha256File } from '../hash.js';
 import { Report } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
 import { copyVerified, writeDurable, walk } from './files.js';

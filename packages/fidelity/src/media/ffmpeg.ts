@@ -7,12 +7,12 @@
  * (only when its binary file really exists: its install step downloads it and
  * may have failed) -> @ffmpeg-installer / @ffprobe-installer -> PATH.
  */
-import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { createReadStream, existsSync, accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { existsSync, accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
+import { sha256File } from '../hash.js';
 
 export type BinaryKind = 'ffmpeg' | 'ffprobe';
 export type BinarySource = 'option' | 'env' | 'ffmpeg-static' | 'installer' | 'path';
@@ -95,16 +95,6 @@ function runVersion(file: string): Promise<string> {
       if (error) reject(error);
       else resolve(stdout.split('\n')[0]?.trim() ?? '');
     });
-  });
-}
-
-export function sha256File(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(file)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve(hash.digest('hex')));
   });
 }
 

@@ -2,10 +2,9 @@
  * Writes the seal of a run folder: `sha256sum` lines over every other file,
  * sorted by path so that the same folder always gives the same SHA256SUMS.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256File } from '../hash.js';
 
 export const SEAL_FILE = 'SHA256SUMS';
 
@@ -22,20 +21,10 @@ export async function listFiles(dir: string, prefix = ''): Promise<string[]> {
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export function sha256OfFile(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(file)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve(hash.digest('hex')));
-  });
-}
-
 export async function writeSeal(dir: string): Promise<string> {
   const files = (await listFiles(dir)).filter((f) => f !== SEAL_FILE);
   const lines: string[] = [];
-  for (const f of files) lines.push(`${await sha256OfFile(path.join(dir, f))}  ${f}`);
+  for (const f of files) lines.push(`${await sha256File(path.join(dir, f))}  ${f}`);
   const text = `${lines.join('\n')}\n`;
   await writeFile(path.join(dir, SEAL_FILE), text);
   return text;
