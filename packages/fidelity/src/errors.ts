@@ -197,3 +197,12 @@ export function invalidParameter(name: string, expected: string, received: unkno
   const shown = typeof received === 'string' ? JSON.stringify(received) : String(received);
   return new FidelityError('INVALID_ARGUMENT', `Expected ${expected} for ${name} but received ${shown}`);
 }
+
+/**
+ * Report reasons are listed in their catalogue's order, each once, so the same
+ * problems always give the same reasons[] whatever order they were found in.
+ */
+export function inCatalogueOrder<K extends string>(catalogue: Readonly<Record<K, string>>, codes: Iterable<K>): K[] {
+  const present = new Set(codes);
+  return (Object.keys(catalogue) as K[]).filter((c) => present.has(c));
+}

@@ -6,7 +6,7 @@
  * GPUs nobody measured.
  */
 import { z } from 'zod';
-import { invalidParameter } from '../errors.js';
+import { inCatalogueOrder, invalidParameter } from '../errors.js';
 
 export const AccountingReasons = {
   WINDOW_MISSING: 'no usable measurement window, so no GPU-seconds',
@@ -55,8 +55,7 @@ export interface AccountingInput {
   measuredGpuCount: number | null;
 }
 
-const ORDER = Object.keys(AccountingReasons) as AccountingReasonCode[];
-const ordered = (codes: Set<AccountingReasonCode>) => ORDER.filter((c) => codes.has(c));
+const ordered = (codes: Set<AccountingReasonCode>) => inCatalogueOrder(AccountingReasons, codes);
 
 function basis(gpus: number, input: AccountingInput): AccountingBasis {
   const reasons = new Set<AccountingReasonCode>();

@@ -3,6 +3,7 @@
  * that applies is listed, in this catalogue's order, so two reports of the
  * same telemetry list the same codes in the same order.
  */
+import { inCatalogueOrder } from '../errors.js';
 export const PowerReasons = {
   WINDOW_MISSING: 'run.json has no measurement_window, so there is nothing to integrate over',
   WINDOW_INVALID: 'the measurement window is not finite or does not end after it starts',
@@ -20,10 +21,6 @@ export const PowerReasons = {
 
 export type PowerReasonCode = keyof typeof PowerReasons;
 
-const ORDER = Object.keys(PowerReasons) as PowerReasonCode[];
-
-/** Unique codes in catalogue order. */
 export function orderPowerReasons(codes: Iterable<PowerReasonCode>): PowerReasonCode[] {
-  const present = new Set(codes);
-  return ORDER.filter((c) => present.has(c));
+  return inCatalogueOrder(PowerReasons, codes);
 }

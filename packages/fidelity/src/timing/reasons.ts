@@ -2,6 +2,7 @@
  * Why a server-timing figure is unavailable. A missing figure is shown as
  * "unavailable", never as 0: a zero queue delay is a claim, not a default.
  */
+import { inCatalogueOrder } from '../errors.js';
 export const TimingReasons = {
   TIMING_ABSENT: 'the record has no server_timing (older runs never had it)',
   TIMING_NOT_MONOTONIC: 'the stage timestamps decrease somewhere along received, accepted, dispatch, forward finished, media ready',
@@ -10,9 +11,6 @@ export const TimingReasons = {
 
 export type TimingReasonCode = keyof typeof TimingReasons;
 
-const ORDER = Object.keys(TimingReasons) as TimingReasonCode[];
-
 export function orderTimingReasons(codes: Iterable<TimingReasonCode>): TimingReasonCode[] {
-  const present = new Set(codes);
-  return ORDER.filter((c) => present.has(c));
+  return inCatalogueOrder(TimingReasons, codes);
 }
