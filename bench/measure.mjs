@@ -68,8 +68,9 @@ async function fixturePairs(count, seconds) {
   if (!manifest || pick(manifest).length < count) {
     log(`generating ${count}+ full-size ${seconds} s pairs into ${path.relative(root, dir)} (once)...`);
     const started = performance.now();
-    // A few spare cases: some controlled differences make a pair incompatible on purpose.
-    await generateRuns({ outDir: dir, size: 'full', seconds, sites: ['H200', 'B200'], cases: Math.min(20, count + 4), overwrite: true });
+    // One spare case: the first six cases are all comparable, later ones include differences that make
+    // a pair incompatible on purpose (then more cases are needed).
+    await generateRuns({ outDir: dir, size: 'full', seconds, sites: ['H200', 'B200'], cases: Math.min(20, count <= 5 ? count + 1 : count + 6), overwrite: true });
     manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
     log(`  generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }

@@ -1,7 +1,8 @@
 /**
  * What a file holds, learned before any frame is decoded: the first video
  * stream's geometry, pixel format, time base and every frame timestamp (from
- * packets: demuxing only, so it is cheap and exact), and the first audio
+ * packets: demuxing only, so it is cheap and exact; two ffprobe runs side by
+ * side, stream info as JSON and the packet list as text), and the first audio
  * stream's layout and exact decoded sample count. Compatibility is judged on
  * this alone (compat.ts), so no metric starts on a pair that cannot be compared.
  */
@@ -76,9 +77,36 @@ const FfprobeStream = z.object({
 
 const FfprobeOutput = z.object({
   streams: z.array(FfprobeStream).default([]),
-  packets: z.array(z.object({ stream_index: z.number().int(), pts: z.number().int().optional(), flags: z.string().optional() })).default([]),
   format: z.object({ size: z.string().optional(), format_name: z.string().optional() }).optional(),
 });
+
+interface PacketTable {
+  /** Packets per stream index, discarded ones included. */
+  counts: Map<number, number>;
+  /** pts of one stream's packets that are shown (not flagged D), in file order; null where a packet has none. */
+  shown(streamIndex: number): (number | null)[];
+}
+
+/**
+ * ffprobe's packet list as `stream_index,pts,flags` lines (csv, one per
+ * packet; a packet with side data adds a field and a blank line). Plain
+ * text: a long clip has thousands of packets, and a JSON object for each
+ * would be garbage that outlives the probe.
+ */
+function parsePackets(text: string): PacketTable {
+  const counts = new Map<number, number>();
+  const rows: [number, number | null, boolean][] = [];
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    const [index, pts, flags = ''] = line.split(',');
+    const stream = Number(index);
+    if (!Number.isInteger(stream)) continue;
+    counts.set(stream, (counts.get(stream) ?? 0) + 1);
+    const value = Number(pts);
+    rows.push([stream, pts === undefined || pts === 'N/A' || !Number.isInteger(value) ? null : value, flags.includes('D')]);
+  }
+  return { counts, shown: (streamIndex) => rows.filter(([s, , discarded]) => s === streamIndex && !discarded).map(([, pts]) => pts) };
+}
 
 function parseRational(text: string | undefined): Rational | null {
   const match = /^(\d+)\/(\d+)$/.exec(text ?? '');
@@ -150,12 +178,16 @@ function ended(stream: Readable): Promise<void> {
  * `label` names the side in messages ("baseline").
  */
 export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
-  const json = await runToString(
-    scope,
-    tools.ffprobe,
-    ['-hide_banner', '-v', 'error', '-show_streams', '-show_format', '-show_entries', 'packet=stream_index,pts,flags', '-of', 'json', file],
-    { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs },
-  );
+  const ffprobe = (args: string[]): Promise<string> =>
+    runToString(scope, tools.ffprobe, ['-hide_banner', '-v', 'error', ...args, file], { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs });
+  const [info, list] = await Promise.allSettled([
+    ffprobe(['-show_streams', '-show_format', '-of', 'json']),
+    ffprobe(['-show_entries', 'packet=stream_index,pts,flags', '-of', 'csv=p=0']),
+  ]);
+  // Both settle before one error is chosen (the stream info's first), so the message does not depend on timing.
+  if (info.status === 'rejected') throw info.reason;
+  if (list.status === 'rejected') throw list.reason;
+  const [json, packetText] = [info.value, list.value];
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -164,7 +196,8 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
   }
   const parsed = FfprobeOutput.safeParse(raw);
   if (!parsed.success) throw undecodable(label, `unexpected ffprobe output (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  const { streams, packets, format } = parsed.data;
+  const { streams, format } = parsed.data;
+  const packets = parsePackets(packetText);
 
   // Cover art is a video stream too; it is never the clip.
   const videoStream = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
@@ -175,7 +208,7 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
   for (const stream of [videoStream, audioStream]) {
     const listed = Number(stream?.nb_frames);
     if (!stream || !Number.isInteger(listed) || listed <= 0) continue;
-    const present = packets.reduce((n, p) => n + (p.stream_index === stream.index ? 1 : 0), 0);
+    const present = packets.counts.get(stream.index) ?? 0;
     if (present < listed) {
       throw undecodable(label, `the file is truncated: its index lists ${listed} ${stream.codec_type} packets but only ${present} can be read`);
     }
@@ -186,15 +219,10 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
     const { width, height, pix_fmt: pixFmt } = videoStream;
     const timeBase = parseRational(videoStream.time_base);
     if (!width || !height || !pixFmt || !timeBase) throw undecodable(label, 'the video stream has no size, pixel format or time base');
-    const pts: number[] = [];
-    for (const packet of packets) {
-      if (packet.stream_index !== videoStream.index) continue;
-      // Edit lists mark packets the decoder decodes but never outputs.
-      if (packet.flags?.includes('D')) continue;
-      if (packet.pts === undefined) throw undecodable(label, 'a video packet has no presentation timestamp');
-      pts.push(packet.pts);
-    }
-    pts.sort((a, b) => a - b);
+    // Edit lists mark packets (D) that the decoder decodes but never outputs: they are not frames.
+    const shown = packets.shown(videoStream.index);
+    if (shown.some((t) => t === null)) throw undecodable(label, 'a video packet has no presentation timestamp');
+    const pts = (shown as number[]).sort((a, b) => a - b);
     if (pts.length === 0) throw undecodable(label, 'the video stream has no frames');
     video = {
       index: videoStream.index,

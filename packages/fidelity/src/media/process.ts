@@ -70,11 +70,6 @@ export class ProcessScope {
     if (this.aborted) throw new FidelityError('ABORTED', 'The measurement was cancelled');
   }
 
-  /** Pids of the children still running (for tests that check nothing is left behind). */
-  pids(): number[] {
-    return [...this.#children].map((c) => c.pid).filter((p): p is number => p !== undefined);
-  }
-
   spawn(file: string, args: string[], options: SpawnOptions): Child {
     const sockets = options.sockets ?? {};
     if (this.#closed || this.aborted) {

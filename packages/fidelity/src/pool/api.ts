@@ -20,8 +20,10 @@ export interface MeasureOptions {
   onProgress?: (progress: MeasureProgress) => void;
   /**
    * Run the audio metrics in a helper thread, beside the video metrics, with
-   * the chunks moved there (not copied). Default: when the machine has more
-   * than one core. The results are the same bytes either way.
+   * the chunks moved there (not copied). Saves about 0.3 s per 8 s pair when
+   * a core is idle, at the price of a second V8 heap (about 15 MiB, and a
+   * peak that varies more from run to run). Default false. The results are
+   * the same bytes either way.
    */
   audioThread?: boolean;
 }

@@ -1,8 +1,9 @@
 /**
- * Where measurePair sends the audio chunks: an accumulator in a helper
- * thread when the machine has a core to spare (the audio metrics then run
- * beside the video metrics), or one in the calling thread. Both give the
- * same bytes: the same accumulator sees the same chunks in the same order.
+ * Where measurePair sends the audio chunks: an accumulator in the calling
+ * thread, or (MeasureOptions.audioThread) in a helper thread, so the audio
+ * metrics run beside the video metrics. Both give the same bytes: the same
+ * accumulator sees the same chunks in the same order. Either way the chunk
+ * arrays are recycled, so a long clip leaves no garbage behind per chunk.
  */
 import { Worker } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
@@ -65,7 +66,7 @@ function inline(sampleRate: number, channels: number): AudioSink {
 }
 
 function threaded(sampleRate: number, channels: number): AudioSink {
-  const worker = new Worker(workerFilePath('audio-worker.js'), { workerData: { sampleRate, channels }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const worker = new Worker(workerFilePath('audio-worker.js'), { workerData: { sampleRate, channels } });
   const pool = new PlanePool(channels);
   let inFlight = 0;
   let failure: Error | null = null;
@@ -125,10 +126,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
   };
 }
 
-/**
- * A sink for one pair's audio. The helper thread is used when asked for, or
- * by default when the machine has more than one core.
- */
+/** A sink for one pair's audio, in a helper thread when asked for. */
 export function openAudioSink(sampleRate: number, channels: number, useThread: boolean): AudioSink {
   if (!useThread) return inline(sampleRate, channels);
   try {

@@ -17,11 +17,10 @@ import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/pr
 import { ProcessScope } from '../media/process.js';
 import { openVideoDecoder } from '../media/video-decoder.js';
 import { createVideoAccumulator } from '../metrics/video.js';
-import { MeasureFailureCodes } from './api.js';
-import { openAudioSink } from './audio-sink.js';
-import { defaultThreadCount } from './threads.js';
-import type { MeasureOptions, MeasureProgress } from './api.js';
 import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
+import { MeasureFailureCodes } from './api.js';
+import type { MeasureOptions, MeasureProgress } from './api.js';
+import { openAudioSink } from './audio-sink.js';
 
 /**
  * Per child process. Generous on purpose: a decoder waits (blocked on its
@@ -31,6 +30,9 @@ import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from
 export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
 
 const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
+
+/** Frames after which every video buffer and the metrics' memory are in use (the audio starts then). */
+const WARM_FRAMES = 8;
 
 type Side = 'baseline' | 'candidate';
 
@@ -78,35 +80,42 @@ async function measureVideo(
   files: [string, string],
   streams: [VideoProbe, VideoProbe],
   onProgress: ((progress: MeasureProgress) => void) | undefined,
+  onWarm: () => void,
 ): Promise<VideoMetrics> {
-  const [a, b] = await bothSides(
-    openVideoDecoder(scope, tools, files[0], 'baseline', streams[0]),
-    openVideoDecoder(scope, tools, files[1], 'candidate', streams[1]),
-  );
-  // One accumulator, every frame in order, in this thread: the metrics cannot be split by frame,
-  // because ssim_ffmpeg carries FFmpeg's line buffers from one frame to the next (docs/media.md).
-  const accumulator = createVideoAccumulator(a.geometry);
-  const framesTotal = streams[0].frames;
-  let framesDone = 0;
-  onProgress?.({ framesDone, framesTotal });
-  for (;;) {
-    const [fa, fb] = await bothSides(a.next(), b.next());
-    if (!fa || !fb) {
-      if (fa || fb) throw countMismatch('frames', framesDone + (fa ? 1 : 0), framesDone + (fb ? 1 : 0), framesTotal);
-      break;
-    }
-    if (framesDone === framesTotal) {
-      throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
-    }
-    accumulator.addFrame(fa, fb);
-    a.release(fa);
-    b.release(fb);
-    framesDone++;
+  try {
+    const [a, b] = await bothSides(
+      openVideoDecoder(scope, tools, files[0], 'baseline', streams[0]),
+      openVideoDecoder(scope, tools, files[1], 'candidate', streams[1]),
+    );
+    // One accumulator, every frame in order, in this thread: the metrics cannot be split by frame,
+    // because ssim_ffmpeg carries FFmpeg's line buffers from one frame to the next (docs/media.md).
+    const accumulator = createVideoAccumulator(a.geometry);
+    const framesTotal = streams[0].frames;
+    let framesDone = 0;
     onProgress?.({ framesDone, framesTotal });
+    for (;;) {
+      const [fa, fb] = await bothSides(a.next(), b.next());
+      if (!fa || !fb) {
+        if (fa || fb) throw countMismatch('frames', framesDone + (fa ? 1 : 0), framesDone + (fb ? 1 : 0), framesTotal);
+        break;
+      }
+      if (framesDone === framesTotal) {
+        throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
+      }
+      accumulator.addFrame(fa, fb);
+      a.release(fa);
+      b.release(fb);
+      framesDone++;
+      if (framesDone === WARM_FRAMES) onWarm();
+      onProgress?.({ framesDone, framesTotal });
+    }
+    await bothSides(a.finished(), b.finished());
+    if (framesDone !== framesTotal) throw countMismatch('frames', framesDone, framesDone, framesTotal);
+    return accumulator.finish();
+  } finally {
+    // Whatever happened, the audio side must not wait for a warm-up that will never come.
+    onWarm();
   }
-  await bothSides(a.finished(), b.finished());
-  if (framesDone !== framesTotal) throw countMismatch('frames', framesDone, framesDone, framesTotal);
-  return accumulator.finish();
 }
 
 async function measureAudio(
@@ -115,7 +124,9 @@ async function measureAudio(
   files: [string, string],
   streams: [AudioProbe, AudioProbe],
   useThread: boolean,
+  start: Promise<void>,
 ): Promise<AudioMetrics> {
+  await start;
   const [a, b] = await bothSides(
     openAudioDecoder(scope, tools, files[0], 'baseline', streams[0]),
     openAudioDecoder(scope, tools, files[1], 'candidate', streams[1]),
@@ -147,11 +158,14 @@ async function measureProbed(scope: ProcessScope, tools: ProbeTools, probes: [Me
   const files: [string, string] = [probes[0].file, probes[1].file];
   const [va, vb] = [probes[0].video!, probes[1].video!];
   const [aa, ab] = [probes[0].audio, probes[1].audio];
-  // Audio runs beside video: its decoders are cheap and its chunks interleave with the frames.
+  // Audio runs beside video, once the video has reached its steady state: the peak memory is then
+  // the same sum (video's buffers + audio's) for a short clip as for a long one.
+  let warm!: () => void;
+  const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], options.onProgress),
-    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? defaultThreadCount() > 1) : Promise.resolve(null),
+    measureVideo(scope, tools, files, [va, vb], options.onProgress, warm),
+    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? false, videoWarm) : Promise.resolve(null),
   );
   const measurement: PairMeasurement = { video, audio };
   return { ok: true, measurement };
