@@ -11,7 +11,7 @@ import type { Command, OptionSpec } from './commands/types.js';
 /** Options every command accepts (cli-and-report.md, "Common options"). */
 const COMMON: Record<string, OptionSpec> = {
   json: { type: 'boolean', description: 'print one JSON document on stdout and nothing else there' },
-  threads: { type: 'string', description: 'worker threads (default: one per core)' },
+  threads: { type: 'string', description: 'cores to use: pairs measured at once, and helper threads per pair (default: one per core)' },
   policy: { type: 'string', description: 'thresholds file (JSON)' },
   progress: { type: 'boolean', description: 'draw progress on stderr even when it is not a terminal' },
   help: { type: 'boolean', short: 'h', description: 'show help' },

@@ -21,6 +21,7 @@ import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
 import { workloadProblems } from './pairing/workload.js';
 import { pairSlots, type PlannedPair } from './pairing/slots.js';
 import { createMeasurePool } from './pool/pool.js';
+import { defaultThreadCount } from './pool/threads.js';
 import { DEFAULT_POLICY, disclaimerFor } from './policy/default.js';
 import { parsePolicy } from './policy/load.js';
 import type { MeasureOutcome } from './schemas/measurement.js';
@@ -40,6 +41,11 @@ export interface CompareOptions {
   force?: boolean;
   /** Thresholds; the example-uncalibrated policy when absent. */
   policy?: Policy;
+  /**
+   * Cores to keep busy (default: every available one): up to this many
+   * pairs at once, and the cores left over per pair run its video helper
+   * threads (MeasureOptions.videoThreads).
+   */
   threads?: number;
   /** Make a missing artifact digest an error for every run. */
   requireDigest?: boolean;
@@ -155,8 +161,11 @@ async function measureAll(baseline: VerifiedRun, planned: Planned[], options: Co
   const forward = (): void => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) forward();
   else options.signal?.addEventListener('abort', forward, { once: true });
+  // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
+  const cores = options.threads ?? defaultThreadCount();
   const pool = createMeasurePool({
-    ...(options.threads ? { threads: options.threads } : {}),
+    threads: Math.max(1, Math.min(cores, jobs.length)),
+    cores,
     ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });

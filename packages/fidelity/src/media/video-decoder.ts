@@ -10,7 +10,7 @@
  * or drops frames when timestamps are irregular.
  */
 import { FidelityError } from '../errors.js';
-import type { DecodedFrame } from '../metrics/frame.js';
+import type { DecodedFrame, FrameGeometry } from '../metrics/frame.js';
 import { ReaderGroup } from './frame-reader.js';
 import type { FrameReader } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
@@ -37,6 +37,38 @@ export interface VideoDecoder {
   finished(): Promise<void>;
   /** Most frame buffers held at once by each pipe (bounded-memory checks). */
   peakBuffers(): { planes: number; rgb: number };
+}
+
+/**
+ * A decoded frame as the two records ffmpeg wrote: the planes (Y, U, V back
+ * to back) and rgb24, each the whole of its own ArrayBuffer, so a frame can
+ * be moved to another thread (transfer list) and handed back.
+ */
+export interface FrameRecords {
+  planes: Uint8Array;
+  rgb: Uint8Array;
+}
+
+/** Plane views over the records; no copy. */
+export function frameFromRecords(geometry: FrameGeometry, records: FrameRecords): DecodedFrame {
+  const ySize = geometry.width * geometry.height;
+  const cSize = geometry.chromaWidth * geometry.chromaHeight;
+  const { planes, rgb } = records;
+  return {
+    width: geometry.width,
+    height: geometry.height,
+    chromaWidth: geometry.chromaWidth,
+    chromaHeight: geometry.chromaHeight,
+    y: planes.subarray(0, ySize),
+    u: planes.subarray(ySize, ySize + cSize),
+    v: planes.subarray(ySize + cSize, ySize + 2 * cSize),
+    rgb,
+  };
+}
+
+/** The records behind a frame from frameFromRecords(). */
+export function frameRecords(frame: DecodedFrame): FrameRecords {
+  return { planes: new Uint8Array(frame.y.buffer, 0, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb };
 }
 
 /** The ffmpeg arguments, exported for docs and the benchmark. */
@@ -73,8 +105,6 @@ export async function openVideoDecoder(
     { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs },
   );
   const [planes, rgb] = readers as [FrameReader, FrameReader];
-  const ySize = geometry.width * geometry.height;
-  const cSize = geometry.chromaWidth * geometry.chromaHeight;
 
   // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
   const explain = async (error: unknown): Promise<never> => {
@@ -101,20 +131,12 @@ export async function openVideoDecoder(
         }
         return null;
       }
-      return {
-        width: geometry.width,
-        height: geometry.height,
-        chromaWidth: geometry.chromaWidth,
-        chromaHeight: geometry.chromaHeight,
-        y: yuv.subarray(0, ySize),
-        u: yuv.subarray(ySize, ySize + cSize),
-        v: yuv.subarray(ySize + cSize, ySize + 2 * cSize),
-        rgb: rgbBytes,
-      };
+      return frameFromRecords(geometry, { planes: yuv, rgb: rgbBytes });
     },
     release(frame: DecodedFrame): void {
-      planes.release(new Uint8Array(frame.y.buffer, 0, geometry.yuvBytes));
-      rgb.release(frame.rgb);
+      const records = frameRecords(frame);
+      planes.release(records.planes);
+      rgb.release(records.rgb);
     },
 
     async finished(): Promise<void> {

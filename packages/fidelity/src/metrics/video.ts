@@ -1,10 +1,17 @@
 /**
  * Every video metric of one pair, frame by frame: the caller feeds decoded
  * baseline/candidate frames in order and gets VideoMetrics at the end.
+ * Nothing is resampled, skipped or re-aligned.
  *
- * Per frame the planes are copied once into the kernels' memory and every
- * kernel reads them there; per-frame values are kept (the report shows them)
- * and the pooled sums grow. Nothing is resampled, skipped or re-aligned.
+ * A frame's metrics come in two parts. ssim_ffmpeg carries FFmpeg's line
+ * buffers from one frame to the next (ssim-ffmpeg.ts), so it must see every
+ * frame in order, in one place: addSequential(). Everything else (the
+ * Gaussian and 7x7 SSIMs, the sample differences) depends on that frame
+ * alone: measureFrameValues() computes it in any thread, in any order, and
+ * addValues() files it under the frame's index. That split is what lets
+ * measurePair spread a stream over several threads and still give the same
+ * bytes as one thread: each value is computed by the same code on the same
+ * planes, and the pooled sums are added up in frame order at the end.
  */
 import { FidelityError, invalidParameter } from '../errors.js';
 import type { VideoMetrics } from '../schemas/measurement.js';
@@ -16,12 +23,6 @@ import { FfmpegSsimState, checkFfmpegSize } from './ssim-ffmpeg.js';
 import { checkGaussianSize, gaussianScratchBytes, writeGaussianConstants } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
 import { kernels, Layout } from './wasm.js';
-
-export interface VideoAccumulator {
-  /** Baseline a, candidate b: the next frame of each stream, in order. */
-  addFrame(a: DecodedFrame, b: DecodedFrame): void;
-  finish(): VideoMetrics;
-}
 
 function checkGeometry(geometry: FrameGeometry): FrameGeometry {
   if (geometry === null || typeof geometry !== 'object') throw invalidParameter('geometry', 'an object', geometry);
@@ -50,30 +51,96 @@ function checkFrame(name: string, frame: DecodedFrame, g: FrameGeometry): void {
   checkPlane(`${name}.rgb`, frame.rgb, g.width, g.height, 3);
 }
 
+/** The metrics of one frame that depend on nothing but that frame. */
+export interface FrameValues {
+  /** Gaussian SSIM on Y. */
+  ssim: number;
+  /** 7x7 SSIM, mean of the three rgb24 channels. */
+  rgb7: number;
+  /** sum (a - b)^2 over Y. */
+  ySse: number;
+  /** sum |a - b| and sum (a - b)^2 over every rgb24 sample. */
+  rgbSad: number;
+  rgbSse: number;
+  /** Every Y, U, V and rgb24 sample equal. */
+  identical: boolean;
+}
+
+export interface VideoAccumulator {
+  /** Baseline a, candidate b: the next frame of each stream, in order. Both parts, in this thread. */
+  addFrame(a: DecodedFrame, b: DecodedFrame): void;
+  /** The order-dependent part (ssim_ffmpeg) of the next frame; returns that frame's index. */
+  addSequential(a: DecodedFrame, b: DecodedFrame): number;
+  /** The rest of frame `index`, from measureFrameValues() on the same planes (any thread, any order). */
+  addValues(index: number, values: FrameValues): void;
+  finish(): VideoMetrics;
+}
+
+/**
+ * The order-independent metrics of one frame pair, in this thread's kernels.
+ * The planes are copied once into the kernels' memory, laid out afresh on
+ * every call because that memory is shared with every other metric call of
+ * the thread.
+ */
+export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: FrameGeometry): FrameValues {
+  const g = checkGeometry(geometry);
+  checkFrame('a', a, g);
+  checkFrame('b', b, g);
+  const lumaSize = g.width * g.height;
+  const chromaSize = g.chromaWidth * g.chromaHeight;
+  const rgbSize = 3 * lumaSize;
+  const k = kernels();
+  const layout = new Layout(k.base);
+  const ay = layout.take(lumaSize);
+  const by = layout.take(lumaSize);
+  const argb = layout.take(rgbSize);
+  const brgb = layout.take(rgbSize);
+  const taps = layout.take(8 * 8);
+  const consts = layout.take(8 * 2);
+  const out = layout.take(16);
+  const scratch = layout.take(Math.max(gaussianScratchBytes(g.width), boxScratchBytes(3 * g.width)));
+  k.reserve(layout.size - k.base);
+  k.u8(ay, lumaSize).set(a.y);
+  k.u8(by, lumaSize).set(b.y);
+  k.u8(argb, rgbSize).set(a.rgb);
+  k.u8(brgb, rgbSize).set(b.rgb);
+  writeGaussianConstants(k, taps, consts);
+
+  const ssim = k.fn.ssim_gauss(ay, by, g.width, g.height, taps, consts, scratch);
+  const rgb7 = k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / (3 * boxWindows(g.width, g.height));
+  const ySse = diffStatsAt(k, ay, by, lumaSize, out).sse;
+  const rgb = diffStatsAt(k, argb, brgb, rgbSize, out);
+  // Chroma only decides `identical`: a difference there alone shows in no other metric but ssim_ffmpeg.
+  const identical = ySse === 0 && rgb.sse === 0 && equalBytes(a.u, b.u) && equalBytes(a.v, b.v);
+  return { ssim, rgb7, ySse, rgbSad: rgb.sad, rgbSse: rgb.sse, identical };
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
 export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulator {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;
   const chromaSize = g.chromaWidth * g.chromaHeight;
-  const rgbSize = 3 * lumaSize;
-  const rgbWindows = 3 * boxWindows(g.width, g.height);
 
   const ffmpegState = new FfmpegSsimState(g.width);
-  const ssim: number[] = [];
   const ffY: number[] = [];
   const ffU: number[] = [];
   const ffV: number[] = [];
   const ffAll: number[] = [];
-  const rgb7: number[] = [];
-  const psnr: (number | null)[] = [];
-  const pooled = new PooledDiff();
-  let identical = true;
+  /** By frame index; a hole is a frame whose values have not come back yet. */
+  const values: (FrameValues | undefined)[] = [];
   let finished = false;
 
-  function addFrame(a: DecodedFrame, b: DecodedFrame): void {
-    if (finished) throw new FidelityError('INVALID_ARGUMENT', 'addFrame() after finish()');
+  function checkOpen(call: string): void {
+    if (finished) throw new FidelityError('INVALID_ARGUMENT', `${call} after finish()`);
+  }
+
+  function addSequential(a: DecodedFrame, b: DecodedFrame): number {
+    checkOpen('addSequential()');
     checkFrame('a', a, g);
     checkFrame('b', b, g);
-    // Laid out afresh on every frame: the memory is shared with every other metric call of this thread.
     const k = kernels();
     const layout = new Layout(k.base);
     const ay = layout.take(lumaSize);
@@ -82,13 +149,7 @@ export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulato
     const bu = layout.take(chromaSize);
     const av = layout.take(chromaSize);
     const bv = layout.take(chromaSize);
-    const argb = layout.take(rgbSize);
-    const brgb = layout.take(rgbSize);
-    const taps = layout.take(8 * 8);
-    const consts = layout.take(8 * 2);
-    const out = layout.take(16);
     const temp = layout.take(4 * ffmpegState.temp.length);
-    const scratch = layout.take(Math.max(gaussianScratchBytes(g.width), boxScratchBytes(3 * g.width)));
     k.reserve(layout.size - k.base);
     k.u8(ay, lumaSize).set(a.y);
     k.u8(by, lumaSize).set(b.y);
@@ -96,43 +157,54 @@ export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulato
     k.u8(bu, chromaSize).set(b.u);
     k.u8(av, chromaSize).set(a.v);
     k.u8(bv, chromaSize).set(b.v);
-    k.u8(argb, rgbSize).set(a.rgb);
-    k.u8(brgb, rgbSize).set(b.rgb);
-    writeGaussianConstants(k, taps, consts);
-
-    ssim.push(k.fn.ssim_gauss(ay, by, g.width, g.height, taps, consts, scratch));
     const ff = ffmpegState.frameAt(k, { y: [ay, by], u: [au, bu], v: [av, bv] }, g, temp);
     ffY.push(ff.y);
     ffU.push(ff.u);
     ffV.push(ff.v);
     ffAll.push(ff.all);
-    rgb7.push(k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / rgbWindows);
+    values.push(undefined);
+    return ffY.length - 1;
+  }
 
-    const y = diffStatsAt(k, ay, by, lumaSize, out).sse;
-    psnr.push(psnrFromSse(y, lumaSize));
-    const rgb = diffStatsAt(k, argb, brgb, rgbSize, out);
-    pooled.add(rgb, rgbSize);
-    if (identical) {
-      identical = y === 0 && rgb.sse === 0 && diffStatsAt(k, au, bu, chromaSize, out).sse === 0 && diffStatsAt(k, av, bv, chromaSize, out).sse === 0;
+  function addValues(index: number, frame: FrameValues): void {
+    checkOpen('addValues()');
+    if (!Number.isInteger(index) || index < 0 || index >= values.length) {
+      throw invalidParameter('index', `a frame index below ${values.length} (frames added so far)`, index);
     }
+    if (values[index]) throw new FidelityError('INVALID_ARGUMENT', `The values of frame ${index} were already added`);
+    values[index] = frame;
   }
 
   function finish(): VideoMetrics {
-    if (ssim.length === 0) throw new FidelityError('NO_FRAMES', 'No frame was added: a stream of no frames has no video metrics');
+    if (values.length === 0) throw new FidelityError('NO_FRAMES', 'No frame was added: a stream of no frames has no video metrics');
+    const missing = values.findIndex((v) => v === undefined);
+    if (missing >= 0) throw new FidelityError('INVALID_ARGUMENT', `finish() before the values of frame ${missing} were added`);
     finished = true;
+    const frames = values as FrameValues[];
+    // Pooled in frame order, whichever thread finished first: the same sums, the same bytes.
+    const pooled = new PooledDiff();
+    for (const f of frames) pooled.add({ sad: f.rgbSad, sse: f.rgbSse }, 3 * lumaSize);
     return {
       width: g.width,
       height: g.height,
-      frames: ssim.length,
-      ssim: summarizeSsim(ssim),
+      frames: frames.length,
+      ssim: summarizeSsim(frames.map((f) => f.ssim)),
       ssim_ffmpeg: { y: summarizeSsim(ffY), u: summarizeSsim(ffU), v: summarizeSsim(ffV), all: summarizeSsim(ffAll) },
-      ssim_rgb7: summarizeSsim(rgb7),
-      psnr_y: summarizePsnr(psnr),
+      ssim_rgb7: summarizeSsim(frames.map((f) => f.rgb7)),
+      psnr_y: summarizePsnr(frames.map((f) => psnrFromSse(f.ySse, lumaSize))),
       psnr_db: pooled.psnrDb(),
       mae: pooled.mae(),
-      identical,
+      identical: frames.every((f) => f.identical),
     };
   }
 
-  return { addFrame, finish };
+  return {
+    addFrame(a, b) {
+      const index = addSequential(a, b);
+      addValues(index, measureFrameValues(a, b, g));
+    },
+    addSequential,
+    addValues,
+    finish,
+  };
 }

@@ -26,6 +26,15 @@ export interface MeasureOptions {
    * the same bytes either way.
    */
   audioThread?: boolean;
+  /**
+   * Helper threads for the video metrics of this pair (frame-helpers.ts):
+   * whole frames go to them, while ssim_ffmpeg, which must see the frames
+   * in order, stays in the calling thread. 0 computes everything in the
+   * calling thread. Default: one per available core for a stream of at
+   * least about 20 frames at 1344x768, else 0. The results are the same
+   * bytes for every value.
+   */
+  videoThreads?: number;
 }
 
 export interface PairJob {
@@ -36,8 +45,17 @@ export interface PairJob {
 }
 
 export interface PoolOptions {
-  /** Worker threads; default defaultThreadCount(). */
+  /** Worker threads, one pair each; default defaultThreadCount(). */
   threads?: number;
+  /** Cores the pool may keep busy; default defaultThreadCount(). Only sizes the default videoThreads. */
+  cores?: number;
+  /**
+   * Helper threads per pair (MeasureOptions.videoThreads). Default: the
+   * cores left over per worker (cores / threads, rounded down), and none
+   * for small streams; the pool's own threads already keep every core busy
+   * when there are as many pairs as cores.
+   */
+  videoThreads?: number;
   ffmpeg?: ResolveOptions;
   timeoutMs?: number;
 }

@@ -15,12 +15,15 @@ import { checkCompatibility } from '../media/compat.js';
 import { probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
-import { openVideoDecoder } from '../media/video-decoder.js';
-import { createVideoAccumulator } from '../metrics/video.js';
+import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
+import { createVideoAccumulator, measureFrameValues } from '../metrics/video.js';
 import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
+import { openFrameHelpers } from './frame-helpers.js';
+import type { FrameHelpers } from './frame-helpers.js';
+import { defaultThreadCount } from './threads.js';
 
 /**
  * Per child process. Generous on purpose: a decoder waits (blocked on its
@@ -28,6 +31,9 @@ import { openAudioSink } from './audio-sink.js';
  * measurement's, which on two busy cores can reach minutes for a long clip.
  */
 export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
+
+/** More helpers than this only hold more frames in memory: the decoders cannot feed them. */
+export const MAX_VIDEO_THREADS = 64;
 
 const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
 
@@ -74,45 +80,84 @@ function countMismatch(what: string, baseline: number, candidate: number, expect
   return new FidelityError('UNDECODABLE', `${side}: ffmpeg decoded ${got} ${what} where the container lists ${expected}`);
 }
 
+/**
+ * Helper threads for a pair's video when the caller leaves it open: `cores`
+ * (the cores this pair may use), but none for a small stream, where starting
+ * threads would cost more than they save (the results are the same bytes
+ * either way).
+ */
+export function autoVideoThreads(video: VideoProbe, cores: number): number {
+  const geometry = video.geometry;
+  if (!geometry) return 0;
+  return geometry.width * geometry.height * video.frames >= AUTO_THREADS_MIN_SAMPLES ? cores : 0;
+}
+
+/** About 20 frames at 1344x768, a third of a second of metric work on one core. */
+const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
+
 async function measureVideo(
   scope: ProcessScope,
   tools: ProbeTools,
   files: [string, string],
   streams: [VideoProbe, VideoProbe],
+  threads: number,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
 ): Promise<VideoMetrics> {
+  let helpers: FrameHelpers | null = null;
   try {
+    // Every frame out with a helper is one more the decoders must not wait for.
+    const capacity = 2 + threads;
     const [a, b] = await bothSides(
-      openVideoDecoder(scope, tools, files[0], 'baseline', streams[0]),
-      openVideoDecoder(scope, tools, files[1], 'candidate', streams[1]),
+      openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity }),
+      openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity }),
     );
-    // One accumulator, every frame in order, in this thread: the metrics cannot be split by frame,
-    // because ssim_ffmpeg carries FFmpeg's line buffers from one frame to the next (docs/media.md).
-    const accumulator = createVideoAccumulator(a.geometry);
+    const geometry = a.geometry;
+    const accumulator = createVideoAccumulator(geometry);
     const framesTotal = streams[0].frames;
+    let framesRead = 0;
     let framesDone = 0;
+    const done = (): void => {
+      framesDone++;
+      if (framesDone === WARM_FRAMES) onWarm();
+      onProgress?.({ framesDone, framesTotal });
+    };
+    if (threads > 0) {
+      helpers = openFrameHelpers(geometry, threads, (index, values, ra, rb) => {
+        accumulator.addValues(index, values);
+        a.release(frameFromRecords(geometry, ra));
+        b.release(frameFromRecords(geometry, rb));
+        done();
+      });
+    }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {
       const [fa, fb] = await bothSides(a.next(), b.next());
       if (!fa || !fb) {
-        if (fa || fb) throw countMismatch('frames', framesDone + (fa ? 1 : 0), framesDone + (fb ? 1 : 0), framesTotal);
+        if (fa || fb) throw countMismatch('frames', framesRead + (fa ? 1 : 0), framesRead + (fb ? 1 : 0), framesTotal);
         break;
       }
-      if (framesDone === framesTotal) {
+      if (framesRead === framesTotal) {
         throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
       }
-      accumulator.addFrame(fa, fb);
-      a.release(fa);
-      b.release(fb);
-      framesDone++;
-      if (framesDone === WARM_FRAMES) onWarm();
-      onProgress?.({ framesDone, framesTotal });
+      framesRead++;
+      // ssim_ffmpeg here, in order (its line buffers carry over: docs/media.md); the rest wherever there is a core.
+      const index = accumulator.addSequential(fa, fb);
+      if (helpers) {
+        await helpers.submit(index, frameRecords(fa), frameRecords(fb));
+      } else {
+        accumulator.addValues(index, measureFrameValues(fa, fb, geometry));
+        a.release(fa);
+        b.release(fb);
+        done();
+      }
     }
+    await helpers?.drain();
     await bothSides(a.finished(), b.finished());
-    if (framesDone !== framesTotal) throw countMismatch('frames', framesDone, framesDone, framesTotal);
+    if (framesRead !== framesTotal) throw countMismatch('frames', framesRead, framesRead, framesTotal);
     return accumulator.finish();
   } finally {
+    await helpers?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
     onWarm();
   }
@@ -152,7 +197,13 @@ async function measureAudio(
   }
 }
 
-async function measureProbed(scope: ProcessScope, tools: ProbeTools, probes: [MediaProbe, MediaProbe], options: MeasureOptions): Promise<MeasureOutcome> {
+async function measureProbed(
+  scope: ProcessScope,
+  tools: ProbeTools,
+  probes: [MediaProbe, MediaProbe],
+  options: MeasureOptions,
+  cores: number,
+): Promise<MeasureOutcome> {
   const failure = checkCompatibility(probes[0], probes[1]);
   if (failure) return { ok: false, failure };
   const files: [string, string] = [probes[0].file, probes[1].file];
@@ -164,7 +215,7 @@ async function measureProbed(scope: ProcessScope, tools: ProbeTools, probes: [Me
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], options.onProgress, warm),
+    measureVideo(scope, tools, files, [va, vb], options.videoThreads ?? autoVideoThreads(va, cores), options.onProgress, warm),
     aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? false, videoWarm) : Promise.resolve(null),
   );
   const measurement: PairMeasurement = { video, audio };
@@ -178,6 +229,10 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
+  const { videoThreads } = options;
+  if (videoThreads !== undefined && !(Number.isInteger(videoThreads) && videoThreads >= 0 && videoThreads <= MAX_VIDEO_THREADS)) {
+    throw invalidParameter('options.videoThreads', `an integer from 0 to ${MAX_VIDEO_THREADS}`, videoThreads);
+  }
 }
 
 /**
@@ -186,6 +241,11 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
  * not be measured. Every child process has exited when the promise settles.
  */
 export async function measurePair(baseline: string, candidate: string, options: MeasureOptions = {}): Promise<MeasureOutcome> {
+  return measurePairOn(baseline, candidate, options, defaultThreadCount());
+}
+
+/** measurePair for a caller that shares the machine (the pool): `cores` bounds the default helper threads. */
+export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number): Promise<MeasureOutcome> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -198,7 +258,7 @@ export async function measurePair(baseline: string, candidate: string, options: 
   try {
     const probes = await bothSides(probeMedia(scope, tools, baseline, 'baseline'), probeMedia(scope, tools, candidate, 'candidate'));
     scope.throwIfAborted();
-    return await measureProbed(scope, tools, probes, options);
+    return await measureProbed(scope, tools, probes, options, cores);
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();

@@ -1,7 +1,8 @@
 /**
  * A piscina pool whose task measures one pair (worker.ts). One pair per
  * thread: decoding already runs in ffmpeg children, so a pair's own thread
- * is busy with metrics and two pairs use two cores.
+ * is busy with metrics and two pairs use two cores. Cores beyond one per
+ * thread go to each pair's video helper threads (frame-helpers.ts).
  *
  * The worker must be plain JavaScript: see worker-file.ts for how it is
  * found when the library runs from source under vitest.
@@ -12,6 +13,7 @@ import { FidelityError, invalidParameter } from '../errors.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
+import { MAX_VIDEO_THREADS } from './measure-pair.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
@@ -40,10 +42,17 @@ function checkJob(job: PairJob): void {
 export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   const threads = options.threads ?? defaultThreadCount();
   if (!Number.isInteger(threads) || threads < 1) throw invalidParameter('options.threads', 'a positive integer', threads);
-  const { timeoutMs } = options;
+  const { timeoutMs, videoThreads } = options;
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
+  if (videoThreads !== undefined && !(Number.isInteger(videoThreads) && videoThreads >= 0 && videoThreads <= MAX_VIDEO_THREADS)) {
+    throw invalidParameter('options.videoThreads', `an integer from 0 to ${MAX_VIDEO_THREADS}`, videoThreads);
+  }
+  const cores = options.cores ?? defaultThreadCount();
+  if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
+  // With as many pairs in flight as threads, each pair's share of the cores.
+  const coresPerPair = Math.max(1, Math.floor(cores / threads));
   const piscina = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 });
   let destroyed = false;
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
@@ -63,7 +72,16 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     });
     const onAbort = (): void => port1.postMessage({ type: 'abort' } satisfies ToWorker);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const task: WorkerTask = { id: job.id, baseline: job.baseline, candidate: job.candidate, ffmpeg: options.ffmpeg, timeoutMs, port: port2 };
+    const task: WorkerTask = {
+      id: job.id,
+      baseline: job.baseline,
+      candidate: job.candidate,
+      ffmpeg: options.ffmpeg,
+      timeoutMs,
+      videoThreads,
+      coresPerPair,
+      port: port2,
+    };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;
     inFlight.set(running, onAbort);
     try {

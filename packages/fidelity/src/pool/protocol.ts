@@ -14,6 +14,9 @@ export interface WorkerTask {
   candidate: string;
   ffmpeg: ResolveOptions | undefined;
   timeoutMs: number | undefined;
+  /** MeasureOptions.videoThreads as the caller gave it; when absent, up to `coresPerPair` for a large stream. */
+  videoThreads: number | undefined;
+  coresPerPair: number;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }

@@ -8,7 +8,7 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { isFidelityError } from '../errors.js';
-import { measurePair } from './measure-pair.js';
+import { measurePairOn } from './measure-pair.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
 import { packOutcome, transferList } from './transfer.js';
 
@@ -26,12 +26,18 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
   });
   const post = (message: FromWorker): void => port.postMessage(message);
   try {
-    const outcome = await measurePair(task.baseline, task.candidate, {
-      ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
-      ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
-      signal: controller.signal,
-      onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
-    });
+    const outcome = await measurePairOn(
+      task.baseline,
+      task.candidate,
+      {
+        ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
+        ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+        ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
+        signal: controller.signal,
+        onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
+      },
+      task.coresPerPair,
+    );
     return { kind: 'outcome', packed: packOutcome(outcome) };
   } catch (error) {
     if (isFidelityError(error)) return { kind: 'thrown', code: error.code, message: error.message, problems: error.problems, stack: error.stack };

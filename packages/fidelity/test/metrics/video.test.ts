@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedFrame } from '../../src/metrics/frame.js';
-import { createVideoAccumulator } from '../../src/metrics/video.js';
+import { createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
 import { VideoMetrics } from '../../src/schemas/measurement.js';
 import { decodeVideo, goldenPair } from './oracle.js';
 
@@ -63,6 +63,32 @@ describe('createVideoAccumulator', () => {
     const copy = a.map((f) => ({ ...f, u: f.u.slice() }));
     copy[3]!.u[17] = (copy[3]!.u[17]! + 1) % 256;
     expect(measure(a, copy).identical).toBe(false);
+  });
+
+  it('gives the same bytes when the order-free part of each frame comes back in any order', () => {
+    const whole = JSON.stringify(measure(a, b));
+    const acc = createVideoAccumulator(a[0]!);
+    const indices = a.map((fa, i) => acc.addSequential(fa, b[i]!));
+    expect(indices).toEqual([...a.keys()]);
+    // Last frame first, then the even ones, then the odd ones.
+    const order = [indices.length - 1, ...indices.filter((i) => i % 2 === 0 && i !== indices.length - 1), ...indices.filter((i) => i % 2 === 1 && i !== indices.length - 1)];
+    for (const i of order) acc.addValues(i, measureFrameValues(a[i]!, b[i]!, a[0]!));
+    expect(JSON.stringify(acc.finish())).toBe(whole);
+  });
+
+  it('refuses values for an unknown or already filled frame, and finish() with a frame missing', () => {
+    const acc = createVideoAccumulator(a[0]!);
+    acc.addSequential(a[0]!, b[0]!);
+    acc.addSequential(a[1]!, b[1]!);
+    const values = measureFrameValues(a[0]!, b[0]!, a[0]!);
+    expect(() => acc.addValues(2, values)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => acc.addValues(-1, values)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    acc.addValues(0, values);
+    expect(() => acc.addValues(0, values)).toThrow(/already added/);
+    expect(() => acc.finish()).toThrow(/frame 1/);
+    acc.addValues(1, measureFrameValues(a[1]!, b[1]!, a[0]!));
+    expect(acc.finish().frames).toBe(2);
+    expect(() => acc.addSequential(a[2]!, b[2]!)).toThrow(/after finish/);
   });
 
   it('gives the same bytes whether pairs run one after the other or interleaved', () => {

@@ -51,6 +51,26 @@ describe('measurePair', () => {
     expect(JSON.stringify(x)).toBe(JSON.stringify(y));
   });
 
+  it('gives the same JSON with the video metrics spread over helper threads as in one thread', async () => {
+    const progress: MeasureProgress[] = [];
+    const inThread = await measurePair(base, other, { videoThreads: 0 });
+    for (const videoThreads of [1, 3]) {
+      const spread = await measurePair(base, other, { videoThreads, onProgress: (p) => progress.push(p) });
+      expect(JSON.stringify(spread)).toBe(JSON.stringify(inThread));
+    }
+    // Frames come back from the helpers in any order; progress still counts up one by one.
+    expect(progress.filter((p) => p.framesDone === 24)).toHaveLength(2);
+    expect(progress.every((p, i) => i === 0 || p.framesDone === 0 || p.framesDone === progress[i - 1]!.framesDone + 1)).toBe(true);
+  });
+
+  it('fails a corrupt candidate as UNDECODABLE with helper threads too, leaving no ffmpeg behind', async () => {
+    const garbage = path.join(clips.dir, 'garbage-threads.mp4');
+    writeFileSync(garbage, Buffer.alloc(10_000, 7));
+    const outcome = await measurePair(base, garbage, { videoThreads: 2 });
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE' } });
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
   describe('refuses an incompatible pair before any metric, with its reason code', () => {
     const cases: [string, Parameters<ClipFactory['make']>[0]][] = [
       ['INCOMPATIBLE_SIZE', { width: 160, height: 90 }],
@@ -110,11 +130,12 @@ describe('measurePair', () => {
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', message: expect.stringContaining('baseline') } });
   });
 
-  it('stops on abort: ABORTED, and no ffmpeg child left running', async () => {
+  it.each([0, 2])('stops on abort (%i video helper threads): ABORTED, and no ffmpeg child left running', async (videoThreads) => {
     const long = await clips.make({ frames: 240, width: 320, height: 180 }, 'long');
     const controller = new AbortController();
     let children: number[] = [];
     const outcome = await measurePair(long, long, {
+      videoThreads,
       signal: controller.signal,
       onProgress: (p) => {
         if (p.framesDone === 5) {
@@ -145,6 +166,9 @@ describe('measurePair', () => {
   it('throws on bad arguments and on a missing ffmpeg, which no pair could get past', async () => {
     await expect(measurePair('', other)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(measurePair(base, other, { timeoutMs: -5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    for (const videoThreads of [-1, 1.5, 65, Number.NaN]) {
+      await expect(measurePair(base, other, { videoThreads })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
     await expect(measurePair(base, other, { ffmpeg: { ffmpegPath: path.join(clips.dir, 'no-such-ffmpeg') } })).rejects.toMatchObject({
       code: 'FFMPEG_BROKEN',
     });

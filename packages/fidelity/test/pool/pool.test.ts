@@ -125,8 +125,19 @@ describe('measure pool', () => {
     }
   });
 
+  it('passes videoThreads to each pair: helper threads inside a pool worker give the same bytes', async () => {
+    const pool = createMeasurePool({ threads: 1, videoThreads: 2 });
+    try {
+      const outcome = await pool.measure({ id: 'v', baseline: base, candidate: other });
+      expect(JSON.stringify(outcome)).toBe(JSON.stringify(await measurePair(base, other, { videoThreads: 0 })));
+    } finally {
+      await pool.destroy();
+    }
+  });
+
   it('checks its arguments', async () => {
     expect(() => createMeasurePool({ threads: 0 })).toThrow(/threads/);
+    expect(() => createMeasurePool({ videoThreads: -1 })).toThrow(/videoThreads/);
     const pool = createMeasurePool({ threads: 1 });
     try {
       await expect(pool.measure({ id: 'x', baseline: '', candidate: base })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
