@@ -51,9 +51,13 @@ export interface FrameRecords {
 
 /** Plane views over the records; no copy. */
 export function frameFromRecords(geometry: FrameGeometry, records: FrameRecords): DecodedFrame {
+  return { ...planarFromRecord(geometry, records.planes), rgb: records.rgb };
+}
+
+/** Y, U and V views over a planes record; no copy. */
+export function planarFromRecord(geometry: FrameGeometry, planes: Uint8Array): Omit<DecodedFrame, 'rgb'> {
   const ySize = geometry.width * geometry.height;
   const cSize = geometry.chromaWidth * geometry.chromaHeight;
-  const { planes, rgb } = records;
   return {
     width: geometry.width,
     height: geometry.height,
@@ -62,7 +66,6 @@ export function frameFromRecords(geometry: FrameGeometry, records: FrameRecords)
     y: planes.subarray(0, ySize),
     u: planes.subarray(ySize, ySize + cSize),
     v: planes.subarray(ySize + cSize, ySize + 2 * cSize),
-    rgb,
   };
 }
 

@@ -4,14 +4,15 @@
  * Nothing is resampled, skipped or re-aligned.
  *
  * A frame's metrics come in two parts. ssim_ffmpeg carries FFmpeg's line
- * buffers from one frame to the next (ssim-ffmpeg.ts), so it must see every
- * frame in order, in one place: addSequential(). Everything else (the
- * Gaussian and 7x7 SSIMs, the sample differences) depends on that frame
- * alone: measureFrameValues() computes it in any thread, in any order, and
- * addValues() files it under the frame's index. That split is what lets
- * measurePair spread a stream over several threads and still give the same
- * bytes as one thread: each value is computed by the same code on the same
- * planes, and the pooled sums are added up in frame order at the end.
+ * buffers from one frame to the next (ssim-ffmpeg.ts), so one FfmpegSeries
+ * must see every frame in order. Everything else (the Gaussian and 7x7
+ * SSIMs, the sample differences) depends on that frame alone:
+ * measureFrameValues() computes it in any thread, in any order. The
+ * accumulator files both parts under the frame's index (addOrdered,
+ * addValues), which is what lets measurePair spread a stream over several
+ * threads and still give the same bytes as one thread: each value is
+ * computed by the same code on the same planes, and the pooled sums are
+ * added up in frame order at the end. addFrame() does both parts here.
  */
 import { FidelityError, invalidParameter } from '../errors.js';
 import type { VideoMetrics } from '../schemas/measurement.js';
@@ -20,6 +21,7 @@ import { checkPlane } from './planes.js';
 import { PooledDiff, diffStatsAt, psnrFromSse } from './psnr.js';
 import { summarizePsnr, summarizeSsim } from './series.js';
 import { FfmpegSsimState, checkFfmpegSize } from './ssim-ffmpeg.js';
+import type { FfmpegSsim } from './ssim-ffmpeg.js';
 import { checkGaussianSize, gaussianScratchBytes, writeGaussianConstants } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
 import { kernels, Layout } from './wasm.js';
@@ -40,7 +42,7 @@ function checkGeometry(geometry: FrameGeometry): FrameGeometry {
   return { width, height, chromaWidth, chromaHeight };
 }
 
-function checkFrame(name: string, frame: DecodedFrame, g: FrameGeometry): void {
+function checkPlanar(name: string, frame: PlanarFrame, g: FrameGeometry): void {
   if (frame === null || typeof frame !== 'object') throw invalidParameter(name, 'a DecodedFrame', frame);
   if (frame.width !== g.width || frame.height !== g.height) {
     throw invalidParameter(`${name} size`, `${g.width}x${g.height}`, `${frame.width}x${frame.height}`);
@@ -48,6 +50,10 @@ function checkFrame(name: string, frame: DecodedFrame, g: FrameGeometry): void {
   checkPlane(`${name}.y`, frame.y, g.width, g.height);
   checkPlane(`${name}.u`, frame.u, g.chromaWidth, g.chromaHeight);
   checkPlane(`${name}.v`, frame.v, g.chromaWidth, g.chromaHeight);
+}
+
+function checkFrame(name: string, frame: DecodedFrame, g: FrameGeometry): void {
+  checkPlanar(name, frame, g);
   checkPlane(`${name}.rgb`, frame.rgb, g.width, g.height, 3);
 }
 
@@ -69,11 +75,50 @@ export interface FrameValues {
 export interface VideoAccumulator {
   /** Baseline a, candidate b: the next frame of each stream, in order. Both parts, in this thread. */
   addFrame(a: DecodedFrame, b: DecodedFrame): void;
-  /** The order-dependent part (ssim_ffmpeg) of the next frame; returns that frame's index. */
-  addSequential(a: DecodedFrame, b: DecodedFrame): number;
+  /** ssim_ffmpeg of frame `index`, from one FfmpegSeries that was fed every frame in order. */
+  addOrdered(index: number, ssim: FfmpegSsim): void;
   /** The rest of frame `index`, from measureFrameValues() on the same planes (any thread, any order). */
   addValues(index: number, values: FrameValues): void;
   finish(): VideoMetrics;
+}
+
+/** What ssim_ffmpeg reads of a frame: the planar YUV (no rgb24). */
+export type PlanarFrame = Omit<DecodedFrame, 'rgb'>;
+
+/** The order-dependent part of a stream: feed it every frame, in order, in one thread. */
+export interface FfmpegSeries {
+  next(a: PlanarFrame, b: PlanarFrame): FfmpegSsim;
+}
+
+export function createFfmpegSeries(geometry: FrameGeometry): FfmpegSeries {
+  const g = checkGeometry(geometry);
+  const lumaSize = g.width * g.height;
+  const chromaSize = g.chromaWidth * g.chromaHeight;
+  const state = new FfmpegSsimState(g.width);
+  return {
+    next(a, b) {
+      checkPlanar('a', a, g);
+      checkPlanar('b', b, g);
+      // Laid out afresh on every frame: the memory is shared with every other metric call of this thread.
+      const k = kernels();
+      const layout = new Layout(k.base);
+      const ay = layout.take(lumaSize);
+      const by = layout.take(lumaSize);
+      const au = layout.take(chromaSize);
+      const bu = layout.take(chromaSize);
+      const av = layout.take(chromaSize);
+      const bv = layout.take(chromaSize);
+      const temp = layout.take(4 * state.temp.length);
+      k.reserve(layout.size - k.base);
+      k.u8(ay, lumaSize).set(a.y);
+      k.u8(by, lumaSize).set(b.y);
+      k.u8(au, chromaSize).set(a.u);
+      k.u8(bu, chromaSize).set(b.u);
+      k.u8(av, chromaSize).set(a.v);
+      k.u8(bv, chromaSize).set(b.v);
+      return state.frameAt(k, { y: [ay, by], u: [au, bu], v: [av, bv] }, g, temp);
+    },
+  };
 }
 
 /**
@@ -119,67 +164,36 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
+/** More frames than any stream has (a day at 60 fps): an index past it is a bug, not a frame. */
+const MAX_FRAMES = 24 * 3600 * 60;
+
 export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulator {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;
-  const chromaSize = g.chromaWidth * g.chromaHeight;
-
-  const ffmpegState = new FfmpegSsimState(g.width);
-  const ffY: number[] = [];
-  const ffU: number[] = [];
-  const ffV: number[] = [];
-  const ffAll: number[] = [];
-  /** By frame index; a hole is a frame whose values have not come back yet. */
+  const series = createFfmpegSeries(g);
+  /** By frame index; a hole is a frame whose part has not come in yet. */
+  const ordered: (FfmpegSsim | undefined)[] = [];
   const values: (FrameValues | undefined)[] = [];
   let finished = false;
 
-  function checkOpen(call: string): void {
+  function file<T>(list: (T | undefined)[], call: string, index: number, item: T): void {
     if (finished) throw new FidelityError('INVALID_ARGUMENT', `${call} after finish()`);
-  }
-
-  function addSequential(a: DecodedFrame, b: DecodedFrame): number {
-    checkOpen('addSequential()');
-    checkFrame('a', a, g);
-    checkFrame('b', b, g);
-    const k = kernels();
-    const layout = new Layout(k.base);
-    const ay = layout.take(lumaSize);
-    const by = layout.take(lumaSize);
-    const au = layout.take(chromaSize);
-    const bu = layout.take(chromaSize);
-    const av = layout.take(chromaSize);
-    const bv = layout.take(chromaSize);
-    const temp = layout.take(4 * ffmpegState.temp.length);
-    k.reserve(layout.size - k.base);
-    k.u8(ay, lumaSize).set(a.y);
-    k.u8(by, lumaSize).set(b.y);
-    k.u8(au, chromaSize).set(a.u);
-    k.u8(bu, chromaSize).set(b.u);
-    k.u8(av, chromaSize).set(a.v);
-    k.u8(bv, chromaSize).set(b.v);
-    const ff = ffmpegState.frameAt(k, { y: [ay, by], u: [au, bu], v: [av, bv] }, g, temp);
-    ffY.push(ff.y);
-    ffU.push(ff.u);
-    ffV.push(ff.v);
-    ffAll.push(ff.all);
-    values.push(undefined);
-    return ffY.length - 1;
-  }
-
-  function addValues(index: number, frame: FrameValues): void {
-    checkOpen('addValues()');
-    if (!Number.isInteger(index) || index < 0 || index >= values.length) {
-      throw invalidParameter('index', `a frame index below ${values.length} (frames added so far)`, index);
-    }
-    if (values[index]) throw new FidelityError('INVALID_ARGUMENT', `The values of frame ${index} were already added`);
-    values[index] = frame;
+    if (!Number.isInteger(index) || index < 0 || index >= MAX_FRAMES) throw invalidParameter('index', 'a frame index (an integer from 0)', index);
+    if (list[index] !== undefined) throw new FidelityError('INVALID_ARGUMENT', `${call}: frame ${index} was already added`);
+    // Filling a later index first leaves holes (undefined), which finish() refuses.
+    while (list.length < index) list.push(undefined);
+    list[index] = item;
   }
 
   function finish(): VideoMetrics {
-    if (values.length === 0) throw new FidelityError('NO_FRAMES', 'No frame was added: a stream of no frames has no video metrics');
-    const missing = values.findIndex((v) => v === undefined);
-    if (missing >= 0) throw new FidelityError('INVALID_ARGUMENT', `finish() before the values of frame ${missing} were added`);
+    const count = Math.max(ordered.length, values.length);
+    if (count === 0) throw new FidelityError('NO_FRAMES', 'No frame was added: a stream of no frames has no video metrics');
+    for (let i = 0; i < count; i++) {
+      if (ordered[i] === undefined) throw new FidelityError('INVALID_ARGUMENT', `finish() before the ssim_ffmpeg of frame ${i} was added`);
+      if (values[i] === undefined) throw new FidelityError('INVALID_ARGUMENT', `finish() before the values of frame ${i} were added`);
+    }
     finished = true;
+    const ff = ordered as FfmpegSsim[];
     const frames = values as FrameValues[];
     // Pooled in frame order, whichever thread finished first: the same sums, the same bytes.
     const pooled = new PooledDiff();
@@ -187,9 +201,14 @@ export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulato
     return {
       width: g.width,
       height: g.height,
-      frames: frames.length,
+      frames: count,
       ssim: summarizeSsim(frames.map((f) => f.ssim)),
-      ssim_ffmpeg: { y: summarizeSsim(ffY), u: summarizeSsim(ffU), v: summarizeSsim(ffV), all: summarizeSsim(ffAll) },
+      ssim_ffmpeg: {
+        y: summarizeSsim(ff.map((f) => f.y)),
+        u: summarizeSsim(ff.map((f) => f.u)),
+        v: summarizeSsim(ff.map((f) => f.v)),
+        all: summarizeSsim(ff.map((f) => f.all)),
+      },
       ssim_rgb7: summarizeSsim(frames.map((f) => f.rgb7)),
       psnr_y: summarizePsnr(frames.map((f) => psnrFromSse(f.ySse, lumaSize))),
       psnr_db: pooled.psnrDb(),
@@ -200,11 +219,15 @@ export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulato
 
   return {
     addFrame(a, b) {
-      const index = addSequential(a, b);
-      addValues(index, measureFrameValues(a, b, g));
+      if (finished) throw new FidelityError('INVALID_ARGUMENT', 'addFrame() after finish()');
+      const index = ordered.length;
+      const ff = series.next(a, b);
+      const frame = measureFrameValues(a, b, g);
+      file(ordered, 'addFrame()', index, ff);
+      file(values, 'addFrame()', index, frame);
     },
-    addSequential,
-    addValues,
+    addOrdered: (index, ssim) => file(ordered, 'addOrdered()', index, ssim),
+    addValues: (index, frame) => file(values, 'addValues()', index, frame),
     finish,
   };
 }

@@ -21,18 +21,19 @@ export interface MeasureOptions {
   /**
    * Run the audio metrics in a helper thread, beside the video metrics, with
    * the chunks moved there (not copied). Saves about 0.3 s per 8 s pair when
-   * a core is idle, at the price of a second V8 heap (about 15 MiB, and a
-   * peak that varies more from run to run). Default false. The results are
-   * the same bytes either way.
+   * a core is idle, at the price of a second V8 heap (about 15 MiB). Default:
+   * on when the video has helper threads (videoThreads > 0), so the
+   * measuring thread only moves buffers; off otherwise. The results are the
+   * same bytes either way.
    */
   audioThread?: boolean;
   /**
    * Helper threads for the video metrics of this pair (frame-helpers.ts):
-   * whole frames go to them, while ssim_ffmpeg, which must see the frames
-   * in order, stays in the calling thread. 0 computes everything in the
-   * calling thread. Default: one per available core for a stream of at
-   * least about 20 frames at 1344x768, else 0. The results are the same
-   * bytes for every value.
+   * whole frames go to them, and one more thread runs ssim_ffmpeg, which
+   * must see the frames in order. 0 computes everything in the calling
+   * thread. Default: one per available core for a stream of at least about
+   * 20 frames at 1344x768, else 0. The results are the same bytes for every
+   * value.
    */
   videoThreads?: number;
 }

@@ -16,7 +16,7 @@ import { probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
-import { createVideoAccumulator, measureFrameValues } from '../metrics/video.js';
+import { createVideoAccumulator } from '../metrics/video.js';
 import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
@@ -123,11 +123,14 @@ async function measureVideo(
       onProgress?.({ framesDone, framesTotal });
     };
     if (threads > 0) {
-      helpers = openFrameHelpers(geometry, threads, (index, values, ra, rb) => {
-        accumulator.addValues(index, values);
-        a.release(frameFromRecords(geometry, ra));
-        b.release(frameFromRecords(geometry, rb));
-        done();
+      helpers = openFrameHelpers(geometry, threads, {
+        onValues(index, values, ra, rb) {
+          accumulator.addValues(index, values);
+          a.release(frameFromRecords(geometry, ra));
+          b.release(frameFromRecords(geometry, rb));
+          done();
+        },
+        onOrdered: (index, ssim) => accumulator.addOrdered(index, ssim),
       });
     }
     onProgress?.({ framesDone, framesTotal });
@@ -140,13 +143,11 @@ async function measureVideo(
       if (framesRead === framesTotal) {
         throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
       }
-      framesRead++;
-      // ssim_ffmpeg here, in order (its line buffers carry over: docs/media.md); the rest wherever there is a core.
-      const index = accumulator.addSequential(fa, fb);
+      const index = framesRead++;
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else {
-        accumulator.addValues(index, measureFrameValues(fa, fb, geometry));
+        accumulator.addFrame(fa, fb);
         a.release(fa);
         b.release(fb);
         done();
@@ -211,12 +212,13 @@ async function measureProbed(
   const [aa, ab] = [probes[0].audio, probes[1].audio];
   // Audio runs beside video, once the video has reached its steady state: the peak memory is then
   // the same sum (video's buffers + audio's) for a short clip as for a long one.
+  const videoThreads = options.videoThreads ?? autoVideoThreads(va, cores);
   let warm!: () => void;
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], options.videoThreads ?? autoVideoThreads(va, cores), options.onProgress, warm),
-    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? false, videoWarm) : Promise.resolve(null),
+    measureVideo(scope, tools, files, [va, vb], videoThreads, options.onProgress, warm),
+    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
   );
   const measurement: PairMeasurement = { video, audio };
   return { ok: true, measurement };

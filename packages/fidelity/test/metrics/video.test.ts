@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedFrame } from '../../src/metrics/frame.js';
-import { createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
+import { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
 import { VideoMetrics } from '../../src/schemas/measurement.js';
 import { decodeVideo, goldenPair } from './oracle.js';
 
@@ -65,30 +65,38 @@ describe('createVideoAccumulator', () => {
     expect(measure(a, copy).identical).toBe(false);
   });
 
-  it('gives the same bytes when the order-free part of each frame comes back in any order', () => {
+  it('gives the same bytes when the two parts of each frame come in separately and out of order', () => {
     const whole = JSON.stringify(measure(a, b));
     const acc = createVideoAccumulator(a[0]!);
-    const indices = a.map((fa, i) => acc.addSequential(fa, b[i]!));
-    expect(indices).toEqual([...a.keys()]);
+    const series = createFfmpegSeries(a[0]!);
+    // The ordered part must see the frames in order; when it is filed does not matter.
+    const ordered = a.map((fa, i) => series.next(fa, b[i]!));
+    const indices = [...a.keys()];
     // Last frame first, then the even ones, then the odd ones.
-    const order = [indices.length - 1, ...indices.filter((i) => i % 2 === 0 && i !== indices.length - 1), ...indices.filter((i) => i % 2 === 1 && i !== indices.length - 1)];
+    const last = indices.length - 1;
+    const order = [last, ...indices.filter((i) => i % 2 === 0 && i !== last), ...indices.filter((i) => i % 2 === 1 && i !== last)];
     for (const i of order) acc.addValues(i, measureFrameValues(a[i]!, b[i]!, a[0]!));
+    for (const i of [...order].reverse()) acc.addOrdered(i, ordered[i]!);
     expect(JSON.stringify(acc.finish())).toBe(whole);
   });
 
-  it('refuses values for an unknown or already filled frame, and finish() with a frame missing', () => {
+  it('refuses a part filed twice or at a bad index, and finish() with a part missing', () => {
     const acc = createVideoAccumulator(a[0]!);
-    acc.addSequential(a[0]!, b[0]!);
-    acc.addSequential(a[1]!, b[1]!);
-    const values = measureFrameValues(a[0]!, b[0]!, a[0]!);
-    expect(() => acc.addValues(2, values)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => acc.addValues(-1, values)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    acc.addValues(0, values);
-    expect(() => acc.addValues(0, values)).toThrow(/already added/);
-    expect(() => acc.finish()).toThrow(/frame 1/);
-    acc.addValues(1, measureFrameValues(a[1]!, b[1]!, a[0]!));
+    const series = createFfmpegSeries(a[0]!);
+    const ff = [series.next(a[0]!, b[0]!), series.next(a[1]!, b[1]!)];
+    const values = [measureFrameValues(a[0]!, b[0]!, a[0]!), measureFrameValues(a[1]!, b[1]!, a[0]!)];
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      expect(() => acc.addValues(bad, values[0]!)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    }
+    acc.addValues(0, values[0]!);
+    expect(() => acc.addValues(0, values[0]!)).toThrow(/already added/);
+    acc.addOrdered(1, ff[1]!);
+    expect(() => acc.finish()).toThrow(/ssim_ffmpeg of frame 0/);
+    acc.addOrdered(0, ff[0]!);
+    expect(() => acc.finish()).toThrow(/values of frame 1/);
+    acc.addValues(1, values[1]!);
     expect(acc.finish().frames).toBe(2);
-    expect(() => acc.addSequential(a[2]!, b[2]!)).toThrow(/after finish/);
+    expect(() => acc.addFrame(a[2]!, b[2]!)).toThrow(/after finish/);
   });
 
   it('gives the same bytes whether pairs run one after the other or interleaved', () => {
