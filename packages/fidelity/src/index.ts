@@ -10,8 +10,8 @@ export { measurePair, DEFAULT_DECODE_TIMEOUT_MS } from './pool/measure-pair.js';
 export { createMeasurePool } from './pool/pool.js';
 export { MeasureFailureCodes } from './pool/api.js';
 // The metric kernels (docs/metrics.md): pure functions over typed arrays and the per-pair accumulators.
-export { createVideoAccumulator } from './metrics/video.js';
-export type { VideoAccumulator } from './metrics/video.js';
+export { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from './metrics/video.js';
+export type { FfmpegSeries, FrameValues, PlanarFrame, VideoAccumulator } from './metrics/video.js';
 export { createAudioAccumulator } from './metrics/audio.js';
 export type { AudioAccumulator } from './metrics/audio.js';
 export type { DecodedFrame, FrameGeometry } from './metrics/frame.js';

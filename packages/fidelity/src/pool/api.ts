@@ -32,8 +32,8 @@ export interface MeasureOptions {
    * whole frames go to them, and one more thread runs ssim_ffmpeg, which
    * must see the frames in order. 0 computes everything in the calling
    * thread. Default: one per available core for a stream of at least about
-   * 20 frames at 1344x768, else 0. The results are the same bytes for every
-   * value.
+   * 20 frames at 1344x768; 0 for a smaller stream or a single core. The
+   * results are the same bytes for every value.
    */
   videoThreads?: number;
 }
@@ -52,9 +52,10 @@ export interface PoolOptions {
   cores?: number;
   /**
    * Helper threads per pair (MeasureOptions.videoThreads). Default: the
-   * cores left over per worker (cores / threads, rounded down), and none
-   * for small streams; the pool's own threads already keep every core busy
-   * when there are as many pairs as cores.
+   * cores per pair thread (cores / threads, rounded down) when that is at
+   * least 2, else none: with as many pairs in flight as cores, the pool's
+   * own threads already keep every core busy and helpers would only add
+   * copies. None for small streams either.
    */
   videoThreads?: number;
   ffmpeg?: ResolveOptions;

@@ -82,13 +82,14 @@ function countMismatch(what: string, baseline: number, candidate: number, expect
 
 /**
  * Helper threads for a pair's video when the caller leaves it open: `cores`
- * (the cores this pair may use), but none for a small stream, where starting
- * threads would cost more than they save (the results are the same bytes
- * either way).
+ * (the cores this pair may use). None when that is a single core, where the
+ * helpers would only add copies and messages to the same work, and none for
+ * a small stream, where starting threads costs more than they save. The
+ * results are the same bytes either way.
  */
 export function autoVideoThreads(video: VideoProbe, cores: number): number {
   const geometry = video.geometry;
-  if (!geometry) return 0;
+  if (!geometry || cores < 2) return 0;
   return geometry.width * geometry.height * video.frames >= AUTO_THREADS_MIN_SAMPLES ? cores : 0;
 }
 
