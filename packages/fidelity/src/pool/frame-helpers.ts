@@ -1,23 +1,24 @@
 /**
  * Helper threads for one pair's video, so that the measuring thread only
- * moves buffers. Two roles (video-worker.ts):
+ * moves buffers (video-worker.ts):
  *
- *  - `threads` value helpers: the order-independent metrics of a frame (the
- *    Gaussian and 7x7 SSIMs, the sample differences: about 95% of the metric
- *    work), each helper one frame at a time. The frame's buffers move there
- *    and back with transfer lists, never copied.
- *  - one ordered helper: ssim_ffmpeg, which must see every frame in order
- *    (its line buffers carry over). It gets a copy of the Y, U, V planes
- *    (a third of a frame's bytes), in recycled buffers, because the frame
- *    itself is with a value helper at the same time.
+ *  - one ordered helper runs ssim_ffmpeg on every frame in order (its line
+ *    buffers carry from frame to frame), then moves the frame on;
+ *  - `threads` value helpers compute the order-independent metrics (the
+ *    Gaussian and 7x7 SSIMs, the sample differences: about 95% of the
+ *    metric work), one frame each at a time.
  *
- * submit() waits for a free value helper, and while the ordered helper is
- * more than a few frames behind: that back-pressure keeps memory flat.
- * Results come back through the handlers in whatever order the helpers
- * finish; the accumulator files them by frame index, so the report is the
- * same bytes for any thread count (tested).
+ * A frame's buffers travel measuring thread -> ordered helper -> the value
+ * helper chosen at submit() -> measuring thread, always in transfer lists:
+ * never copied. submit() waits until a value helper has a free slot (two
+ * each), which bounds the frames out at 2 * `threads` and keeps memory
+ * flat. Results come back
+ * through the handlers, the values in whatever order the helpers finish;
+ * the accumulator files them by frame index, so the report is the same
+ * bytes for any thread count (tested).
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
 import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
@@ -25,15 +26,21 @@ import type { FfmpegSsim } from '../metrics/ssim-ffmpeg.js';
 import type { FrameValues } from '../metrics/video.js';
 import { workerFilePath } from './worker-file.js';
 
-export type HelperRole = 'values' | 'ordered';
+export type HelperSetup =
+  | { role: 'ordered'; geometry: FrameGeometry; helpers: MessagePort[] }
+  | { role: 'values'; geometry: FrameGeometry; from: MessagePort };
 
-export type FrameToHelper =
-  | { type: 'values'; index: number; a: FrameRecords; b: FrameRecords }
-  | { type: 'ordered'; index: number; a: Uint8Array; b: Uint8Array };
+/** A frame on its way: to the ordered helper, then (same message) to value helper number `helper`. */
+export interface FrameToHelper {
+  index: number;
+  helper: number;
+  a: FrameRecords;
+  b: FrameRecords;
+}
 
 export type FrameFromHelper =
   | { type: 'values'; index: number; values: FrameValues; a: FrameRecords; b: FrameRecords }
-  | { type: 'ordered'; index: number; ssim: FfmpegSsim; a: Uint8Array; b: Uint8Array }
+  | { type: 'ordered'; index: number; ssim: FfmpegSsim }
   | { type: 'error'; code: string; message: string; stack: string | undefined };
 
 export interface FrameHandlers {
@@ -45,7 +52,7 @@ export interface FrameHandlers {
 
 export interface FrameHelpers {
   readonly threads: number;
-  /** Hands frame `index` to the helpers (the records are unusable here afterwards); waits while they are busy. */
+  /** Hands frame `index` to the helpers (the records are unusable here afterwards); waits while all are busy. */
   submit(index: number, a: FrameRecords, b: FrameRecords): Promise<void>;
   /** Resolves once every submitted frame has come back from both roles. */
   drain(): Promise<void>;
@@ -53,16 +60,18 @@ export interface FrameHelpers {
   close(): Promise<void>;
 }
 
-/** Frames the ordered helper may lag behind by before submit() waits for it. */
-const ORDERED_LAG = 4;
+/**
+ * Frames each value helper may hold: one it works on and one waiting, so it
+ * never idles while the next frame passes through the ordered helper.
+ */
+export const FRAMES_PER_HELPER = 2;
 
 export function openFrameHelpers(geometry: FrameGeometry, threads: number, handlers: FrameHandlers): FrameHelpers {
   const file = workerFilePath('video-worker.js');
   const workers: Worker[] = [];
-  const idle: Worker[] = [];
-  /** Recycled buffers for the copies of the planes sent to the ordered helper. */
-  const spare: Uint8Array[] = [];
-  let valuesOut = 0;
+  /** A free slot of a value helper is its number; a helper appears once per free slot. */
+  const idle: number[] = [];
+  const busy = new Map<number, number>();
   let orderedOut = 0;
   let failure: Error | null = null;
   let closing = false;
@@ -74,32 +83,30 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
     failure ??= error;
     wake();
   };
-  const guard = (fn: () => void): void => {
-    try {
-      fn();
-    } catch (error) {
-      fail(error as Error);
-    }
-  };
 
-  const start = (role: HelperRole): Worker => {
-    const worker = new Worker(file, { workerData: { geometry, role } });
-    worker.on('message', (message: FrameFromHelper) => {
+  const onMessage = (message: FrameFromHelper): void => {
+    try {
       if (message.type === 'error') {
         const error = new FidelityError(message.code, message.message);
         if (message.stack) error.stack = message.stack;
         fail(error);
       } else if (message.type === 'ordered') {
         orderedOut--;
-        spare.push(message.a, message.b);
-        guard(() => handlers.onOrdered(message.index, message.ssim));
+        handlers.onOrdered(message.index, message.ssim);
       } else {
-        valuesOut--;
-        idle.push(worker);
-        guard(() => handlers.onValues(message.index, message.values, message.a, message.b));
+        const helper = busy.get(message.index)!;
+        busy.delete(message.index);
+        idle.push(helper);
+        handlers.onValues(message.index, message.values, message.a, message.b);
       }
-      wake();
-    });
+    } catch (error) {
+      fail(error as Error);
+    }
+    wake();
+  };
+  const start = (setup: HelperSetup, transferList: MessagePort[]): Worker => {
+    const worker = new Worker(file, { workerData: setup, transferList });
+    worker.on('message', onMessage);
     worker.on('error', (error) => fail(error));
     worker.on('exit', () => {
       if (!closing) fail(new FidelityError('INTERNAL', 'A video metrics thread stopped in the middle of a stream'));
@@ -107,18 +114,18 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
     workers.push(worker);
     return worker;
   };
-  const ordered = start('ordered');
-  for (let i = 0; i < threads; i++) idle.push(start('values'));
+
+  const channels = Array.from({ length: threads }, () => new MessageChannel());
+  const helpers = channels.map((c) => c.port1);
+  const ordered = start({ role: 'ordered', geometry, helpers }, helpers);
+  channels.forEach((c, i) => {
+    start({ role: 'values', geometry, from: c.port2 }, [c.port2]);
+    for (let k = 0; k < FRAMES_PER_HELPER; k++) idle.push(i);
+  });
 
   const until = async (ready: () => boolean): Promise<void> => {
     while (!failure && !ready()) await new Promise<void>((resolve) => waiters.push(resolve));
     if (failure) throw failure;
-  };
-  const copy = (planes: Uint8Array): Uint8Array => {
-    const at = spare.findIndex((s) => s.length === planes.length);
-    const target = at >= 0 ? spare.splice(at, 1)[0]! : new Uint8Array(planes.length);
-    target.set(planes);
-    return target;
   };
 
   return {
@@ -130,16 +137,14 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
           throw new FidelityError('INTERNAL', 'A frame record to move to a helper thread must be the whole of its buffer');
         }
       }
-      await until(() => idle.length > 0 && orderedOut < ORDERED_LAG);
-      const ca = copy(a.planes);
-      const cb = copy(b.planes);
+      await until(() => idle.length > 0);
+      const helper = idle.pop()!;
+      busy.set(index, helper);
       orderedOut++;
-      ordered.postMessage({ type: 'ordered', index, a: ca, b: cb } satisfies FrameToHelper, [ca.buffer, cb.buffer] as ArrayBuffer[]);
-      const worker = idle.pop()!;
-      valuesOut++;
-      worker.postMessage({ type: 'values', index, a, b } satisfies FrameToHelper, [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[]);
+      const message: FrameToHelper = { index, helper, a, b };
+      ordered.postMessage(message, [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[]);
     },
-    drain: () => until(() => valuesOut === 0 && orderedOut === 0),
+    drain: () => until(() => busy.size === 0 && orderedOut === 0),
     async close() {
       closing = true;
       wake();

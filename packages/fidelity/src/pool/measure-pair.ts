@@ -21,7 +21,7 @@ import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
-import { openFrameHelpers } from './frame-helpers.js';
+import { FRAMES_PER_HELPER, openFrameHelpers } from './frame-helpers.js';
 import type { FrameHelpers } from './frame-helpers.js';
 import { defaultThreadCount } from './threads.js';
 
@@ -108,7 +108,7 @@ async function measureVideo(
   let helpers: FrameHelpers | null = null;
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
-    const capacity = 2 + threads;
+    const capacity = 2 + FRAMES_PER_HELPER * threads;
     const [a, b] = await bothSides(
       openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity }),
       openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity }),

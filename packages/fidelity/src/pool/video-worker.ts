@@ -1,42 +1,59 @@
 /**
  * A helper thread of one pair's video (frame-helpers.ts), in one of two
- * roles. `values`: the order-independent metrics of whole frames, one frame
- * at a time. `ordered`: ssim_ffmpeg, whose line buffers carry over from
- * frame to frame, on every frame in the order the messages arrive (a port
- * delivers in order). Either way the buffers go back with the result, to be
- * filled again.
+ * roles. Every frame goes first to the one `ordered` helper, which runs
+ * ssim_ffmpeg (its line buffers carry over from frame to frame, so it takes
+ * the frames in the order they were sent: a port delivers in order) and
+ * then moves the frame on to the `values` helper the measuring thread
+ * chose, over a port of their own. That helper computes the order-free
+ * metrics and moves the buffers back to the measuring thread with them.
+ * No frame byte is copied between threads.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { isFidelityError } from '../errors.js';
 import { frameFromRecords, planarFromRecord } from '../media/video-decoder.js';
+import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
 import { createFfmpegSeries, measureFrameValues } from '../metrics/video.js';
-import type { FrameFromHelper, FrameToHelper, HelperRole } from './frame-helpers.js';
+import type { FrameFromHelper, FrameToHelper, HelperSetup } from './frame-helpers.js';
 
 const port = parentPort!;
-const { geometry, role } = workerData as { geometry: FrameGeometry; role: HelperRole };
-const series = role === 'ordered' ? createFfmpegSeries(geometry) : null;
+const setup = workerData as HelperSetup;
+const { geometry } = setup;
 
-function handle(message: FrameToHelper): void {
-  if (message.type === 'ordered') {
-    const { index, a, b } = message;
-    const ssim = series!.next(planarFromRecord(geometry, a), planarFromRecord(geometry, b));
-    const reply: FrameFromHelper = { type: 'ordered', index, ssim, a, b };
-    port.postMessage(reply, [a.buffer, b.buffer] as ArrayBuffer[]);
-  } else {
-    const { index, a, b } = message;
-    const values = measureFrameValues(frameFromRecords(geometry, a), frameFromRecords(geometry, b), geometry);
-    const reply: FrameFromHelper = { type: 'values', index, values, a, b };
-    port.postMessage(reply, [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[]);
-  }
+const buffersOf = (a: FrameRecords, b: FrameRecords): ArrayBuffer[] => [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[];
+
+function report(error: unknown): void {
+  const e = error as Error;
+  const reply: FrameFromHelper = { type: 'error', code: isFidelityError(error) ? error.code : 'INTERNAL', message: e?.message ?? String(error), stack: e?.stack };
+  port.postMessage(reply);
 }
 
-port.on('message', (message: FrameToHelper) => {
-  try {
-    handle(message);
-  } catch (error) {
-    const e = error as Error;
-    const reply: FrameFromHelper = { type: 'error', code: isFidelityError(error) ? error.code : 'INTERNAL', message: e?.message ?? String(error), stack: e?.stack };
-    port.postMessage(reply);
-  }
-});
+function ordered(geometry: FrameGeometry, helpers: MessagePort[]): void {
+  const series = createFfmpegSeries(geometry);
+  port.on('message', (message: FrameToHelper) => {
+    try {
+      const { index, a, b, helper } = message;
+      const ssim = series.next(planarFromRecord(geometry, a.planes), planarFromRecord(geometry, b.planes));
+      port.postMessage({ type: 'ordered', index, ssim } satisfies FrameFromHelper);
+      helpers[helper]!.postMessage(message, buffersOf(a, b));
+    } catch (error) {
+      report(error);
+    }
+  });
+}
+
+function values(geometry: FrameGeometry, from: MessagePort): void {
+  from.on('message', (message: FrameToHelper) => {
+    try {
+      const { index, a, b } = message;
+      const result = measureFrameValues(frameFromRecords(geometry, a), frameFromRecords(geometry, b), geometry);
+      port.postMessage({ type: 'values', index, values: result, a, b } satisfies FrameFromHelper, buffersOf(a, b));
+    } catch (error) {
+      report(error);
+    }
+  });
+}
+
+if (setup.role === 'ordered') ordered(geometry, setup.helpers);
+else values(geometry, setup.from);
