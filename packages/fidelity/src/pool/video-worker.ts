@@ -55,5 +55,10 @@ function values(geometry: FrameGeometry, from: MessagePort): void {
   });
 }
 
-if (setup.role === 'ordered') ordered(geometry, setup.helpers);
-else values(geometry, setup.from);
+try {
+  if (setup.role === 'ordered') ordered(geometry, setup.helpers);
+  else values(geometry, setup.from);
+} catch (error) {
+  // A setup that cannot work (a frame size the kernels refuse) fails the pair with its own code.
+  report(error);
+}
