@@ -6,13 +6,13 @@
 //
 //   node bench/scaling.mjs [--threads 0,1,2,4] [--repeats 3] [--json FILE] [A.mp4 B.mp4]
 //
-// Without files it takes the first differing full-size 8 s pair that
-// bench/measure.mjs generated into bench/out/full-8s (run that once first).
+// Without files it takes the first differing full-size 8 s pair of
+// bench/out/full-8s (the one bench/measure.mjs uses), generating it if missing.
 // It imports only the measuring modules (no bundle, no sharp), so it also
 // runs from a bare copy of dist/ with piscina and zod beside it; set
 // FIDELITY_FFMPEG / FIDELITY_FFPROBE where the installer packages are absent.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,14 +41,21 @@ const repeats = Number(args.repeats);
 if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a positive integer, not ${args.repeats}`);
 const log = (line = '') => process.stderr.write(`${line}\n`);
 
-function defaultPair() {
+/** The first differing full-size 8 s pair of bench/out/full-8s, generated there first when missing (as measure.mjs does). */
+async function defaultPair() {
   const dir = path.join(root, 'bench/out/full-8s');
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'synth-manifest.json'), 'utf8'));
+  const manifestFile = path.join(dir, 'synth-manifest.json');
+  if (!existsSync(manifestFile)) {
+    log(`generating full-size 8 s pairs into ${path.relative(root, dir)} (once)...`);
+    const { generateRuns } = await dist('synth/index.js');
+    await generateRuns({ outDir: dir, size: 'full', seconds: 8, sites: ['H200', 'B200'], cases: 5, overwrite: true });
+  }
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   const slot = manifest.slots.find((s) => s.site === 'B200' && s.expected !== 'invalid' && s.difference !== 'identical');
   const runDir = (site) => path.join(dir, manifest.runs.find((r) => r.site === site).folder);
   return [path.join(runDir('H200'), 'media', `${slot.slot_id}.mp4`), path.join(runDir('B200'), 'media', `${slot.slot_id}.mp4`)];
 }
-const [a, b] = positionals.length === 2 ? positionals : defaultPair();
+const [a, b] = positionals.length === 2 ? positionals : await defaultPair();
 
 const tools = await resolveFfmpeg();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-scaling-'));
