@@ -55,7 +55,7 @@ export interface PoolOptions {
    * cores per pair thread (cores / threads, rounded down) when that is at
    * least 2, else none: with as many pairs in flight as cores, the pool's
    * own threads already keep every core busy and helpers would only add
-   * copies. None for small streams either.
+   * messages and V8 heaps. None for small streams either.
    */
   videoThreads?: number;
   ffmpeg?: ResolveOptions;

@@ -12,10 +12,9 @@
  * helper chosen at submit() -> measuring thread, always in transfer lists:
  * never copied. submit() waits until a value helper has a free slot (two
  * each), which bounds the frames out at 2 * `threads` and keeps memory
- * flat. Results come back
- * through the handlers, the values in whatever order the helpers finish;
- * the accumulator files them by frame index, so the report is the same
- * bytes for any thread count (tested).
+ * flat. Results come back through the handlers, the values in whatever
+ * order the helpers finish; the accumulator files them by frame index, so
+ * the report is the same bytes for any thread count (tested).
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
@@ -51,7 +50,6 @@ export interface FrameHandlers {
 }
 
 export interface FrameHelpers {
-  readonly threads: number;
   /** Hands frame `index` to the helpers (the records are unusable here afterwards); waits while all are busy. */
   submit(index: number, a: FrameRecords, b: FrameRecords): Promise<void>;
   /** Resolves once every submitted frame has come back from both roles. */
@@ -129,7 +127,6 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
   };
 
   return {
-    threads,
     async submit(index, a, b) {
       for (const record of [a.planes, a.rgb, b.planes, b.rgb]) {
         // Moving a view's buffer moves all of it: only whole-buffer records (the decoders') may go.

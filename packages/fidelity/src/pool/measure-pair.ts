@@ -83,7 +83,7 @@ function countMismatch(what: string, baseline: number, candidate: number, expect
 /**
  * Helper threads for a pair's video when the caller leaves it open: `cores`
  * (the cores this pair may use). None when that is a single core, where the
- * helpers would only add copies and messages to the same work, and none for
+ * helpers would only add messages and V8 heaps to the same work, and none for
  * a small stream, where starting threads costs more than they save. The
  * results are the same bytes either way.
  */
@@ -232,8 +232,12 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
-  const { videoThreads } = options;
-  if (videoThreads !== undefined && !(Number.isInteger(videoThreads) && videoThreads >= 0 && videoThreads <= MAX_VIDEO_THREADS)) {
+  checkVideoThreads(options.videoThreads);
+}
+
+/** MeasureOptions.videoThreads and PoolOptions.videoThreads: absent, or 0 to MAX_VIDEO_THREADS. */
+export function checkVideoThreads(videoThreads: unknown): void {
+  if (videoThreads !== undefined && !(Number.isInteger(videoThreads) && (videoThreads as number) >= 0 && (videoThreads as number) <= MAX_VIDEO_THREADS)) {
     throw invalidParameter('options.videoThreads', `an integer from 0 to ${MAX_VIDEO_THREADS}`, videoThreads);
   }
 }

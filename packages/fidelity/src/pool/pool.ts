@@ -13,7 +13,7 @@ import { FidelityError, invalidParameter } from '../errors.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
-import { MAX_VIDEO_THREADS } from './measure-pair.js';
+import { checkVideoThreads } from './measure-pair.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
@@ -46,9 +46,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
-  if (videoThreads !== undefined && !(Number.isInteger(videoThreads) && videoThreads >= 0 && videoThreads <= MAX_VIDEO_THREADS)) {
-    throw invalidParameter('options.videoThreads', `an integer from 0 to ${MAX_VIDEO_THREADS}`, videoThreads);
-  }
+  checkVideoThreads(videoThreads);
   const cores = options.cores ?? defaultThreadCount();
   if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
   // With as many pairs in flight as threads, each pair's share of the cores.
