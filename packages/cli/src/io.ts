@@ -3,7 +3,7 @@
  * stdout carries the result (one JSON document with --json, nothing else);
  * stderr carries progress and human diagnostics.
  */
-import { isFidelityError } from 'fidelity';
+import { isFidelityError } from 'media-fidelity';
 
 export const EXIT = { ok: 0, internal: 1, refused: 2, thresholds: 4 } as const;
 

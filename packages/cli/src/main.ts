@@ -3,7 +3,7 @@
  * arguments, calls one library function, and prints. No domain logic here.
  */
 import { parseArgs } from 'node:util';
-import { TOOL_VERSION } from 'fidelity';
+import { TOOL_VERSION } from 'media-fidelity';
 import { EXIT, processIo, reportFailure, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import type { Command, OptionSpec } from './commands/types.js';

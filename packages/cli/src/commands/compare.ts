@@ -1,4 +1,4 @@
-import { compare, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'fidelity';
+import { compare, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command } from './types.js';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { compare, generateRuns } from 'fidelity';
+import { compare, generateRuns } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';

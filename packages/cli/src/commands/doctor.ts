@@ -1,4 +1,4 @@
-import { defaultThreadCount, resolveFfmpeg, TOOL_VERSION } from 'fidelity';
+import { defaultThreadCount, resolveFfmpeg, TOOL_VERSION } from 'media-fidelity';
 import { printJson, reportFailure } from '../io.js';
 import type { Command } from './types.js';
 

@@ -3,7 +3,7 @@
  * archives (the same ones the demo compares), so a user can try `verify` and
  * `compare` on real-shaped input. A thin shell over generateRuns.
  */
-import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'fidelity';
+import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import type { Command } from './types.js';
 

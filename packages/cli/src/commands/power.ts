@@ -16,7 +16,7 @@ import {
   type PowerResult,
   type ServerTimingReport,
   type VerifiedRun,
-} from 'fidelity';
+} from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command } from './types.js';
 

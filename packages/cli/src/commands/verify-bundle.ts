@@ -1,4 +1,4 @@
-import { verifyBundle } from 'fidelity';
+import { verifyBundle } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import type { Command } from './types.js';
 

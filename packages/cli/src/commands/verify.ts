@@ -3,7 +3,7 @@
  * against run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
  * its reason code), 1 internal error.
  */
-import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'fidelity';
+import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command, OptionSpec } from './types.js';
 
