@@ -74,12 +74,21 @@ export function frameRecords(frame: DecodedFrame): FrameRecords {
   return { planes: new Uint8Array(frame.y.buffer, 0, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb };
 }
 
+/**
+ * The rgb24 conversion. swscale's default yuv->rgb path is SIMD code whose rounding
+ * differs from its C code (so an x86 SSE machine, an arm64 NEON machine and a plain C
+ * build give other pixels); `bitexact+accurate_rnd` makes every CPU and build take the
+ * same exactly-rounded path, as FFmpeg's own FATE tests do for cross-platform outputs.
+ * With it, the RGB metrics of a pair are the same bytes on Intel, AMD and arm64.
+ */
+export const RGB24_FILTER = 'scale=flags=bicubic+bitexact+accurate_rnd,format=rgb24';
+
 /** The ffmpeg arguments, exported for docs and the benchmark. */
 export function videoDecodeArgs(file: string, video: VideoProbe): string[] {
   return [
     ...INPUT_OPTIONS,
     '-i', file,
-    '-filter_complex', `[0:${video.index}]split=2[planes][torgb];[torgb]format=rgb24[rgb]`,
+    '-filter_complex', `[0:${video.index}]split=2[planes][torgb];[torgb]${RGB24_FILTER}[rgb]`,
     '-map', '[planes]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3',
     '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:4',
   ];

@@ -58,7 +58,7 @@ describe('video decoding', () => {
       await decoder.finished();
       expect(frames).toBe(30);
       expect(yuv.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-'])));
-      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
+      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-vf', 'scale=flags=bicubic+bitexact+accurate_rnd', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
     });
   });
 

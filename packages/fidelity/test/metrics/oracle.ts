@@ -45,12 +45,19 @@ export interface GoldenAudioChannel {
   lag_estimate_samples: number;
 }
 
+/** One input of a golden pair: the file, and the SHA-256 of the exact pixels the values were computed from. */
+export interface GoldenSide {
+  path: string;
+  sha256: string;
+  decoded: { y_sha256: string; rgb24_sha256: string };
+}
+
 export interface GoldenPair {
   skimage: string;
   ffmpeg: string;
   ffmpeg_sha256: string;
-  baseline: { path: string; sha256: string };
-  candidate: { path: string; sha256: string };
+  baseline: GoldenSide;
+  candidate: GoldenSide;
   width: number;
   height: number;
   frames: number;
@@ -102,13 +109,13 @@ async function videoSize(file: string): Promise<[number, number]> {
   return [w!, h!];
 }
 
-/** Every frame of a yuv420p file: planes as decoded, rgb24 as the library converts it (format=rgb24). */
+/** Every frame of a yuv420p file: planes as decoded, rgb24 as the library converts it (swscale with bitexact+accurate_rnd, docs/metrics.md). */
 export async function decodeVideo(file: string): Promise<DecodedFrame[]> {
   const [width, height] = await videoSize(file);
   const chromaWidth = (width + 1) >> 1;
   const chromaHeight = (height + 1) >> 1;
   const yuv = await ffmpegStdout(['-i', file, '-map', '0:v:0', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-']);
-  const rgb = await ffmpegStdout(['-i', file, '-filter_complex', '[0:v:0]format=rgb24[rgb]', '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+  const rgb = await ffmpegStdout(['-i', file, '-filter_complex', '[0:v:0]scale=flags=bicubic+bitexact+accurate_rnd,format=rgb24[rgb]', '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
   const ySize = width * height;
   const cSize = chromaWidth * chromaHeight;
   const fSize = ySize + 2 * cSize;

@@ -63,7 +63,7 @@ export async function decodeAudio(file: string, channels = 2): Promise<Float32Ar
 export async function pooledRgbPsnr(a: string, b: string): Promise<number | null> {
   const { ffmpeg } = await resolveFfmpeg();
   const rgb = async (f: string) =>
-    (await run(ffmpeg.path, ['-v', 'error', '-i', f, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { encoding: 'buffer', maxBuffer: 1 << 26 })).stdout;
+    (await run(ffmpeg.path, ['-v', 'error', '-i', f, '-vf', 'scale=flags=bicubic+bitexact+accurate_rnd', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { encoding: 'buffer', maxBuffer: 1 << 26 })).stdout;
   const [x, y] = await Promise.all([rgb(a), rgb(b)]);
   if (x.length !== y.length) throw new Error('frame data of different length');
   let sum = 0;
