@@ -257,6 +257,17 @@ describe('fetchRun refusals: exit 2 with a reason code, nothing half-written', (
     expect((await readdir(out)).length).toBe(3);
   });
 
+  it('cancelled during the download is ABORTED, and the partial download is removed', async () => {
+    const out = await outDir();
+    const controller = new AbortController();
+    const error = await refusal(
+      fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { signal: controller.signal, onProgress: (e) => void (e.stage === 'download' && controller.abort()) })),
+    );
+    expect(error.code).toBe('ABORTED');
+    expect(gh.seen.some((s) => s.path.startsWith('/storage/'))).toBe(true);
+    await expectNothingWritten(out);
+  });
+
   it('arguments are checked before any request', async () => {
     const out = await outDir();
     for (const [repo, id, extra] of [
