@@ -309,6 +309,8 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
     await writeDurable(temp.provenance, `${JSON.stringify(record, null, 2)}\n`);
     options.signal?.throwIfAborted();
     await checkTargets();
+    // An old record must not stand, even for a moment, beside the new zip it does not describe.
+    if (options.force) await rm(targets.provenance, { force: true });
     // The zip first and the provenance last: a provenance file is only ever beside a whole zip.
     await rename(temp.zip, targets.zip);
     await rename(temp.digest, targets.digest);
