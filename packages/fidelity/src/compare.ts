@@ -49,6 +49,8 @@ export interface CompareOptions {
   threads?: number;
   /** Make a missing artifact digest an error for every run. */
   requireDigest?: boolean;
+  /** Make every run prove its identity with a provenance file from fetchRun beside its zip (docs/provenance.md). */
+  requireProvider?: boolean;
   ffmpeg?: ResolveOptions;
   /** Per ffmpeg process wall-clock limit. */
   timeoutMs?: number;
@@ -95,6 +97,7 @@ async function verifyAll(inputs: readonly string[], options: CompareOptions): Pr
       options.onProgress?.({ stage: 'verify', done: i, total: inputs.length, run: sourceName(input) });
       const result = await verifyRun(input, {
         ...(options.requireDigest ? { requireDigest: true } : {}),
+        ...(options.requireProvider ? { requireProvider: true } : {}),
         ...(options.tempDir ? { tempDir: options.tempDir } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });

@@ -158,6 +158,28 @@ export const ReasonCodes = {
   POWER_UNAVAILABLE: 'the run has no valid power figure',
   ENERGY_NOT_MEASURED_ON_BASIS: 'the telemetry measured a different GPU count than this basis; energy is never scaled',
   EXPECTED_GPU_COUNT_DIFFERS: 'run.json expected_gpu_count differs from ci.json gpus_participating',
+  // Provider attestation: fidelity fetch, verify --provider, compare --require-provider (docs/provenance.md)
+  FETCH_RUN_NOT_FOUND: 'the CI provider has no such run (or the token cannot see it)',
+  FETCH_ATTEMPT_NOT_FOUND: 'the run has no such attempt',
+  FETCH_RUN_IN_PROGRESS: 'the run attempt has not completed, so its artifact may still change',
+  FETCH_ARTIFACT_MISSING: 'the run has no artifact of that name (or none named <prefix>-<run_id>-<attempt>)',
+  FETCH_ARTIFACT_AMBIGUOUS: 'more than one artifact fits; name one with --artifact',
+  FETCH_ATTEMPT_MISMATCH: 'the artifact belongs to another attempt than the one asked for',
+  FETCH_ARTIFACT_EXPIRED: 'the artifact expired: the provider no longer holds its bytes',
+  FETCH_DIGEST_MISSING: 'the provider reports no sha256 digest for the artifact',
+  FETCH_DIGEST_MISMATCH: 'the downloaded bytes do not hash to the digest the provider reports',
+  FETCH_PROVIDER_INCONSISTENT: 'the provider\'s answers contradict each other (run, attempt, artifact)',
+  FETCH_RATE_LIMITED: 'the provider\'s API rate limit was exceeded and does not reset soon enough',
+  FETCH_ACCESS_DENIED: 'the provider refused the token (or its absence)',
+  FETCH_PROVIDER_ERROR: 'the provider\'s API or storage failed (HTTP error or network)',
+  FETCH_OUT_EXISTS: 'a file fetch would write already exists (use --force)',
+  PROVENANCE_MISSING: 'provider attestation was required but there is no <archive>.provenance.json (or the run is not a zip)',
+  PROVENANCE_MALFORMED: 'the provenance file is not JSON or does not match its schema',
+  PROVENANCE_RUN_MISMATCH: 'ci.json run_id or run_attempt differs from the provider\'s',
+  PROVENANCE_REPOSITORY_MISMATCH: 'ci.json repository or server_url differs from the provider\'s',
+  PROVENANCE_HEAD_SHA_MISMATCH: 'ci.json head_sha differs from the provider\'s',
+  PROVENANCE_ARTIFACT_MISMATCH: 'ci.json artifact name or id differs from the provider\'s',
+  PROVENANCE_DIGEST_MISMATCH: 'the zip does not hash to the digest the provider reported for it',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

@@ -32,6 +32,7 @@ export type {
   ArchiveLimits,
   DigestCheck,
   MediaEntry,
+  ProvenanceCheck,
   RunLinks,
   RunSummary,
   VerifiedRun,
@@ -48,7 +49,7 @@ export { workloadDifferences } from './pairing/workload.js';
 export type { WorkloadDifference } from './pairing/workload.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
-export { Report } from './schemas/report.js';
+export { Report, RunIdentity } from './schemas/report.js';
 export { Policy } from './schemas/policy.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
@@ -65,3 +66,7 @@ export type { TimedRun } from './timing/side-by-side.js';
 export { ServerTimingReport, RecordTiming, StageSummary, TimingSideBySide, TIMING_STAGES } from './timing/schemas.js';
 export { TimingReasons } from './timing/reasons.js';
 export type { TimingReasonCode } from './timing/reasons.js';
+// Identity attested by the CI provider: fetch a run's artifact with the provider's record of it (docs/provenance.md).
+export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
+export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
+export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';

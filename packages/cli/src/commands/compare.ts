@@ -124,12 +124,13 @@ export function abortOnSigint(): { signal: AbortSignal; dispose: () => void } {
 
 export const compareCommand: Command = {
   name: 'compare',
-  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--force] [--progress]',
+  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
+    'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
   },
   async run({ positionals, values, io }) {
@@ -146,6 +147,7 @@ export const compareCommand: Command = {
         out: values.out,
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
+        requireProvider: Boolean(values['require-provider']),
         signal: interrupt.signal,
         ...(policy ? { policy } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),

@@ -1,6 +1,7 @@
 import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { doctor } from './doctor.js';
+import { fetchCommand } from './fetch.js';
 import { generateCommand } from './generate.js';
 import { power } from './power.js';
 import type { Command } from './types.js';
@@ -8,4 +9,4 @@ import { verifyBundleCommand } from './verify-bundle.js';
 import { verifyCommand } from './verify.js';
 
 /** Every command, in the order `fidelity --help` lists them. */
-export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, verifyBundleCommand, demoCommand, generateCommand];
+export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, verifyBundleCommand, demoCommand, generateCommand, fetchCommand];

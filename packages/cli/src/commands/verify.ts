@@ -68,7 +68,11 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
   ];
   for (const f of failed) lines.push(`            failed ${f.slot_id}: ${f.error}`);
-  lines.push(`  digest    ${digest}`, `  links     run       ${s.links.run}`, `            artifact  ${s.links.artifact}`);
+  const identity =
+    s.provenance.attested_by === 'provider'
+      ? `provider-attested: agrees with ${s.provenance.file} (written by fidelity fetch)`
+      : 'self-attested: only the archive\'s own files (no <archive>.provenance.json beside it)';
+  lines.push(`  digest    ${digest}`, `  identity  ${identity}`, `  links     run       ${s.links.run}`, `            artifact  ${s.links.artifact}`);
   return lines;
 }
 
@@ -76,7 +80,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   const json = Boolean(values.json);
   if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
   const source = positionals[0]!;
-  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), limits: readLimits(values) });
+  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
     if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
@@ -103,10 +107,11 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 
 export const verifyCommand: Command = {
   name: 'verify',
-  usage: 'fidelity verify <run> [--require-digest] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE]',
+  usage: 'fidelity verify <run> [--require-digest] [--provider] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE]',
   summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
+    provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
     ...limitOptions,
   },
   async run({ positionals, values, io }) {

@@ -5,6 +5,7 @@
  */
 import type { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
 import type { Problem } from '../errors.js';
+import type { Provenance } from '../provider/schema.js';
 
 export type ArchiveKind = 'directory' | 'zip' | 'tar.gz';
 
@@ -25,6 +26,16 @@ export interface DigestCheck {
   file: string | null;
 }
 
+/** Who vouches for the run's identity (docs/provenance.md). */
+export interface ProvenanceCheck {
+  /** `provider`: a provenance file from fidelity fetch is beside the zip and the archive agrees with it; `self`: only the archive's own files. */
+  attested_by: 'provider' | 'self';
+  /** The `<archive>.provenance.json` that was read, null when there was none. */
+  file: string | null;
+  /** What the provider said, as fetch recorded it. */
+  record: Provenance | null;
+}
+
 export interface MediaEntry {
   slot_id: string;
   /** The path inside the archive, as sealed (e.g. media/measurement-r000-c000.mp4). */
@@ -43,6 +54,7 @@ export interface VerifiedRun {
   plan_sha256: string;
   links: RunLinks;
   digest: DigestCheck;
+  provenance: ProvenanceCheck;
   /** The raw bytes of the metadata files, for the bundle's sources/ folder. */
   files: { 'ci.json': Buffer; 'plan.json': Buffer; 'run.json': Buffer; SHA256SUMS: Buffer };
   /** Optional telemetry, raw (null when the archive has none). */
@@ -76,6 +88,12 @@ export interface ArchiveLimits {
 export interface VerifyOptions {
   /** Makes a missing `<archive>.sha256` (and any folder, which cannot have one) an error. */
   requireDigest?: boolean;
+  /**
+   * Makes a run without a provenance file from `fetchRun` beside its zip an
+   * error (folders and tar.gz never have one). A provenance file that is
+   * present is always checked, with or without this.
+   */
+  requireProvider?: boolean;
   limits?: Partial<ArchiveLimits>;
   /** Where the run's temp folder is made (default os.tmpdir()). */
   tempDir?: string;
@@ -101,6 +119,8 @@ export interface RunSummary {
     measurement: { ok: number; failed: number };
   };
   digest: DigestCheck;
+  /** Who vouches for the identity above: the CI provider, or the archive itself. */
+  provenance: { attested_by: 'provider' | 'self'; file: string | null };
   links: RunLinks;
 }
 

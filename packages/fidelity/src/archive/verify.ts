@@ -14,6 +14,7 @@ import { takeInventory } from './inventory.js';
 import { isKnownFile, SEAL_FILE } from './layout.js';
 import { resolveLimits } from './limits.js';
 import { mediaAccess } from './media.js';
+import { checkProvenance, readProvenance, type ProvenanceFile } from './provenance.js';
 import { checkRecords } from './records.js';
 import { checkSeal, parseSeal } from './seal.js';
 import { openDirectory } from './source-dir.js';
@@ -33,6 +34,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   let kind;
   let digest;
+  let provenanceFile: ProvenanceFile | null = null;
   try {
     await stat(source);
     kind = await detectKind(source);
@@ -41,6 +43,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
       return failed();
     }
     digest = await checkDigest(source, kind, options.requireDigest ?? false, findings);
+    provenanceFile = await readProvenance(source, kind, options.requireProvider ?? false, findings);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') findings.error('SOURCE_NOT_FOUND', `${shown(source)} does not exist`);
@@ -80,6 +83,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   const identity = checkIdentity(inventory.metadata, findings);
   const media = checkRecords({ plan: identity.plan, records: identity.records, inventory, seal }, findings);
+  const provenance = checkProvenance(provenanceFile, identity.ci, digest, findings);
 
   const { ci, plan, run, plan_sha256 } = identity;
   if (findings.errors.length > 0 || !ci || !plan || !run || !plan_sha256) {
@@ -97,6 +101,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
     plan_sha256,
     links: runLinks(ci),
     digest,
+    provenance,
     files: {
       'ci.json': metadata.get('ci.json')!,
       'plan.json': metadata.get('plan.json')!,

@@ -6,7 +6,7 @@
  * collapsed section per pair. Same report in, same bytes out.
  */
 import type { Comparison, Report, RunReport } from '../schemas/report.js';
-import { evidenceSection } from './html-evidence.js';
+import { evidenceSection, identityCell } from './html-evidence.js';
 import { esc } from './html-escape.js';
 import { shortHash } from './html-format.js';
 import { pairSection } from './html-pair.js';
@@ -104,6 +104,7 @@ function sitesBlock(report: Report, m: Messages): string {
     field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),
     field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(r.source.kind)})`),
     field(m.artifact_digest, (r) => esc(r.digest.checked ? m.digest_checked : m.digest_not_checked)),
+    field(m.identity, (r) => identityCell(r, m)),
     field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
     field(m.gpus_allocated, (r) => esc(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => esc(r.hardware.gpus_participating)),
