@@ -17,6 +17,7 @@
  *   judged.
  */
 
+/** The judgement of one policy, and the script hashes it allows when it passes. */
 export interface PolicyVerdict {
   ok: boolean;
   /** Why not, when not ok. */

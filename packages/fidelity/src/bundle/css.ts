@@ -11,6 +11,7 @@
  * only makes verify-bundle stricter.
  */
 
+/** One URL found in CSS. */
 export interface CssLink {
   value: string;
   /** What the value came from: `url()`, `@import`, `image-set()`, a plain string. */

@@ -20,6 +20,8 @@ import type { Lang, Messages } from './i18n.js';
  * ever missed something, injected markup still could not run or phone home.
  * `file:` is named beside 'self' because browsers disagree on whether 'self'
  * covers other files when the page itself was opened from file://.
+ * An inline script must be listed in script-src as 'sha256-…' of its exact
+ * text: verify-bundle refuses any other (docs/report-pages.md).
  */
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file:; media-src 'self' file:; script-src 'none'; base-uri 'none'; form-action 'none'";

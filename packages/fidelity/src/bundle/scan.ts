@@ -46,6 +46,7 @@ export interface FoundLink {
   use: LinkUse;
 }
 
+/** What one page breaks (its rule problems) and the URLs it holds, for the caller to resolve. */
 export interface PageScan {
   problems: Problem[];
   links: FoundLink[];
@@ -100,7 +101,7 @@ function headOf(doc: DefaultTreeAdapterTypes.Document): Element | undefined {
   return html?.childNodes.find((n): n is Element => isElement(n) && n.tagName === 'head');
 }
 
-/** `page` is the bundle-relative path, used in messages. */
+/** Checks one page's bytes against the page rules; `page` is its bundle-relative path, used in messages. */
 export function scanPage(bytes: Buffer, page: string): PageScan {
   const problems: Problem[] = [];
   const links: FoundLink[] = [];

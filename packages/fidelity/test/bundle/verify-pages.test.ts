@@ -120,6 +120,7 @@ describe('every attribute and all CSS', () => {
     ['@import with a string', `<style>@import '${EVIL}/s.css';</style>`],
     ['a font-face src', `<style>@font-face{font-family:x;src:url("${EVIL}/f.woff")}</style>`],
     ['srcset', `<img srcset="media/x.png 1x, ${EVIL}/b.png 2x">`],
+    ['a link to the runs\' server carrying credentials', '<a href="https://user:pass@github.com/example-org/bench">x</a>'],
     ['an xmlns that is not a namespace', `<svg xmlns="${EVIL}/ns"></svg>`],
   ];
   it.each(external)('refuses %s', async (_name, markup) => {
