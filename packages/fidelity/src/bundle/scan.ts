@@ -88,12 +88,37 @@ function isElement(node: Node): node is Element {
 function textOf(el: Element): string {
   return el.childNodes.map((c) => (c.nodeName === '#text' ? (c as DefaultTreeAdapterTypes.TextNode).value : '')).join('');
 }
-/** The URLs of a srcset: comma-separated candidates, each a URL then an optional descriptor. */
+/**
+ * The URLs of a srcset, split as the HTML standard's srcset parser splits
+ * them: a URL is a run of non-whitespace (so `data:` URLs keep their
+ * commas), trailing commas end it, and its descriptors run to the next comma
+ * outside parentheses.
+ */
 export function srcsetUrls(value: string): string[] {
-  return value
-    .split(',')
-    .map((part) => part.trim().split(/\s+/)[0] ?? '')
-    .filter((u) => u.length > 0);
+  const out: string[] = [];
+  const ws = /[\t\n\f\r ]/;
+  let i = 0;
+  for (;;) {
+    while (i < value.length && (ws.test(value[i]!) || value[i] === ',')) i++;
+    if (i >= value.length) return out;
+    const start = i;
+    while (i < value.length && !ws.test(value[i]!)) i++;
+    let url = value.slice(start, i);
+    if (url.endsWith(',')) url = url.replace(/,+$/, '');
+    else {
+      let inParens = false;
+      for (; i < value.length; i++) {
+        const c = value[i];
+        if (c === '(') inParens = true;
+        else if (c === ')') inParens = false;
+        else if (c === ',' && !inParens) {
+          i++;
+          break;
+        }
+      }
+    }
+    if (url.length > 0) out.push(url);
+  }
 }
 
 function headOf(doc: DefaultTreeAdapterTypes.Document): Element | undefined {

@@ -97,6 +97,8 @@ describe('cssLinks', () => {
 
   it('splits srcset', () => {
     expect(srcsetUrls(' a.png 1x ,b.png')).toEqual(['a.png', 'b.png']);
+    expect(srcsetUrls('data:image/png;base64,AAAA 1x, b.png 2x,c.png,, d.png,e.png')).toEqual(['data:image/png;base64,AAAA', 'b.png', 'c.png', 'd.png,e.png']);
+    expect(srcsetUrls('a.png (1x, 2x), b.png')).toEqual(['a.png', 'b.png']);
   });
 });
 
