@@ -73,8 +73,12 @@ const ADDRESS_IN_TEXT = /(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?\/\/[^\s"'<>`]*|\b(?:javas
 const PROLOGUE =
   /^\uFEFF?[\t\n\f\r ]*<!doctype html>[\t\n\f\r ]*<html(?:[\t\n\f\r ]+lang="[A-Za-z0-9-]*")?>[\t\n\f\r ]*<head>[\t\n\f\r ]*<meta[\t\n\f\r ]+http-equiv="Content-Security-Policy"[\t\n\f\r ]+content="[^"<>]*">[\t\n\f\r ]*<meta[\t\n\f\r ]+charset="utf-8">/i;
 const PROLOGUE_BYTES = 1024;
-/** Extensions a browser opens as an active document (they can script) other than HTML, which is parsed here. */
-export const ACTIVE_DOCUMENT = /\.(svg|svgz|xhtml|xht|xml|xsl|xslt|mht|mhtml|shtml|shtm)$/i;
+/**
+ * Extensions a browser opens from file:// as a document that can run script,
+ * other than .html/.htm (parsed here). Chromium maps them by extension; the
+ * XML ones run an XHTML <script> (.xml, .xsd, .rss, .atom, .xbl were seen to).
+ */
+export const ACTIVE_DOCUMENT = /\.(svg|svgz|xhtml|xht|xml|xsd|xsl|xslt|xbl|xul|rss|atom|rdf|mht|mhtml|shtml|shtm)$/i;
 
 function attrName(a: { name: string; prefix?: string }): string {
   return a.prefix ? `${a.prefix}:${a.name}` : a.name;

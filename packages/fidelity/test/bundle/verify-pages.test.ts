@@ -152,8 +152,9 @@ describe('how a browser decodes the page', () => {
   it('refuses files a browser would open as active XML documents', async () => {
     const dir = bundle();
     writeFileSync(path.join(dir, 'chart.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("x")</script></svg>');
+    writeFileSync(path.join(dir, 'feed.rss'), '<html xmlns="http://www.w3.org/1999/xhtml"><script>fetch("x")</script></html>');
     sealDir(dir);
-    expect(await codes(dir)).toEqual(['BUNDLE_PAGE_TYPE']);
+    expect(await codes(dir)).toEqual(['BUNDLE_PAGE_TYPE', 'BUNDLE_PAGE_TYPE']);
   });
 });
 
