@@ -16,6 +16,7 @@
  * (the report.json problem already fails the bundle); every other page rule
  * still applies.
  */
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
@@ -164,6 +165,11 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     const isPage = PAGE.test(file);
     if (!isPage && !CSS.test(file)) continue;
     const bytes = await readFile(path.join(dir, file));
+    // Judge exactly the bytes the seal vouches for, even if the file changed since it was hashed.
+    if (createHash('sha256').update(bytes).digest('hex') !== sealed.get(file)) {
+      errors.push({ code: 'BUNDLE_FILE_CHANGED', message: `${file} changed while it was verified`, where: { file } });
+      continue;
+    }
     let found: FoundLink[];
     if (isPage) {
       const scan = scanPage(bytes, file);
