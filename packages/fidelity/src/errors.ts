@@ -111,6 +111,15 @@ export const ReasonCodes = {
   BUNDLE_INDEX_MISSING: 'index.html is missing or not sealed',
   BUNDLE_LINK_BROKEN: 'a page link or report.json path does not resolve to a sealed bundle file',
   BUNDLE_LINK_EXTERNAL: 'a link leaves the bundle for anything but the runs\' own server over https',
+  // verify-bundle: what a page does in a browser (scan.ts, csp.ts), and ci.json server_url
+  BUNDLE_PAGE_CSP: 'a page does not begin its <head> with a Content-Security-Policy meta as strict as required',
+  BUNDLE_PAGE_ENCODING: 'a page is not UTF-8, or does not declare <meta charset="utf-8"> right after the policy in its first 1024 bytes',
+  BUNDLE_PAGE_SCRIPT: 'a page has a script the policy does not list by hash (src, other body, other type, event handler)',
+  BUNDLE_PAGE_REFRESH: 'a page has <meta http-equiv="refresh">',
+  BUNDLE_PAGE_SRCDOC: 'a page has a srcdoc attribute',
+  BUNDLE_PAGE_ELEMENT: 'a page has a <base> or <noscript> element',
+  BUNDLE_PAGE_TYPE: 'a bundle file of a type a browser opens as a scriptable document other than .html (.svg, .xhtml, .xml …)',
+  CI_SERVER_URL: 'ci.json server_url is not https://host[:port][/path] without credentials, query or fragment',
   // Pair reasons (comparisons[].pairs[].reasons): why a planned pair is invalid
   FAILED_BASELINE: 'the baseline request failed',
   FAILED_CANDIDATE: 'the candidate request failed',

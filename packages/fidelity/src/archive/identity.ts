@@ -43,6 +43,8 @@ const ciCode: IssueCode = (path) => {
       return 'CI_HEAD_SHA';
     case 'repository':
       return 'CI_REPOSITORY';
+    case 'server_url':
+      return 'CI_SERVER_URL';
     default:
       return 'CI_SCHEMA';
   }

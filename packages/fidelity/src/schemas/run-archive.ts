@@ -5,6 +5,7 @@
  * live in archive/verify.ts, where every problem can be collected.
  */
 import { z } from 'zod';
+import { ServerUrl } from './server-url.js';
 
 export const Sha40 = z.string().regex(/^[0-9a-f]{40}$/i, 'expected 40 hex digits');
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits');
@@ -13,7 +14,7 @@ const NonEmpty = z.string().min(1);
 
 export const CiJson = z.object({
   schema_version: z.literal(1),
-  server_url: z.string().url().refine((u) => /^https?:\/\//.test(u), 'expected an http(s) URL'),
+  server_url: ServerUrl,
   repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name'),
   workflow: NonEmpty,
   job: NonEmpty,
