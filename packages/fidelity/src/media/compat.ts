@@ -219,7 +219,7 @@ export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe):
   const x = baseline.audio;
   const y = candidate.audio;
   if (!x !== !y) {
-    return fail('INCOMPATIBLE_AUDIO_PRESENCE', `Only the ${x ? 'baseline' : 'candidate'} has an audio stream`, x ? 'baseline' : 'candidate');
+    return fail('INCOMPATIBLE_AUDIO_PRESENCE', `Only the ${x ? 'baseline' : 'candidate'} has an audio stream`);
   }
   if (x && y) {
     if (x.sampleRate !== y.sampleRate) {
