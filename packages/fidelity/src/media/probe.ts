@@ -109,9 +109,8 @@ const FfprobeStream = z.object({
   disposition: z.record(z.string(), z.number()).optional(),
   /** The container's track id ("0x1" for MP4 / MOV): the key to the edit lists. */
   id: z.string().optional(),
-  side_data_list: z
-    .array(z.object({ side_data_type: z.string().optional(), displaymatrix: z.string().optional(), rotation: z.number().optional() }))
-    .optional(),
+  // Loose on purpose: side data of kinds we do not read varies by ffprobe version and must not fail the probe.
+  side_data_list: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
 const FfprobeOutput = z.object({
@@ -172,12 +171,15 @@ function parseDisplayMatrix(text: string): number[] | null {
 /** x' = a*x + c*y + u ... in 16.16 and 2.30 fixed point: this matrix changes nothing. */
 const IDENTITY_MATRIX = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30];
 
-function displayMatrixOf(stream: z.infer<typeof FfprobeStream>): { matrix: number[] | null; rotation: number | null } {
-  const entry = stream.side_data_list?.find((d) => d.side_data_type === 'Display Matrix');
-  if (!entry?.displaymatrix) return { matrix: null, rotation: null };
-  const matrix = parseDisplayMatrix(entry.displaymatrix);
-  if (!matrix || matrix.every((v, i) => v === IDENTITY_MATRIX[i])) return { matrix: null, rotation: null };
-  return { matrix, rotation: entry.rotation ?? null };
+function displayMatrixOf(stream: z.infer<typeof FfprobeStream>, label: string): { matrix: number[] | null; rotation: number | null } {
+  const entry = stream.side_data_list?.find((d) => d['side_data_type'] === 'Display Matrix');
+  const text = entry?.['displaymatrix'];
+  if (typeof text !== 'string') return { matrix: null, rotation: null };
+  const matrix = parseDisplayMatrix(text);
+  if (!matrix) throw undecodable(label, `ffprobe printed a display matrix that cannot be read: ${JSON.stringify(text)}`);
+  if (matrix.every((v, i) => v === IDENTITY_MATRIX[i])) return { matrix: null, rotation: null };
+  const rotation = Number(entry?.['rotation']);
+  return { matrix, rotation: Number.isFinite(rotation) ? rotation : null };
 }
 
 /** MP4 / MOV track id from ffprobe's stream id ("0x1"); null for other containers. */
@@ -332,7 +334,7 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
     if (shown.some((t) => t === null)) throw undecodable(label, 'a video packet has no presentation timestamp');
     const pts = (shown as number[]).sort((a, b) => a - b);
     if (pts.length === 0) throw undecodable(label, 'the video stream has no frames');
-    const { matrix, rotation } = displayMatrixOf(videoStream);
+    const { matrix, rotation } = displayMatrixOf(videoStream, label);
     video = {
       index: videoStream.index,
       codec: videoStream.codec_name ?? 'unknown',
