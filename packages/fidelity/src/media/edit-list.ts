@@ -216,3 +216,9 @@ export function hidesTail(track: TrackEdits | null): boolean {
   const slack = (media + movie - 1n) / movie;
   return end >= 0n && end + slack < track.mediaDuration;
 }
+
+/** Whether the edit list starts showing the media after its beginning (a trimmed head: fewer samples decode than the index lists). */
+export function hidesHead(track: TrackEdits | null): boolean {
+  const shown = track?.edits?.filter((e) => e.mediaTime >= 0n) ?? [];
+  return shown.length > 0 && shown.every((e) => e.mediaTime > 0n);
+}

@@ -14,7 +14,7 @@ import { FidelityError } from '../errors.js';
 import type { Child, ProcessScope } from './process.js';
 import { exitError, runToString } from './process.js';
 import { planeGeometry } from './pixel-formats.js';
-import { hidesTail, readEditLists } from './edit-list.js';
+import { hidesHead, hidesTail, readEditLists } from './edit-list.js';
 import type { TrackEdits } from './edit-list.js';
 import { SOCKET_CHANNELS, openSocketChannel } from './socket-channel.js';
 import type { PlaneGeometry } from './pixel-formats.js';
@@ -168,7 +168,7 @@ function parseDisplayMatrix(text: string): number[] | null {
   return values.length === 9 && values.every(Number.isInteger) ? values : null;
 }
 
-/** x' = a*x + c*y + u ... in 16.16 and 2.30 fixed point: this matrix changes nothing. */
+/** The identity in the matrix's fixed point (16.16, and 2.30 for the last column): a player changes nothing. */
 const IDENTITY_MATRIX = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30];
 
 function displayMatrixOf(stream: z.infer<typeof FfprobeStream>, label: string): { matrix: number[] | null; rotation: number | null } {
@@ -368,7 +368,8 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
     if (started.status === 'rejected') throw started.reason;
     const [samples, startPts] = [counted.value, started.value];
     const listed = Number(audioStream.nb_frames);
-    if (isPcm(audioStream) && !hidesTail(editListOf(audioStream)) && Number.isInteger(listed) && samples < listed) {
+    const trimmed = hidesHead(editListOf(audioStream)) || hidesTail(editListOf(audioStream));
+    if (isPcm(audioStream) && !trimmed && Number.isInteger(listed) && samples < listed) {
       throw undecodable(label, `the file is truncated: its index lists ${listed} audio samples but only ${samples} can be decoded`);
     }
     audio = {

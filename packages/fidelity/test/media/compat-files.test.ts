@@ -69,6 +69,16 @@ describe('audio start relative to the video', () => {
     expect(outcome.measurement.video.identical).toBe(true);
   });
 
+  it('still refuses a PCM-in-MOV file cut short as UNDECODABLE, naming its side', async () => {
+    const mov = await pcmMov('pcm-whole.mov');
+    const fast = at('pcm-fast.mov');
+    await ff(['-i', mov, '-c', 'copy', '-movflags', '+faststart', fast]);
+    const bytes = readFileSync(fast);
+    const cut = at('pcm-cut.mov');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+    expect(failure(await measurePair(mov, cut))).toMatchObject({ code: 'UNDECODABLE', side: 'candidate' });
+  });
+
   it('refuses the same PCM samples starting 0.5 s later (remuxed with -itsoffset): INCOMPATIBLE_AUDIO_START with both values', async () => {
     const mov = await pcmMov('pcm-a.mov');
     const late = at('pcm-late.mov');
