@@ -132,6 +132,7 @@ export const ReasonCodes = {
   EXTRA_AUDIO_STREAM: 'a side has more than one audio stream; only one is measured',
   EXTRA_STREAM: 'a side has a stream that is neither video nor audio (subtitles, data, attachment)',
   INCOMPATIBLE_DISPLAY_MATRIX: 'the video display matrices (rotation, flip) differ',
+  INCOMPATIBLE_ASPECT_RATIO: 'the video sample aspect ratios differ (a player stretches one picture differently)',
   INCOMPATIBLE_VIDEO_EDIT_LIST: 'the video edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_EDIT_LIST: 'the audio edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',

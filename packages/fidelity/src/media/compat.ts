@@ -204,6 +204,10 @@ export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe):
   if (!sameMatrix(a, b)) {
     return fail('INCOMPATIBLE_DISPLAY_MATRIX', `The video display matrix differs (how a player turns the picture): baseline ${describeMatrix(a)}, candidate ${describeMatrix(b)}`);
   }
+  const [sa, sb] = [a.sampleAspect, b.sampleAspect];
+  if (BigInt(sa.num) * BigInt(sb.den) !== BigInt(sb.num) * BigInt(sa.den)) {
+    return fail('INCOMPATIBLE_ASPECT_RATIO', `The video sample aspect ratio differs (how a player stretches the picture): baseline ${sa.num}:${sa.den}, candidate ${sb.num}:${sb.den}`);
+  }
   if (a.frames !== b.frames) {
     return fail('INCOMPATIBLE_FRAME_COUNT', `Frame count differs: baseline ${a.frames}, candidate ${b.frames}`);
   }

@@ -44,6 +44,8 @@ export interface VideoProbe {
   displayMatrix: number[] | null;
   /** ffprobe's rotation of that matrix in degrees, for messages; null without a matrix. */
   rotation: number | null;
+  /** Sample (pixel) aspect ratio a player scales by; 1:1 when the file gives none. */
+  sampleAspect: Rational;
   /** The track's edit list (MP4 / MOV); null for other containers. */
   editList: TrackEdits | null;
 }
@@ -106,6 +108,7 @@ const FfprobeStream = z.object({
   channel_layout: z.string().optional(),
   /** From the container's index (MP4: the sample table), when it has one. */
   nb_frames: z.string().optional(),
+  sample_aspect_ratio: z.string().optional(),
   disposition: z.record(z.string(), z.number()).optional(),
   /** The container's track id ("0x1" for MP4 / MOV): the key to the edit lists. */
   id: z.string().optional(),
@@ -152,6 +155,13 @@ function parseRational(text: string | undefined): Rational | null {
   const num = Number(match[1]);
   const den = Number(match[2]);
   return num > 0 && den > 0 ? { num, den } : null;
+}
+
+/** "16:9"-style ratio; null when absent or zero. */
+function parseRatio(text: string | undefined): Rational | null {
+  const match = /^(\d+):(\d+)$/.exec(text ?? '');
+  const [num, den] = [Number(match?.[1]), Number(match?.[2])];
+  return match && num > 0 && den > 0 ? { num, den } : null;
 }
 
 /**
@@ -347,6 +357,8 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
       frames: pts.length,
       displayMatrix: matrix,
       rotation,
+      // "0:1" and "N/A" mean unknown, which players show as square pixels.
+      sampleAspect: parseRatio(videoStream.sample_aspect_ratio) ?? { num: 1, den: 1 },
       editList: editListOf(videoStream),
     };
   }

@@ -145,6 +145,13 @@ describe('what a player shows', () => {
     expect(f.message).toMatch(/baseline none \(as coded\), candidate rotation -?90 degrees, matrix \[/);
   });
 
+  it('refuses a candidate whose pixels a player stretches (sample aspect ratio), with both values', async () => {
+    const wide = at('wide.mp4');
+    await ff(['-i', base, '-c', 'copy', '-aspect', '2:1', wide]);
+    const f = failure(await measurePair(base, wide));
+    expect(f).toMatchObject({ code: 'INCOMPATIBLE_ASPECT_RATIO', message: expect.stringMatching(/baseline 1:1, candidate 9:8/) });
+  });
+
   it('refuses an edit list that plays the video at half speed, or shows its last frame shorter', async () => {
     const slow = at('slow.mp4');
     changeEdit(base, slow, 'vide', { rate: 0x8000 });

@@ -29,6 +29,7 @@ function probe(
       timeBase: { num: 1, den: 12288 },
       displayMatrix: null,
       rotation: null,
+      sampleAspect: { num: 1, den: 1 },
       editList: null,
       ...over.video,
       pts,
@@ -127,6 +128,14 @@ describe('checkCompatibility', () => {
     const failure = checkCompatibility(probe(), probe({ video: { displayMatrix: turned, rotation: 90 } }));
     expect(failure).toMatchObject({ code: 'INCOMPATIBLE_DISPLAY_MATRIX', message: expect.stringMatching(/baseline none .*candidate rotation 90 degrees/) });
     expect(checkCompatibility(probe({ video: { displayMatrix: turned } }), probe({ video: { displayMatrix: [...turned] } }))).toBeNull();
+  });
+
+  it('compares the sample aspect ratio as a ratio', () => {
+    expect(checkCompatibility(probe(), probe({ video: { sampleAspect: { num: 2, den: 2 } } }))).toBeNull();
+    expect(checkCompatibility(probe(), probe({ video: { sampleAspect: { num: 4, den: 3 } } }))).toMatchObject({
+      code: 'INCOMPATIBLE_ASPECT_RATIO',
+      message: expect.stringContaining('baseline 1:1, candidate 4:3'),
+    });
   });
 
   it('compares edit lists as a player shows them, not their media offsets', () => {
