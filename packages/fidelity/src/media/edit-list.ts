@@ -175,7 +175,11 @@ export async function readEditLists(file: string, label: string): Promise<Map<nu
   return tracks;
 }
 
-/** A stretch of the presentation: a delay (nothing shown) or media shown at `rate`, `num / den` seconds long. */
+/**
+ * A stretch of the presentation: a delay (nothing shown) or media shown at
+ * `rate`, `num / den` seconds long; `num` is -1 when the length is not in
+ * the moov box (a fragmented file's media: its samples come later).
+ */
 export interface Segment {
   empty: boolean;
   num: bigint;
@@ -190,7 +194,8 @@ export interface Segment {
  */
 export function presentation(track: TrackEdits): Segment[] {
   if (!track.edits || track.edits.length === 0) {
-    return [{ empty: false, num: track.mediaDuration, den: BigInt(track.mediaTimescale), rate: 65536 }];
+    const known = track.mediaDuration > 0n;
+    return [{ empty: false, num: known ? track.mediaDuration : -1n, den: BigInt(track.mediaTimescale), rate: 65536 }];
   }
   const den = BigInt(track.movieTimescale);
   return track.edits.map((e) => ({ empty: e.mediaTime === -1n, num: e.duration, den, rate: e.mediaTime === -1n ? 0 : e.rate }));

@@ -163,6 +163,16 @@ describe('what a player shows', () => {
     expect(failure(await measurePair(base, short))).toMatchObject({ code: 'INCOMPATIBLE_VIDEO_EDIT_LIST', message: expect.stringContaining('candidate show 0.980000 s') });
   });
 
+  it('measures a fragmented copy (no edit list, no duration in moov) against the plain file', async () => {
+    const video = at('video-only.mp4');
+    await ff(['-i', base, '-map', '0:v', '-c', 'copy', video]);
+    const fragmented = at('fragmented.mp4');
+    await ff(['-i', video, '-c', 'copy', '-movflags', 'frag_keyframe+empty_moov', fragmented]);
+    const outcome = await measurePair(video, fragmented);
+    if (!outcome.ok) throw new Error(outcome.failure.message);
+    expect(outcome.measurement.video.identical).toBe(true);
+  });
+
   it('reads an edit list that hides the tail as fewer frames, not as a truncated file', async () => {
     const half = at('half.mp4');
     changeEdit(base, half, 'vide', { duration: 500 });

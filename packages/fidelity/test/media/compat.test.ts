@@ -149,6 +149,8 @@ describe('checkCompatibility', () => {
     expect(checkCompatibility(video(track(null)), video(track([shown(1000n)])))).toBeNull();
     expect(checkCompatibility(video(track(null)), video(track([shown(999n)])))).toBeNull();
     expect(checkCompatibility(video(track(null)), video(track([shown(998n)])))?.code).toBe('INCOMPATIBLE_VIDEO_EDIT_LIST');
+    // A fragmented file (empty moov) has no media duration to compare: its frames are compared instead.
+    expect(checkCompatibility(video(track(null, 0n)), video(track([shown(1000n)])))).toBeNull();
     const delayed = checkCompatibility(video(track([shown(1000n)])), video(track([{ duration: 500n, mediaTime: -1n, rate: 65536 }, shown(1000n)])));
     expect(delayed).toMatchObject({ code: 'INCOMPATIBLE_VIDEO_EDIT_LIST', message: expect.stringMatching(/baseline show 1\.000000 s; candidate delay 0\.500000 s, then show 1\.000000 s/) });
     expect(checkCompatibility(video(track([shown(1000n)])), video(track([{ ...shown(1000n), rate: 32768 }])))?.code).toBe('INCOMPATIBLE_VIDEO_EDIT_LIST');
