@@ -136,6 +136,15 @@ export const ReasonCodes = {
   NO_VIDEO_STREAM: 'an MP4 has no video stream',
   UNDECODABLE: 'ffmpeg could not decode a side',
   DECODE_TIMEOUT: 'a decoder ran past its time limit and was stopped',
+  // Pair reasons: stream layout, display and timing (media/compat.ts, docs/media.md)
+  EXTRA_VIDEO_STREAM: 'a side has more than one video stream (cover art included); only one is measured',
+  EXTRA_AUDIO_STREAM: 'a side has more than one audio stream; only one is measured',
+  EXTRA_STREAM: 'a side has a stream that is neither video nor audio (subtitles, data, attachment)',
+  INCOMPATIBLE_DISPLAY_MATRIX: 'the video display matrices (rotation, flip) differ',
+  INCOMPATIBLE_ASPECT_RATIO: 'the video sample aspect ratios differ (a player stretches one picture differently)',
+  INCOMPATIBLE_VIDEO_EDIT_LIST: 'the video edit lists show different delays, durations or rates',
+  INCOMPATIBLE_AUDIO_EDIT_LIST: 'the audio edit lists show different delays, durations or rates',
+  INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
   MEDIA_EXTRACT_FAILED: 'ffmpeg could not extract a frame or the audio for the bundle assets',
   FRAME_NOT_FOUND: 'the requested frame index is past the end of the stream',

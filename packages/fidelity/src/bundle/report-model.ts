@@ -163,7 +163,7 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
 /** `outcome` is null when the pair was never sent to measuring (its reasons say why). */
 export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, policy: Policy): PairReport {
   const reasons: Reason[] = [...planned.reasons];
-  if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: null });
+  if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: outcome.failure.side ?? null });
   const measurement = outcome?.ok ? outcome.measurement : null;
   const checks = evaluatePolicy(policy, measurement);
   return {

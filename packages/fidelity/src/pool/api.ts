@@ -85,6 +85,18 @@ export const MeasureFailureCodes = [
   /** A side is not 8-bit planar YUV; converting would change the samples the metrics are defined on. */
   'UNSUPPORTED_PIXEL_FORMAT',
   'NO_VIDEO_STREAM',
+  // Stream layout, display and timing (metrics.md, "Decoding"): a side with an unmeasured stream, a picture
+  // turned differently, edit lists that show different things, audio that starts elsewhere against the video.
+  'EXTRA_VIDEO_STREAM',
+  'EXTRA_AUDIO_STREAM',
+  'EXTRA_STREAM',
+  'INCOMPATIBLE_DISPLAY_MATRIX',
+  'INCOMPATIBLE_ASPECT_RATIO',
+  'INCOMPATIBLE_VIDEO_EDIT_LIST',
+  'INCOMPATIBLE_AUDIO_EDIT_LIST',
+  'INCOMPATIBLE_AUDIO_START',
+  /** Both sides are smaller than a metric window: that pair is not measured, the others are. */
+  'FRAME_TOO_SMALL',
   'UNDECODABLE',
   'DECODE_TIMEOUT',
   'ABORTED',
