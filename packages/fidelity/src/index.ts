@@ -2,8 +2,10 @@
 export { FidelityError, isFidelityError, ReasonCodes } from './errors.js';
 export type { Problem, ProblemLocation } from './errors.js';
 export { TOOL_VERSION } from './version.js';
-export { resolveFfmpeg, resolveBinary, binaryCandidates } from './media/ffmpeg.js';
-export type { BinaryIdentity, BinaryCandidate, BinarySource, FfmpegToolchain, ResolveOptions } from './media/ffmpeg.js';
+export { resolveFfmpeg, resolveBinary, binaryCandidates, toolchainCandidates } from './media/ffmpeg.js';
+export type { BinaryIdentity, BinaryCandidate, BinaryKind, BinarySource, FfmpegToolchain, ResolveOptions, ToolchainCandidate } from './media/ffmpeg.js';
+export { ffmpegAdvice, parseFfmpegVersionLine, FFMPEG_MAX_AGE_YEARS } from './media/ffmpeg-advice.js';
+export type { FfmpegAdvice } from './media/ffmpeg-advice.js';
 export { defaultThreadCount } from './pool/threads.js';
 // Measuring one pair, in the calling thread or in the worker pool.
 export { measurePair, DEFAULT_DECODE_TIMEOUT_MS } from './pool/measure-pair.js';
