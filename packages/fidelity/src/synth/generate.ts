@@ -29,6 +29,7 @@ import {
 } from './differences.js';
 import { encodeArgs, planFrames, runFfmpeg } from './encode.js';
 import { exists, publish, stagingDir } from './atomic.js';
+import { RUN_FORMAT_SUFFIX, writeRunArchive, type RunFormat } from './archive-file.js';
 import { parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
 import { listFiles, writeSeal } from './seal.js';
 import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js';
@@ -40,9 +41,13 @@ export const MANIFEST_FILE = 'synth-manifest.json';
 export interface GeneratedRun {
   site: SiteName;
   role: 'baseline' | 'candidate';
-  /** Absolute path of the run folder. */
+  /** Absolute path of the run as written: its folder, or its `.zip` / `.tar.gz` file (see `format`). */
   dir: string;
+  /** The site's folder name (h200, ...); an archive is that name plus `.zip` or `.tar.gz`. */
   folder: string;
+  format: RunFormat;
+  /** The archive's `<file>.sha256` digest file, beside it; absent for a folder. */
+  digest_file?: string;
   run_id: number;
   run_attempt: number;
   /** Every file of the run, SHA256SUMS included, sorted. */
@@ -128,7 +133,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
 
   if (!opts.overwrite) {
     for (const s of sites) {
-      const target = path.join(outDir, s.folder);
+      const target = path.join(outDir, s.folder + RUN_FORMAT_SUFFIX[opts.format]);
       if (await exists(target)) throw new FidelityError('OUTPUT_EXISTS', `${target} already exists; pass overwrite (--force) to replace it`);
     }
   }
@@ -193,13 +198,19 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
 
     const runs: GeneratedRun[] = [];
     for (const { site, dir } of staged) {
-      const target = path.join(outDir, site.folder);
-      await publish(dir, target, opts.overwrite);
       const gap = site.site === TELEMETRY_GAP_SITE;
-      runs.push({
-        site: site.site, role: site.role, dir: target, folder: site.folder, run_id: site.runId, run_attempt: site.runAttempt,
-        files: await listFiles(target), telemetry_gap: gap, expected_power_valid: !gap,
-      });
+      const common = { site: site.site, role: site.role, folder: site.folder, run_id: site.runId, run_attempt: site.runAttempt, telemetry_gap: gap, expected_power_valid: !gap };
+      if (opts.format === 'dir') {
+        const target = path.join(outDir, site.folder);
+        await publish(dir, target, opts.overwrite);
+        runs.push({ ...common, dir: target, format: 'dir', files: await listFiles(target) });
+      } else {
+        const target = path.join(outDir, site.folder + RUN_FORMAT_SUFFIX[opts.format]);
+        const files = await listFiles(dir);
+        await writeRunArchive(dir, target, opts.format);
+        await rm(dir, { recursive: true, force: true });
+        runs.push({ ...common, dir: target, format: opts.format, digest_file: `${target}.sha256`, files });
+      }
     }
     staged.length = 0;
 
@@ -286,8 +297,8 @@ async function writeManifest(outDir: string, result: Omit<GeneratedRuns, 'manife
     size: result.size,
     plan: result.plan,
     ffmpeg: { version: result.ffmpeg.version, sha256: result.ffmpeg.sha256 },
-    runs: result.runs.map(({ site, role, folder, run_id, run_attempt, telemetry_gap, expected_power_valid }) => ({
-      site, role, folder, run_id, run_attempt, telemetry_gap, expected_power_valid,
+    runs: result.runs.map(({ site, role, folder, format, run_id, run_attempt, telemetry_gap, expected_power_valid }) => ({
+      site, role, folder, ...(format === 'dir' ? {} : { file: folder + RUN_FORMAT_SUFFIX[format] }), run_id, run_attempt, telemetry_gap, expected_power_valid,
     })),
     slots: result.slots,
   };

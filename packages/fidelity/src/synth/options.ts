@@ -36,6 +36,8 @@ export const GenerateRunsOptions = z.object({
   repetitions: PositiveInt('an integer from 1 to 100', 100).default(1),
   /** Keep only the first N plan cases (for benchmarks); N below the full list may drop controlled differences. */
   cases: PositiveInt('an integer from 1 to 20', 20).optional(),
+  /** How each run is written: a folder (default), a `.zip` like a CI artifact download, or a `.tar.gz`; archives get a `<file>.sha256` digest beside them. */
+  format: z.enum(['dir', 'zip', 'tar.gz'], { error: 'one of "dir", "zip", "tar.gz"' }).default('dir'),
   /** Replace run folders that already exist (each is swapped in whole, never merged). */
   overwrite: z.boolean({ error: 'a boolean' }).default(false),
   ffmpegPath: z.string({ error: 'a file path' }).min(1, { error: 'a file path' }).optional(),
