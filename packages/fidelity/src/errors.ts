@@ -11,7 +11,7 @@ export const ReasonCodes = {
   INVALID_ARGUMENT: 'a parameter has the wrong type or value',
   INTERNAL: 'an unexpected internal failure',
   ABORTED: 'the operation was cancelled',
-  // Run archive (archive/, run-archive.md; documented in docs/reason-codes.md)
+  // Run archive (archive/, docs/run-archive.md; documented in docs/reason-codes.md)
   SOURCE_NOT_FOUND: 'the run path does not exist',
   RUN_INVALID: 'the run archive failed verification (see problems)',
   RUN_CLOSED: 'the verified run was already closed',

@@ -1,5 +1,5 @@
 /**
- * verifyRun: the whole contract of run-archive.md over one archive, every
+ * verifyRun: the whole contract of docs/run-archive.md over one archive, every
  * problem collected (not just the first), each with its own reason code.
  * Order: source and digest, inventory (names, limits, hashes), seal,
  * identity, records. Nothing is written during verification; media copies

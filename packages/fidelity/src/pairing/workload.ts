@@ -1,6 +1,6 @@
 /**
  * Two runs are comparable only when they ran the same workload
- * (run-archive.md, "plan.json"): same plan_id, model id and revision, media
+ * (docs/run-archive.md, "plan.json"): same plan_id, model id and revision, media
  * specs, repetitions and case list (ids, prompts, seeds, order). Every
  * differing field is named, so one refusal says all that differs.
  *

@@ -1,5 +1,5 @@
 /**
- * The run archive's JSON files (run-archive.md, version 1) as zod schemas.
+ * The run archive's JSON files (docs/run-archive.md, version 1) as zod schemas.
  * These schemas are the types: everything else uses z.infer of them.
  * Shape rules live here; cross-file rules (ids equal, plan hash, slot order)
  * live in archive/verify.ts, where every problem can be collected.

@@ -1,5 +1,5 @@
 /**
- * generateRuns: writes synthetic run archives (run-archive.md, version 1) for
+ * generateRuns: writes synthetic run archives (docs/run-archive.md, version 1) for
  * the H200 baseline and the B200 / H100 candidates, with the controlled
  * differences of differences.ts. Same options and same ffmpeg binary give
  * byte-identical output.
