@@ -169,12 +169,29 @@ export interface ProblemLocation {
   path?: string;
 }
 
+/** One thing found wrong (or, as a warning, worth knowing): a reason code, a message for people, and where it was found. */
 export interface Problem {
   code: string;
   message: string;
   where?: ProblemLocation;
 }
 
+/**
+ * Every refusal the library makes: an Error with a stable `code` (a key of {@link ReasonCodes},
+ * documented in docs/reason-codes.md) and, when several things were wrong at once, every one of them
+ * in `problems`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await compare('runs/h200', ['runs/b200.zip'], { out: 'bundle' });
+ * } catch (error) {
+ *   if (!isFidelityError(error)) throw error;
+ *   console.error(error.code, error.message);
+ *   for (const p of error.problems) console.error(' ', p.code, p.message, p.where);
+ * }
+ * ```
+ */
 export class FidelityError extends Error {
   override readonly name = 'FidelityError';
   readonly code: string;
@@ -188,6 +205,7 @@ export class FidelityError extends Error {
   }
 }
 
+/** Whether `value` is a {@link FidelityError} (a refusal with a reason code) rather than an unexpected failure. */
 export function isFidelityError(value: unknown): value is FidelityError {
   return value instanceof FidelityError;
 }

@@ -22,7 +22,8 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure } from './schemas/measurement.js';
+export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
 export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES } from './synth/index.js';
 export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, RunFormat, SiteName, SynthSize } from './synth/index.js';
@@ -51,7 +52,9 @@ export type { WorkloadDifference } from './pairing/workload.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
 export { Report } from './schemas/report.js';
-export { Policy } from './schemas/policy.js';
+export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
+// The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
+export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
 export type { PowerOptions } from './power/integrate.js';

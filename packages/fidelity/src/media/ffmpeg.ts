@@ -21,15 +21,20 @@ import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
 
+/** Which of the two binaries: `ffmpeg` decodes, `ffprobe` reads stream properties. */
 export type BinaryKind = 'ffmpeg' | 'ffprobe';
 /** Where a pair came from: a {@link ResolveOptions} path, FIDELITY_FFMPEG / FIDELITY_FFPROBE, the npm packages, or PATH. */
 export type BinarySource = 'option' | 'env' | 'installer' | 'path';
 
+/** One place a binary could come from, before anything was run. */
 export interface BinaryCandidate {
   source: BinarySource;
   path: string;
 }
 
+/**
+ * A binary that ran: where it came from, its path, its `-version` line and the SHA-256 of its file (recorded in every report).
+ */
 export interface BinaryIdentity {
   kind: BinaryKind;
   source: BinarySource;
@@ -39,6 +44,11 @@ export interface BinaryIdentity {
   sha256: string;
 }
 
+/**
+ * Where to take ffmpeg and ffprobe from. Both paths given: those two. One given: the other binary of
+ * that name in the same folder. Neither: FIDELITY_FFMPEG / FIDELITY_FFPROBE (same rule), then the npm
+ * packages, then the first PATH folder holding both. `env` replaces `process.env` for the lookup.
+ */
 export interface ResolveOptions {
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -187,6 +197,7 @@ export async function resolveBinary(kind: BinaryKind, options: ResolveOptions = 
   return identify(kind, firstCandidate(options));
 }
 
+/** The resolved pair; both always come from the same source (`ffmpeg.source === ffprobe.source`). */
 export interface FfmpegToolchain {
   ffmpeg: BinaryIdentity;
   ffprobe: BinaryIdentity;
@@ -194,7 +205,18 @@ export interface FfmpegToolchain {
 
 const cache = new Map<string, Promise<FfmpegToolchain>>();
 
-/** Resolves both binaries once per distinct option set; the identity goes into every report. */
+/**
+ * Resolves the ffmpeg + ffprobe pair once per distinct option set and reports what they are: source,
+ * path, version line and SHA-256 of each (the decoder identity every report records).
+ *
+ * @throws FidelityError `FFMPEG_NOT_FOUND` when no pair exists (or only half of an explicit pair, with
+ *   no matching binary beside it), `FFMPEG_BROKEN` when a binary does not run or is not what it claims.
+ * @example
+ * ```ts
+ * const { ffmpeg, ffprobe } = await resolveFfmpeg({ env: { ...process.env, FIDELITY_FFMPEG: '/usr/bin/ffmpeg' } });
+ * console.log(ffmpeg.source, ffmpeg.version, ffprobe.path); // env, ffmpeg version 5.1..., /usr/bin/ffprobe
+ * ```
+ */
 export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolchain> {
   const env = options.env ?? process.env;
   const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);

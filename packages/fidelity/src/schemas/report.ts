@@ -153,6 +153,7 @@ export const RunReport = z.object({
 });
 export type RunReport = z.infer<typeof RunReport>;
 
+/** The whole result of a comparison, `report.json` (schema_version 1; docs/report.md). */
 export const Report = z.object({
   schema_version: z.literal(1),
   /** The only field allowed to differ between two runs on the same inputs. */

@@ -11,6 +11,7 @@ export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowerca
 const PositiveInt = z.number().int().positive();
 const NonEmpty = z.string().min(1);
 
+/** ci.json: who produced a run (docs/run-archive.md, "ci.json"); the shape rules, the cross-file ones are checked by verifyRun. */
 export const CiJson = z.object({
   schema_version: z.literal(1),
   server_url: z.string().url().refine((u) => /^https?:\/\//.test(u), 'expected an http(s) URL'),
@@ -30,6 +31,7 @@ export const CiJson = z.object({
 });
 export type CiJson = z.infer<typeof CiJson>;
 
+/** One case of a plan: its id, prompt and seed. */
 export const PlanCase = z.object({
   case_id: NonEmpty,
   prompt: z.string(),
@@ -37,6 +39,7 @@ export const PlanCase = z.object({
 });
 export type PlanCase = z.infer<typeof PlanCase>;
 
+/** plan.json: the frozen workload (docs/run-archive.md, "plan.json"). */
 export const PlanJson = z.object({
   plan_id: NonEmpty,
   model: z.object({ id: NonEmpty, revision: NonEmpty }),
@@ -48,9 +51,11 @@ export const PlanJson = z.object({
 });
 export type PlanJson = z.infer<typeof PlanJson>;
 
+/** A time window in Unix seconds (fractions allowed). */
 export const Window = z.object({ start_unix: z.number(), end_unix: z.number() });
 export type Window = z.infer<typeof Window>;
 
+/** A record's server-side stamps: one clock id and five nanosecond stamps along the pipeline. */
 export const ServerTiming = z.object({
   clock_id: NonEmpty,
   http_received_ns: z.number(),
@@ -61,6 +66,7 @@ export const ServerTiming = z.object({
 });
 export type ServerTiming = z.infer<typeof ServerTiming>;
 
+/** One record of run.json: one planned slot, ok with its media or failed with its error. */
 export const RunRecord = z.object({
   slot_id: NonEmpty,
   kind: z.enum(['warmup', 'measurement']),
@@ -77,6 +83,7 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/** run.json: one record per planned slot (docs/run-archive.md, "run.json"). */
 export const RunJson = z.object({
   run_id: PositiveInt,
   run_attempt: z.number().int().min(1),

@@ -36,8 +36,12 @@ import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js
 import { gpuMetricsCsv, serverTimingJsonl } from './telemetry.js';
 import { buildTimeline, slotPlan, type SlotPlan } from './timeline.js';
 
+/**
+ * The name of the manifest {@link generateRuns} writes beside the runs (every slot's difference and expected outcome).
+ */
 export const MANIFEST_FILE = 'synth-manifest.json';
 
+/** One run {@link generateRuns} wrote: its site and role, where it is, its identity and files. */
 export interface GeneratedRun {
   site: SiteName;
   role: 'baseline' | 'candidate';
@@ -57,6 +61,9 @@ export interface GeneratedRun {
   expected_power_valid: boolean;
 }
 
+/**
+ * One candidate measurement slot and the controlled difference {@link generateRuns} gave it, with the outcome it should have.
+ */
 export interface GeneratedSlot {
   site: SiteName;
   slot_id: string;
@@ -71,6 +78,9 @@ export interface GeneratedSlot {
   detail: string;
 }
 
+/**
+ * What {@link generateRuns} wrote: the plan, the ffmpeg that encoded it, the runs, every candidate slot and the manifest.
+ */
 export interface GeneratedRuns {
   outDir: string;
   size: SynthSize;
@@ -118,6 +128,23 @@ function variantKey(c: SynthCase, d: Difference): string {
   return `c${String(c.index).padStart(3, '0')}-${d}`;
 }
 
+/**
+ * Writes synthetic H200 (baseline), B200 and H100 (candidate) run archives in the format of
+ * docs/run-archive.md, with documented, controlled differences per slot (noise, blur, gain, a
+ * silenced channel, a failed request, a shorter stream, a missing audio track, ...), so that
+ * `verifyRun` and `compare` can be tried end to end. Each run appears whole or not at all; with
+ * `format: 'zip'` or `'tar.gz'` each run is one archive file with its `<file>.sha256` digest beside
+ * it. The same options give the same bytes.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad option, `OUTPUT_EXISTS` when a run is already
+ *   there and `overwrite` is not set, `OUTPUT_UNWRITABLE`, `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`, and
+ *   `ABORTED` when `signal` fires.
+ * @example
+ * ```ts
+ * const { runs } = await generateRuns({ outDir: 'runs', format: 'zip' });
+ * for (const r of runs) console.log(r.site, r.role, r.dir); // H200 baseline /abs/runs/h200.zip ...
+ * ```
+ */
 export async function generateRuns(options: GenerateRunsOptions): Promise<GeneratedRuns> {
   const opts = parseOptions(options);
   const profile = sizeProfile(opts.size, opts.seconds);

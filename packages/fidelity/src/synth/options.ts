@@ -6,13 +6,19 @@
 import { z } from 'zod';
 import { invalidParameter } from '../errors.js';
 
+/** The synthetic sites, baseline first. */
 export const SITE_NAMES = ['H200', 'B200', 'H100'] as const;
+/** A synthetic site name: `H200`, `B200` or `H100`. */
 export const SiteName = z.enum(SITE_NAMES);
 export type SiteName = z.infer<typeof SiteName>;
 
+/**
+ * The size profile of synthetic runs: `small` (112x64, 1 s, 10 cases) or `full` (the formal 1344x768, 8 s, 20 cases).
+ */
 export const SynthSize = z.enum(['small', 'full']);
 export type SynthSize = z.infer<typeof SynthSize>;
 
+/** A progress event of {@link generateRuns}. */
 export interface GenerateProgress {
   stage: 'encode' | 'write';
   done: number;
@@ -23,6 +29,7 @@ export interface GenerateProgress {
 
 const PositiveInt = (what: string, max: number) => z.number({ error: what }).int({ error: what }).min(1, { error: what }).max(max, { error: what });
 
+/** The options of {@link generateRuns} (a zod schema; the type is its input). */
 export const GenerateRunsOptions = z.object({
   outDir: z.string({ error: 'a folder path' }).min(1, { error: 'a folder path' }),
   size: SynthSize.default('small'),
