@@ -160,8 +160,8 @@ async function identify(kind: BinaryKind, c: ToolchainCandidate): Promise<Binary
   const file = c[kind];
   if (c.derived === kind && !existsSync(file)) {
     const other: BinaryKind = kind === 'ffmpeg' ? 'ffprobe' : 'ffmpeg';
-    const given = c.source === 'env' ? (other === 'ffmpeg' ? 'FIDELITY_FFMPEG' : 'FIDELITY_FFPROBE') : `the ${other}Path option`;
-    const missing = c.source === 'env' ? (kind === 'ffmpeg' ? 'FIDELITY_FFMPEG' : 'FIDELITY_FFPROBE') : `${kind}Path`;
+    const given = c.source === 'env' ? `FIDELITY_${other.toUpperCase()}` : `the ${other}Path option`;
+    const missing = c.source === 'env' ? `FIDELITY_${kind.toUpperCase()}` : `${kind}Path`;
     throw new FidelityError(
       'FFMPEG_NOT_FOUND',
       `${given} is set but ${missing} is not, and there is no ${kind} beside it (${file}). ffmpeg and ffprobe are always taken from the same build: set both, or put ${kind} in that folder. ${HOW_TO_FIX}`,
