@@ -47,6 +47,7 @@ function kindOf(decl, checker, symbol) {
   return 'other';
 }
 
+const printer = ts.createPrinter({ removeComments: true });
 const PRINT = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope | ts.TypeFormatFlags.WriteArrowStyleSignature;
 
 /** The declaration's own text without its doc comment: interfaces and type aliases read best as written. */
@@ -67,21 +68,33 @@ function signatureOf(name, kind, decl, symbol, checker) {
     const type = checker.getTypeOfSymbolAtLocation(symbol, decl);
     return type.getCallSignatures().map((s) => `function ${name}${checker.signatureToString(s, undefined, PRINT)}`).join('\n');
   }
-  if (kind === 'interface' || kind === 'type') return stripComments(sourceText(decl));
+  // Member comments stay: they are the documentation of each field.
+  if (kind === 'interface' || kind === 'type') return sourceText(decl);
   if (kind === 'class') {
     const lines = [`class ${name}${decl.heritageClauses ? ` ${decl.heritageClauses.map((h) => h.getText()).join(' ')}` : ''} {`];
     for (const m of decl.members) {
       if (m.modifiers?.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword)) continue;
-      if (ts.isPropertyDeclaration(m) || ts.isConstructorDeclaration(m) || ts.isMethodDeclaration(m)) {
-        const text = stripComments(m.getText()).replace(/\{[\s\S]*\}$/, '').replace(/\s+/g, ' ').trim();
+      const params = (fn) => fn.parameters.map((p) => stripComments(p.getText()).replace(/\s+/g, ' ')).join(', ');
+      if (ts.isPropertyDeclaration(m)) {
+        const text = stripComments(m.getText()).replace(/\s+/g, ' ').trim();
         lines.push(`  ${text.endsWith(';') ? text : `${text};`}`);
+      } else if (ts.isConstructorDeclaration(m)) {
+        lines.push(`  constructor(${params(m)});`);
+      } else if (ts.isMethodDeclaration(m)) {
+        lines.push(`  ${m.name.getText()}(${params(m)})${m.type ? `: ${m.type.getText()}` : ''};`);
       }
     }
     lines.push('}');
     return lines.join('\n');
   }
   if (kind === 'schema') {
-    return `const ${name}: z.ZodType  // zod schema; the type ${name} is z.infer<typeof ${name}>`;
+    const alias = symbol.declarations.find((d) => ts.isTypeAliasDeclaration(d));
+    const head = `const ${name}: z.ZodType  // zod schema; the type ${name} is z.infer<typeof ${name}>`;
+    if (!alias) return head;
+    // The shape as a type, written out: what a caller reads or writes.
+    const node = checker.typeToTypeNode(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.InTypeAlias);
+    const printed = node ? printer.printNode(ts.EmitHint.Unspecified, node, decl.getSourceFile()) : '';
+    return `${head}\ntype ${name} = ${printed.replace(/    /g, '  ')};`;
   }
   const type = checker.getTypeOfSymbolAtLocation(symbol, decl);
   let text = checker.typeToString(type, decl, PRINT);
