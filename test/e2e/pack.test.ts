@@ -44,6 +44,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const LIB = path.join(ROOT, 'packages', 'fidelity');
 const CLI = path.join(ROOT, 'packages', 'cli');
+const PNPM_VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { packageManager: string }).packageManager.replace(/^pnpm@/, '');
 const version = (JSON.parse(readFileSync(path.join(LIB, 'package.json'), 'utf8')) as { version: string }).version;
 
 async function npmPack(pkgDir: string, dest: string): Promise<string> {
@@ -146,8 +147,11 @@ describe('the packed packages', () => {
   it('pnpm pack gives the same files and the same dependency ranges', async () => {
     const dest = path.join(tmp, 'pnpm');
     mkdirSync(dest);
+    // The pinned pnpm: on PATH when installed that way, else the copy `npm run setup` put in npx's cache.
+    const onPath = await run('pnpm', ['--version'], ROOT);
+    const pnpm = onPath.code === 0 && onPath.stdout.trim() === PNPM_VERSION ? ['pnpm'] : ['npx', '--offline', '-y', `pnpm@${PNPM_VERSION}`];
     for (const [dir, npmTarball] of [[LIB, libTarball], [CLI, cliTarball]] as const) {
-      const r = await run('npx', ['--offline', '-y', 'pnpm@12.4.2', 'pack', '--pack-destination', dest], dir, { npm_config_update_notifier: 'false' });
+      const r = await run(pnpm[0] as string, [...pnpm.slice(1), 'pack', '--pack-destination', dest], dir, { npm_config_update_notifier: 'false' });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const fromPnpm = await unpack(path.join(dest, path.basename(npmTarball)));
       const fromNpm = await unpack(npmTarball);
