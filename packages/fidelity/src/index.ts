@@ -55,6 +55,7 @@ export { Report } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
+export { runArchiveJsonSchemas } from './schemas/run-archive-json-schema.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
 export type { PowerOptions } from './power/integrate.js';
