@@ -47,6 +47,7 @@ export const GenerateRunsOptions = z.object({
   format: z.enum(['dir', 'zip', 'tar.gz'], { error: 'one of "dir", "zip", "tar.gz"' }).default('dir'),
   /** Replace run folders that already exist (each is swapped in whole, never merged). */
   overwrite: z.boolean({ error: 'a boolean' }).default(false),
+  /** The ffmpeg to encode with; an ffprobe must sit beside it, since the two always come from one place. Default: the resolved pair. */
   ffmpegPath: z.string({ error: 'a file path' }).min(1, { error: 'a file path' }).optional(),
   /** ffmpeg processes at once; each runs single-threaded so the bytes do not depend on this. */
   concurrency: PositiveInt('an integer from 1 to 64', 64).optional(),
