@@ -162,6 +162,7 @@ export const Report = z.object({
   decoder: z.object({
     ffmpeg_version: z.string(),
     sha256: z.string(),
+    /** Where both binaries came from (`option`, `env`, `installer` or `path`): ffmpeg and ffprobe always share one source. */
     source: z.string(),
     ffprobe_version: z.string(),
     ffprobe_sha256: z.string(),
