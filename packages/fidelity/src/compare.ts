@@ -29,11 +29,13 @@ import type { Policy } from './schemas/policy.js';
 import type { Report } from './schemas/report.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
 
+/** A progress event of {@link compare}: runs verified, pairs and frames measured, bundle files written. */
 export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
   | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
   | { stage: 'bundle'; step: string; done: number; total: number };
 
+/** Options of {@link compare}; only `out` is required. */
 export interface CompareOptions {
   /** The bundle folder. See bundle/atomic.ts for what happens when it exists. */
   out: string;
@@ -62,6 +64,7 @@ export interface CompareOptions {
   onProgress?: (event: CompareProgress) => void;
 }
 
+/** What {@link compare} wrote: the bundle folder, its report (also `report.json` in it) and its seal. */
 export interface CompareResult {
   /** The bundle folder, as given. */
   out: string;
@@ -216,6 +219,24 @@ function distinctMedia(baseline: VerifiedRun, planned: Planned[]): BundleMedia[]
   return [...media.values()];
 }
 
+/**
+ * Verifies every run, checks they ran the same workload, pairs each candidate's slots with the
+ * baseline's, decodes and measures every pair in a worker pool, judges the pairs against the policy
+ * (by default uncalibrated example thresholds) and writes the sealed bundle to `options.out`
+ * (docs/report.md). `out` is either a complete bundle or left exactly as it was.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for bad arguments; `RUN_INVALID` when a run fails
+ *   verification (its codes in `problems`), `DUPLICATE_RUN`, `PLAN_MISMATCH` (one problem per
+ *   differing field), `POLICY_INVALID`, `OUT_NOT_EMPTY`, `OUT_NOT_DIRECTORY`, `OUT_INSIDE_INPUT`,
+ *   `OUT_CONTAINS_INPUT`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`, `ABORTED`.
+ *   A pair that cannot be measured is not an exception: it is `invalid` in the report, with its reason.
+ * @example
+ * ```ts
+ * const result = await compare('runs/h200', ['runs/b200.zip', 'runs/h100.tar.gz'], { out: 'bundle', threads: 4 });
+ * for (const c of result.report.comparisons) console.log(c.candidate_gpu_model, c.summary);
+ * console.log(result.index); // bundle/index.html
+ * ```
+ */
 export async function compare(baseline: string, candidates: readonly string[], options: CompareOptions): Promise<CompareResult> {
   if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a run path', baseline);
   if (!Array.isArray(candidates) || candidates.length === 0) throw invalidParameter('candidates', 'at least one candidate run path', candidates);

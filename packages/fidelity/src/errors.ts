@@ -11,7 +11,7 @@ export const ReasonCodes = {
   INVALID_ARGUMENT: 'a parameter has the wrong type or value',
   INTERNAL: 'an unexpected internal failure',
   ABORTED: 'the operation was cancelled',
-  // Run archive (archive/, run-archive.md; documented in docs/reason-codes.md)
+  // Run archive (archive/, docs/run-archive.md; documented in docs/reason-codes.md)
   SOURCE_NOT_FOUND: 'the run path does not exist',
   RUN_INVALID: 'the run archive failed verification (see problems)',
   RUN_CLOSED: 'the verified run was already closed',
@@ -209,12 +209,29 @@ export interface ProblemLocation {
   path?: string;
 }
 
+/** One thing found wrong (or, as a warning, worth knowing): a reason code, a message for people, and where it was found. */
 export interface Problem {
   code: string;
   message: string;
   where?: ProblemLocation;
 }
 
+/**
+ * Every refusal the library makes: an Error with a stable `code` (a key of {@link ReasonCodes},
+ * documented in docs/reason-codes.md) and, when several things were wrong at once, every one of them
+ * in `problems`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await compare('runs/h200', ['runs/b200.zip'], { out: 'bundle' });
+ * } catch (error) {
+ *   if (!isFidelityError(error)) throw error;
+ *   console.error(error.code, error.message);
+ *   for (const p of error.problems) console.error(' ', p.code, p.message, p.where);
+ * }
+ * ```
+ */
 export class FidelityError extends Error {
   override readonly name = 'FidelityError';
   readonly code: string;
@@ -228,6 +245,7 @@ export class FidelityError extends Error {
   }
 }
 
+/** Whether `value` is a {@link FidelityError} (a refusal with a reason code) rather than an unexpected failure. */
 export function isFidelityError(value: unknown): value is FidelityError {
   return value instanceof FidelityError;
 }

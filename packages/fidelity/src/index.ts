@@ -2,8 +2,10 @@
 export { FidelityError, isFidelityError, ReasonCodes } from './errors.js';
 export type { Problem, ProblemLocation } from './errors.js';
 export { TOOL_VERSION } from './version.js';
-export { resolveFfmpeg, resolveBinary, binaryCandidates } from './media/ffmpeg.js';
-export type { BinaryIdentity, BinaryCandidate, BinarySource, FfmpegToolchain, ResolveOptions } from './media/ffmpeg.js';
+export { resolveFfmpeg, resolveBinary, binaryCandidates, toolchainCandidates } from './media/ffmpeg.js';
+export type { BinaryIdentity, BinaryCandidate, BinaryKind, BinarySource, FfmpegToolchain, ResolveOptions, ToolchainCandidate } from './media/ffmpeg.js';
+export { ffmpegAdvice, parseFfmpegVersionLine, FFMPEG_MAX_AGE_YEARS } from './media/ffmpeg-advice.js';
+export type { FfmpegAdvice } from './media/ffmpeg-advice.js';
 export { defaultThreadCount } from './pool/threads.js';
 // Measuring one pair, in the calling thread or in the worker pool.
 export { measurePair, DEFAULT_DECODE_TIMEOUT_MS } from './pool/measure-pair.js';
@@ -20,10 +22,11 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure } from './schemas/measurement.js';
+export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
-export { generateRuns, MANIFEST_FILE, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES } from './synth/index.js';
-export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, SiteName, SynthSize } from './synth/index.js';
+export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES } from './synth/index.js';
+export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, RunFormat, SiteName, SynthSize } from './synth/index.js';
 export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';
@@ -50,7 +53,10 @@ export type { WorkloadDifference } from './pairing/workload.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
 export { Report, RunIdentity } from './schemas/report.js';
-export { Policy } from './schemas/policy.js';
+export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
+// The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
+export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
+export { runArchiveJsonSchemas } from './schemas/run-archive-json-schema.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
 export type { PowerOptions } from './power/integrate.js';

@@ -110,7 +110,8 @@ export function humanSummary(result: CompareResult): string {
   }
   lines.push(`Note: ${r.disclaimer}`);
   lines.push(`Bundle: ${result.index} (${result.files} files sealed, SHA256SUMS sha256 ${result.seal_sha256})`);
-  lines.push(`Check it any time with: fidelity verify-bundle ${result.out}`);
+  // npx: after the Quick start the bin is in node_modules/.bin, not on PATH.
+  lines.push(`Check it any time with: npx fidelity verify-bundle ${result.out}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -63,7 +63,7 @@ export const demoCommand: Command = {
       else {
         io.out(humanSummary(result));
         io.out(`Open ${path.resolve(result.index)} in a browser (it works offline, from file://).\n`);
-        if (keepRuns) io.out(`The synthetic runs are in ${runsDir}; try: fidelity verify ${candidates[0]!.dir}\n`);
+        if (keepRuns) io.out(`The synthetic runs are in ${runsDir}; try: npx fidelity verify ${candidates[0]!.dir}\n`);
       }
       // Threshold failures are the point of the demo (some candidates are built to fail), not an error.
       return EXIT.ok;

@@ -1,6 +1,6 @@
 /**
  * `fidelity verify <run>`: checks one run archive (folder, .zip or .tar.gz)
- * against run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
+ * against docs/run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
  * its reason code), 1 internal error.
  */
 import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'media-fidelity';

@@ -1,6 +1,6 @@
 /**
  * ci.json, plan.json and run.json: parsed with the zod schemas (the schemas
- * are the types), then the cross-file identity rules of run-archive.md.
+ * are the types), then the cross-file identity rules of docs/run-archive.md.
  * Each record of run.json is parsed on its own, so one bad record does not
  * hide the slot checks of the others.
  */
@@ -116,7 +116,7 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
       findings.error('PLAN_SHA_MISMATCH', `run.json plan_sha256 ${run.plan_sha256} is not the SHA-256 of plan.json (${identity.plan_sha256})`, { file: 'run.json', path: '$.plan_sha256' });
     }
     if (ci && run.expected_gpu_count !== ci.hardware.gpus_participating) {
-      // Not a rule of run-archive.md: power accounting uses expected_gpu_count as given, so this only warns.
+      // Not a rule of docs/run-archive.md: power accounting uses expected_gpu_count as given, so this only warns.
       findings.warn(
         'RUN_GPU_COUNT_MISMATCH',
         `run.json expected_gpu_count ${run.expected_gpu_count} differs from ci.json gpus_participating ${ci.hardware.gpus_participating}`,

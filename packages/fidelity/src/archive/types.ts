@@ -7,8 +7,10 @@ import type { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archiv
 import type { Problem } from '../errors.js';
 import type { Provenance } from '../provider/schema.js';
 
+/** The form a run archive came in. */
 export type ArchiveKind = 'directory' | 'zip' | 'tar.gz';
 
+/** The canonical links back to a run's CI run attempt and artifact (docs/run-archive.md, "ci.json"). */
 export interface RunLinks {
   /** {server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt} */
   run: string;
@@ -16,6 +18,7 @@ export interface RunLinks {
   artifact: string;
 }
 
+/** Whether the artifact digest (`<archive>.sha256`) was checked, and what it was. */
 export interface DigestCheck {
   /** Whether a `<archive>.sha256` file was found and compared. Directories have no artifact digest. */
   checked: boolean;
@@ -36,6 +39,7 @@ export interface ProvenanceCheck {
   record: Provenance | null;
 }
 
+/** One verified media file of a run: its slot, path inside the archive, sealed SHA-256 and size. */
 export interface MediaEntry {
   slot_id: string;
   /** The path inside the archive, as sealed (e.g. media/measurement-r000-c000.mp4). */
@@ -45,6 +49,11 @@ export interface MediaEntry {
   sha256: string;
 }
 
+/**
+ * A run that passed verification: its parsed ci.json, plan.json and run.json, its media, links and
+ * digest check. `mediaPath` gives a readable file path for a slot's MP4 (extracted to a temporary
+ * folder for a zip or tar.gz); `close()` removes those files.
+ */
 export interface VerifiedRun {
   source: { path: string; kind: ArchiveKind };
   ci: CiJson;
@@ -85,6 +94,7 @@ export interface ArchiveLimits {
   maxMetadataBytes: number;
 }
 
+/** Options of {@link verifyRun} and {@link openVerifiedRun}. */
 export interface VerifyOptions {
   /** Makes a missing `<archive>.sha256` (and any folder, which cannot have one) an error. */
   requireDigest?: boolean;
@@ -124,4 +134,8 @@ export interface RunSummary {
   links: RunLinks;
 }
 
+/**
+ * What {@link verifyRun} resolves with: the verified run and any warnings, or every problem found
+ * (each with a reason code from docs/reason-codes.md and where it was found).
+ */
 export type VerifyResult = { ok: true; run: VerifiedRun; warnings: Problem[] } | { ok: false; problems: Problem[] };

@@ -1,5 +1,5 @@
 /**
- * verifyRun: the whole contract of run-archive.md over one archive, every
+ * verifyRun: the whole contract of docs/run-archive.md over one archive, every
  * problem collected (not just the first), each with its own reason code.
  * Order: source and digest, inventory (names, limits, hashes), seal,
  * identity, records. Nothing is written during verification; media copies
@@ -23,6 +23,25 @@ import { openZip } from './source-zip.js';
 import { detectKind, type ArchiveReader } from './source.js';
 import type { VerifiedRun, VerifyOptions, VerifyResult } from './types.js';
 
+/**
+ * Checks one run archive (a folder, a `.zip` or a `.tar.gz`) against every rule of
+ * docs/run-archive.md: entries and limits, the SHA256SUMS seal, the artifact digest, the identity of
+ * ci.json / plan.json / run.json, one record per planned slot, and the media. An invalid archive is
+ * not an exception: the result lists every problem with its code. A valid result holds the open
+ * run; call `run.close()` when done with it.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` when `source` is not a path or an option is malformed,
+ *   `ABORTED` when `signal` fires.
+ * @example
+ * ```ts
+ * const checked = await verifyRun('runs/h200.zip', { requireDigest: true });
+ * if (!checked.ok) for (const p of checked.problems) console.error(p.code, p.message, p.where);
+ * else {
+ *   console.log(checked.run.ci.hardware.gpu_model, checked.run.links.run);
+ *   await checked.run.close();
+ * }
+ * ```
+ */
 export async function verifyRun(source: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   if (typeof source !== 'string' || source === '') {
     throw new FidelityError('INVALID_ARGUMENT', `Expected a path for source but received ${JSON.stringify(source)}`);

@@ -28,6 +28,7 @@ import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
 import type { FoundLink } from './scan.js';
 import { parseSeal, SEAL_FILE } from './seal.js';
 
+/** What {@link verifyBundle} found: files re-hashed, links resolved, and every problem (empty when `ok`). */
 export interface BundleCheck {
   ok: boolean;
   /** Files re-hashed against the seal. */
@@ -61,6 +62,21 @@ function reportPaths(report: Report): { where: string; path: string; folder?: bo
   return out;
 }
 
+/**
+ * Re-checks a bundle written by {@link compare}, anywhere: every file against its SHA256SUMS line
+ * (nothing missing, extra or changed), report.json against its schema, and every link in the pages
+ * and path in report.json resolving to a sealed file (links leave the bundle only for the runs' CI
+ * server). Problems are returned, not thrown: `BUNDLE_NOT_FOUND`, `BUNDLE_SEAL_MISSING`,
+ * `BUNDLE_SEAL_MALFORMED`, `BUNDLE_FILE_MISSING`, `BUNDLE_FILE_EXTRA`, `BUNDLE_FILE_CHANGED`,
+ * `BUNDLE_REPORT_MISSING`, `BUNDLE_REPORT_INVALID`, `BUNDLE_INDEX_MISSING`, `BUNDLE_LINK_BROKEN`,
+ * `BUNDLE_LINK_EXTERNAL`.
+ *
+ * @example
+ * ```ts
+ * const check = await verifyBundle('bundle');
+ * if (!check.ok) for (const e of check.errors) console.error(e.code, e.message);
+ * ```
+ */
 export async function verifyBundle(dir: string): Promise<BundleCheck> {
   const errors: Problem[] = [];
   let links = 0;

@@ -72,6 +72,7 @@ export function ssimFfmpegAll(y: number, u: number, v: number, geometry: FrameGe
   return all;
 }
 
+/** FFmpeg's SSIM of one frame pair: per plane and the area-weighted All. */
 export interface FfmpegSsim {
   y: number;
   u: number;

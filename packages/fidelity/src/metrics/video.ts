@@ -72,6 +72,11 @@ export interface FrameValues {
   identical: boolean;
 }
 
+/**
+ * The video metrics of one pair, frame by frame: feed both streams' frames in order (`push`, or the
+ * two-part `pushValues` + an {@link FfmpegSeries} when frames are spread over threads), then `finish`
+ * for the {@link VideoMetrics}.
+ */
 export interface VideoAccumulator {
   /** Baseline a, candidate b: the next frame of each stream, in order. Both parts, in this thread. */
   addFrame(a: DecodedFrame, b: DecodedFrame): void;
@@ -90,6 +95,12 @@ export interface FfmpegSeries {
   next(a: PlanarFrame, b: PlanarFrame): FfmpegSsim;
 }
 
+/**
+ * Starts FFmpeg's SSIM (Y, U, V, All) over a stream of frame pairs of the given geometry. It carries
+ * state from one frame to the next, so it must see every frame, in order, in one thread.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a geometry that is not positive integers or an unknown chroma layout.
+ */
 export function createFfmpegSeries(geometry: FrameGeometry): FfmpegSeries {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;
@@ -167,6 +178,17 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** More frames than any stream has (a day at 60 fps): an index past it is a bug, not a frame. */
 const MAX_FRAMES = 24 * 3600 * 60;
 
+/**
+ * Starts the per-pair video metrics (docs/metrics.md) for frames of the given geometry.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad geometry, or (from `push`) frames of another size or a frame count over 60 hours at 24 fps.
+ * @example
+ * ```ts
+ * const acc = createVideoAccumulator({ width: 112, height: 64, chroma: '420' });
+ * for (const [a, b] of framePairs) acc.push(a, b); // DecodedFrame of each side
+ * const metrics = acc.finish(); // VideoMetrics: ssim, ssim_ffmpeg, ssim_rgb7, psnr_y, psnr_db, mae
+ * ```
+ */
 export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulator {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;

@@ -1,6 +1,6 @@
 /**
  * Pairs baseline and candidate records by slot_id over the plan's
- * measurement slots (run-archive.md, "The pair"). Warmups are never paired:
+ * measurement slots (docs/run-archive.md, "How runs are paired"). Warmups are never paired:
  * they exist to warm caches, and their output is not part of the workload's
  * result. A slot that cannot be measured keeps its reasons, so
  * valid + invalid = planned always holds.

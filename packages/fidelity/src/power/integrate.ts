@@ -11,6 +11,7 @@ import { DEFAULT_MAX_GAP_S, POWER_METHOD, type GpuPowerAudit, type MalformedRow,
 import { coverWindow, mergeDuplicates, trapezoidJoules, type Sample } from './series.js';
 import { secondsToMicros, US_PER_S } from './timestamp.js';
 
+/** Options of {@link integratePower}. */
 export interface PowerOptions {
   /** run.json expected_gpu_count: the telemetry must show exactly this many GPUs. */
   expectedGpuCount: number;
@@ -83,6 +84,13 @@ function gpuIndexer(parsed: ParsedTelemetry): (id: string) => number {
   return (id) => position.get(id)!;
 }
 
+/**
+ * Integrates board power from an nvidia-smi CSV over a measurement window (method
+ * `trapezoid-linear-edges-v1`, docs/power-and-timing.md). An unusable input is not an exception: the
+ * result says `power_valid: false` with its reasons ({@link PowerReasons}) and keeps the audit.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for malformed options.
+ */
 export function integratePower(csv: string | Buffer | null | undefined, window: Window | null | undefined, options: PowerOptions): PowerResult {
   const { expected, gapUs, maxGapS, validClips } = checkOptions(options);
   const reasons = new Set<PowerReasonCode>();

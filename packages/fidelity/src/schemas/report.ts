@@ -184,6 +184,7 @@ export const RunReport = z.object({
 });
 export type RunReport = z.infer<typeof RunReport>;
 
+/** The whole result of a comparison, `report.json` (schema_version 1; docs/report.md). */
 export const Report = z.object({
   schema_version: z.literal(1),
   /** The only field allowed to differ between two runs on the same inputs. */
@@ -192,6 +193,7 @@ export const Report = z.object({
   decoder: z.object({
     ffmpeg_version: z.string(),
     sha256: z.string(),
+    /** Where both binaries came from (`option`, `env`, `installer` or `path`): ffmpeg and ffprobe always share one source. */
     source: z.string(),
     ffprobe_version: z.string(),
     ffprobe_sha256: z.string(),

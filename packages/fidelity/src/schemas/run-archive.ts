@@ -1,5 +1,5 @@
 /**
- * The run archive's JSON files (run-archive.md, version 1) as zod schemas.
+ * The run archive's JSON files (docs/run-archive.md, version 1) as zod schemas.
  * These schemas are the types: everything else uses z.infer of them.
  * Shape rules live here; cross-file rules (ids equal, plan hash, slot order)
  * live in archive/verify.ts, where every problem can be collected.
@@ -12,6 +12,7 @@ export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowerca
 const PositiveInt = z.number().int().positive();
 const NonEmpty = z.string().min(1);
 
+/** ci.json: who produced a run (docs/run-archive.md, "ci.json"); the shape rules, the cross-file ones are checked by verifyRun. */
 export const CiJson = z.object({
   schema_version: z.literal(1),
   server_url: ServerUrl,
@@ -31,6 +32,7 @@ export const CiJson = z.object({
 });
 export type CiJson = z.infer<typeof CiJson>;
 
+/** One case of a plan: its id, prompt and seed. */
 export const PlanCase = z.object({
   case_id: NonEmpty,
   prompt: z.string(),
@@ -38,6 +40,7 @@ export const PlanCase = z.object({
 });
 export type PlanCase = z.infer<typeof PlanCase>;
 
+/** plan.json: the frozen workload (docs/run-archive.md, "plan.json"). */
 export const PlanJson = z.object({
   plan_id: NonEmpty,
   model: z.object({ id: NonEmpty, revision: NonEmpty }),
@@ -49,9 +52,11 @@ export const PlanJson = z.object({
 });
 export type PlanJson = z.infer<typeof PlanJson>;
 
+/** A time window in Unix seconds (fractions allowed). */
 export const Window = z.object({ start_unix: z.number(), end_unix: z.number() });
 export type Window = z.infer<typeof Window>;
 
+/** A record's server-side stamps: one clock id and five nanosecond stamps along the pipeline. */
 export const ServerTiming = z.object({
   clock_id: NonEmpty,
   http_received_ns: z.number(),
@@ -62,6 +67,7 @@ export const ServerTiming = z.object({
 });
 export type ServerTiming = z.infer<typeof ServerTiming>;
 
+/** One record of run.json: one planned slot, ok with its media or failed with its error. */
 export const RunRecord = z.object({
   slot_id: NonEmpty,
   kind: z.enum(['warmup', 'measurement']),
@@ -78,6 +84,7 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/** run.json: one record per planned slot (docs/run-archive.md, "run.json"). */
 export const RunJson = z.object({
   run_id: PositiveInt,
   run_attempt: z.number().int().min(1),

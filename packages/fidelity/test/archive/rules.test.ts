@@ -1,5 +1,5 @@
 /**
- * One fixture per rule of run-archive.md (and per extra rule this project
+ * One fixture per rule of docs/run-archive.md (and per extra rule this project
  * adds): each breaks exactly that rule of a valid run and must be refused
  * with exactly the listed codes (a rule's consequences included, e.g. an
  * unsealed media file is both SEAL_EXTRA_FILE and MEDIA_NOT_SEALED), nothing
