@@ -23,8 +23,10 @@ import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { createClient, providerFailure, type GitHubClient } from './client.js';
 import { Provenance, provenancePath, type ProviderRequest, type ProvenanceArtifact, type ProvenanceRun } from './schema.js';
 
+/** GitHub.com's REST API; `apiUrl` (`--api-url`) points fetch at GitHub Enterprise instead. */
 export const DEFAULT_API_URL = 'https://api.github.com';
 
+/** Options of fetchRun(): which run attempt and artifact, where to write, and how to reach the API. */
 export interface FetchRunOptions {
   /** Folder the files are written to (created when missing). */
   out: string;
@@ -46,10 +48,12 @@ export interface FetchRunOptions {
   onProgress?: (event: FetchProgress) => void;
 }
 
+/** Progress of fetchRun(): the API calls, then the download's bytes. */
 export type FetchProgress =
   | { stage: 'run' | 'artifacts'; detail: string }
   | { stage: 'download'; bytes: number; total: number };
 
+/** What fetchRun() wrote: the zip, its digest file and its provenance record, and what the provider said. */
 export interface FetchRunResult {
   /** The zip written. */
   zip: string;

@@ -23,6 +23,7 @@ export const ProviderRequest = z.object({
 });
 export type ProviderRequest = z.infer<typeof ProviderRequest>;
 
+/** The workflow run as the provider's API described it (provenance.json `run`). */
 export const ProvenanceRun = z.object({
   id: z.number().int().positive(),
   run_attempt: z.number().int().min(1),
@@ -47,6 +48,7 @@ export const ProvenanceRun = z.object({
 });
 export type ProvenanceRun = z.infer<typeof ProvenanceRun>;
 
+/** The artifact as the provider's API described it, with the digest it recorded at upload (provenance.json `artifact`). */
 export const ProvenanceArtifact = z.object({
   id: z.number().int().positive(),
   name: z.string(),
@@ -66,6 +68,7 @@ export const ProvenanceArtifact = z.object({
 });
 export type ProvenanceArtifact = z.infer<typeof ProvenanceArtifact>;
 
+/** `<name>.zip.provenance.json`: what the CI provider said about a fetched run and its artifact (docs/provenance.md). */
 export const Provenance = z.object({
   schema_version: z.literal(1),
   kind: z.literal('fidelity-provenance'),

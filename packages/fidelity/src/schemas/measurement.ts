@@ -109,11 +109,11 @@ export const PairMeasurement = z.object({
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;
 
-/** A pair that could not be measured: a reason code and the detail, never partial metrics. */
 /** The file a pair failure is about; absent when it is a difference between the two (the message gives both values). */
 export const FailureSide = z.enum(['baseline', 'candidate', 'both']);
 export type FailureSide = z.infer<typeof FailureSide>;
 
+/** A pair that could not be measured: a reason code and the detail, never partial metrics. */
 export const MeasureFailure = z.object({
   code: z.string(),
   message: z.string(),
