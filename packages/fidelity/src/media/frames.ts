@@ -28,12 +28,18 @@ export interface ExtractedFrame {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
+/**
+ * All of a pipe's bytes. A pipe destroyed by the child's kill (timeout,
+ * abort) emits only 'close', never 'end': it settles then too, with what it
+ * got, and the child's exit says why it stopped.
+ */
 function collect(stream: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('error', reject);
     stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('close', () => resolve(Buffer.concat(chunks)));
   });
 }
 
