@@ -75,7 +75,7 @@ export async function extractFrame(
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: [1, 3], timeoutMs });
     const [rgb, y, exit] = await Promise.all([collect(child.pipe(1)), collect(child.pipe(3)), child.exited]);
     const failed = exitError(label, exit, timeoutMs);
-    if (failed) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${failed.message}`, { cause: failed });
+    if (failed) throw failed.code === 'ABORTED' ? failed : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${failed.message}`, { cause: failed });
     if (rgb.length === 0 && y.length === 0) {
       throw new FidelityError('FRAME_NOT_FOUND', `The stream has no frame ${index}`);
     }
@@ -118,7 +118,7 @@ export async function extractAudio(
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: [1], timeoutMs });
     const [bytes, exit] = await Promise.all([collect(child.pipe(1)), child.exited]);
     const failed = exitError(label, exit, timeoutMs);
-    if (failed) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract audio: ${failed.message}`, { cause: failed });
+    if (failed) throw failed.code === 'ABORTED' ? failed : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract audio: ${failed.message}`, { cause: failed });
     const frames = Math.min(maxSamples, Math.floor(bytes.length / (4 * channels)));
     const out: Float32Array[] = [];
     for (let c = 0; c < channels; c++) {
