@@ -52,11 +52,14 @@ export function listenForInterrupts(options: { graceMs?: number; watchStdout?: b
   const handlers = Object.fromEntries((Object.keys(SIGNAL_EXIT) as StopSignal[]).map((sig) => [sig, () => onSignal(sig)])) as Record<StopSignal, () => void>;
   for (const [sig, handler] of Object.entries(handlers)) process.on(sig, handler);
 
+  let disposed = false;
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
     stdoutClosed = true;
     if (error.code !== 'EPIPE') return;
     if (stoppedBy === undefined) stoppedBy = 'EPIPE';
     controller.abort(new Error('stdout was closed'));
+    // The usual case: the command's last write failed after it returned its exit code.
+    if (disposed && stoppedBy === 'EPIPE') process.exitCode = EXIT_PIPE_CLOSED;
   };
   if (options.watchStdout) {
     process.stdout.on('error', onStdoutError);
@@ -76,6 +79,7 @@ export function listenForInterrupts(options: { graceMs?: number; watchStdout?: b
       return stdoutClosed;
     },
     dispose() {
+      disposed = true;
       for (const [sig, handler] of Object.entries(handlers)) process.removeListener(sig, handler);
       // Keep swallowing stdout errors: a write still queued may fail after the command returned.
       timer?.unref();
