@@ -53,14 +53,23 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
+async function realOut(out: string): Promise<string> {
+  try {
+    return await realPathOf(out);
+  } catch (error) {
+    throw notWritable(out, out, error);
+  }
+}
+
 /**
  * Input runs are read-only: refuse an `out` that would write into one, or
  * whose replacement would delete one, comparing real paths.
  */
 export async function checkOutAgainstRealInputs(out: string, inputs: readonly string[]): Promise<void> {
-  const o = await realPathOf(out);
+  const o = await realOut(out);
   for (const input of inputs) {
-    const i = await realPathOf(input);
+    // An input that cannot be resolved (no permission, a link loop) is refused by its verification, with its own code.
+    const i = await realPathOf(input).catch(() => path.resolve(input));
     const inputReally = i === path.resolve(input) ? '' : ` (really ${i})`;
     const outReally = o === path.resolve(out) ? '' : ` (really ${o})`;
     if (isInside(o, i)) throw new FidelityError('OUT_INSIDE_INPUT', `--out ${out}${outReally} lies inside the input run ${input}${inputReally}; runs are read-only`);
@@ -126,9 +135,9 @@ interface LockOwner {
   token: string;
 }
 
-function notWritable(out: string, dir: string, error: unknown): FidelityError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-  return new FidelityError('OUT_NOT_WRITABLE', `--out ${out} cannot be written: ${dir} is not a writable folder (${code}); choose another --out`, { cause: error });
+/** `why` is the errno name of `error`, or a word when there is no system error (a step that is a file). */
+function notWritable(out: string, dir: string, error: unknown, why = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown error'): FidelityError {
+  return new FidelityError('OUT_NOT_WRITABLE', `--out ${out} cannot be written: ${dir} is not a writable folder (${why}); choose another --out`, { cause: error });
 }
 
 /** Creates the missing folders above `out`, returning the ones it made (top first) so they can be removed on failure. */
@@ -137,7 +146,7 @@ async function makeParents(out: string, dir: string): Promise<string[]> {
   for (let d = dir; ; d = path.dirname(d)) {
     const info = await lstat(d).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(notWritable(out, d, error))));
     if (info) {
-      if (!info.isDirectory()) throw notWritable(out, d, Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }));
+      if (!info.isDirectory()) throw notWritable(out, d, undefined, 'it is a file');
       break;
     }
     missing.unshift(d);
@@ -256,9 +265,9 @@ export async function claimOut(
 ): Promise<OutClaim> {
   await checkOutAgainstRealInputs(out, inputs);
   await inspect(out, force);
-  const realOut = await realPathOf(out);
-  const made = await makeParents(out, path.dirname(realOut));
-  const file = lockPath(realOut);
+  const real = await realOut(out);
+  const made = await makeParents(out, path.dirname(real));
+  const file = lockPath(real);
   let me: LockOwner;
   try {
     me = await takeLock(out, file);
@@ -267,17 +276,17 @@ export async function claimOut(
     throw error;
   }
   try {
-    await sweepStaleSiblings(realOut);
+    await sweepStaleSiblings(real);
   } catch (error) {
     await releaseLock(file, me);
     await removeEmpty(made);
     throw error;
   }
   return {
-    realOut,
+    realOut: real,
     async release() {
       await releaseLock(file, me);
-      if (!(await lstat(realOut).catch(() => null))) await removeEmpty(made);
+      if (!(await lstat(real).catch(() => null))) await removeEmpty(made);
     },
   };
 }
