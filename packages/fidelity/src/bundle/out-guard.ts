@@ -14,7 +14,7 @@
  * - leftovers of a killed run next to `--out` (`.<name>.fidelity-tmp-*`,
  *   `.<name>.fidelity-old-*`) are swept once the lock is held.
  */
-import { open, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { link, open, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
@@ -188,9 +188,11 @@ async function takeLock(out: string, file: string): Promise<LockOwner> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw notWritable(out, path.dirname(file), error);
     }
+    let text = '';
     let owner: Partial<LockOwner> = {};
     try {
-      owner = JSON.parse(await readFile(file, 'utf8')) as Partial<LockOwner>;
+      text = await readFile(file, 'utf8');
+      owner = JSON.parse(text) as Partial<LockOwner>;
     } catch {
       // Unreadable or half-written: its owner may be writing it right now, so it counts as held.
     }
@@ -202,9 +204,31 @@ async function takeLock(out: string, file: string): Promise<LockOwner> {
         `--out ${out} is being written by ${who} (lock file ${file}); wait for it to finish, or delete the lock file if that process is gone`,
       );
     }
-    // The owner was killed: its lock is stale. Removing it and retrying "wx" keeps two takers from both winning.
-    await unlink(file).catch(() => undefined);
+    await removeStaleLock(file, text, me.token);
   }
+}
+
+/**
+ * The owner was killed: its lock is stale. Two takers may both have read it;
+ * a plain unlink by the slower one could delete the lock the faster one has
+ * just made. So the lock is renamed away (atomic), and put back if what was
+ * moved is no longer the stale one.
+ */
+async function removeStaleLock(file: string, staleText: string, token: string): Promise<void> {
+  const aside = `${file}-stale-${token}`;
+  try {
+    await rename(file, aside);
+  } catch {
+    return;
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => staleText);
+  if (moved === staleText) {
+    await unlink(aside).catch(() => undefined);
+    return;
+  }
+  // A live lock was moved: link it back (never over a newer one), then drop the moved name.
+  await link(aside, file).catch(() => undefined);
+  await unlink(aside).catch(() => undefined);
 }
 
 async function releaseLock(file: string, me: LockOwner): Promise<void> {
@@ -234,12 +258,16 @@ export async function sweepStaleSiblings(out: string): Promise<string[]> {
     const m = STALE.exec(name.slice(prefix.length));
     if (!m || !ownerIsDeadHere(m[2]!, m[3]!)) continue;
     const file = path.join(dir, name);
-    if (m[1] === 'old' && !(await lstat(out).catch(() => null))) {
-      await rename(file, out);
-    } else {
-      await rm(file, { recursive: true, force: true });
+    try {
+      if (m[1] === 'old' && !(await lstat(out).catch(() => null))) {
+        await rename(file, out);
+      } else {
+        await rm(file, { recursive: true, force: true });
+      }
+      swept.push(file);
+    } catch {
+      // Best effort: a leftover that cannot be removed is no reason to refuse this run.
     }
-    swept.push(file);
   }
   return swept;
 }

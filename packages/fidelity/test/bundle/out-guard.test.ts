@@ -182,6 +182,19 @@ describe('writability and the lock', () => {
     expect(existsSync(lockPath(out))).toBe(false);
   });
 
+  it('lets exactly one of two takers have a dead process\'s lock', async () => {
+    for (let round = 0; round < 5; round++) {
+      const out = fresh();
+      writeFileSync(lockPath(out), JSON.stringify({ pid: deadPid(), host: HOST, hostname: os.hostname(), token: 'x' }));
+      const results = await Promise.allSettled([claimOut(out, [], false, checkOut), claimOut(out, [], false, checkOut)]);
+      const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      expect(won).toHaveLength(1);
+      expect(results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as FidelityError).code] : []))).toEqual(['OUT_LOCKED']);
+      expect(readdirSync(path.dirname(out)).filter((f) => f.includes('fidelity-lock'))).toEqual([path.basename(lockPath(out))]);
+      await won[0]!.release();
+    }
+  });
+
   it('two compare() into one --out at once: one writes the bundle, the other is refused with OUT_LOCKED', async () => {
     const out = fresh();
     const args = [path.join(RUNS, 'h200'), [path.join(RUNS, 'b200')]] as const;
