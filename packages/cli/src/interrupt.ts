@@ -6,8 +6,10 @@
  * was, and the command exits 128 + the signal's number (130 / 143 / 129).
  *
  * A command that has not stopped `graceMs` after the signal, or a second
- * signal, ends the process at once: the library's exit hooks still remove its
- * temp folders and kill its children's process groups.
+ * signal (more than a second after the first: `timeout` signals the process
+ * and then its whole group), ends the process at once: the library's exit
+ * hooks still remove its temp folders, its --out lock and temp bundle, and
+ * kill its children's process groups.
  *
  * A closed stdout (`fidelity verify run --json | head -c 0`) is not an error
  * to print: the command is aborted like a SIGPIPE would end it, quietly, and
@@ -17,6 +19,8 @@ export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 export type StopSignal = keyof typeof SIGNAL_EXIT;
 /** 128 + SIGPIPE: what a shell reports for a writer whose reader went away. */
 export const EXIT_PIPE_CLOSED = 141;
+/** A signal repeated within this time is the same stop (sent to the process and to its group). */
+const REPEAT_MS = 1000;
 /** How long an interrupted command may take to clean up before the process is ended for it. */
 export const DEFAULT_GRACE_MS = 10_000;
 
@@ -40,12 +44,16 @@ export function listenForInterrupts(options: { graceMs?: number; watchStdout?: b
   let timer: NodeJS.Timeout | undefined;
   const codeOf = (): number | undefined => (stoppedBy === undefined ? undefined : stoppedBy === 'EPIPE' ? EXIT_PIPE_CLOSED : SIGNAL_EXIT[stoppedBy]);
 
+  let firstAt = 0;
   const onSignal = (sig: StopSignal): void => {
     if (stoppedBy !== undefined && stoppedBy !== 'EPIPE') {
+      // `timeout` and a terminal signal the whole process group right after the process itself: one stop, not two.
+      if (Date.now() - firstAt < REPEAT_MS) return;
       // A second signal: the user does not want to wait for the clean-up.
       process.exit(SIGNAL_EXIT[sig]);
     }
     stoppedBy = sig;
+    firstAt = Date.now();
     controller.abort(new Error(`stopped by ${sig}`));
     timer = setTimeout(() => process.exit(codeOf()), options.graceMs ?? DEFAULT_GRACE_MS);
   };

@@ -50,9 +50,13 @@ interface Running {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function start(args: string[], c: Case, env: NodeJS.ProcessEnv = {}): Running {
+function start(args: string[], c: Case, env: NodeJS.ProcessEnv = {}, ownGroup = false): Running {
   // The tag marks every process of this run (children inherit it), to find any left behind.
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, TMPDIR: c.tmpdir, FIDELITY_SIGNAL_TEST: c.tag, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, TMPDIR: c.tmpdir, FIDELITY_SIGNAL_TEST: c.tag, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
+  });
   let err = '';
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -107,6 +111,18 @@ describe('stopped by a signal', () => {
       expect(await stillRunningAfter(tagged(c.tag), 3000)).toEqual([]);
     }, 120_000);
   }
+
+  it('SIGTERM to the process and at once to its group (as `timeout` sends it) is one clean stop', async () => {
+    const c = freshCase();
+    const r = start(compareArgs(c), c, {}, true);
+    await waitFor(r, /writing bundle/);
+    r.child.kill('SIGTERM');
+    process.kill(-r.child.pid!, 'SIGTERM');
+    expect((await r.exit).code).toBe(143);
+    expect(r.stderr()).toMatch(/error ABORTED: .*\nfidelity: stopped by SIGTERM\n$/);
+    expect(existsSync(path.join(c.dir, 'work'))).toBe(false);
+    expect(readdirSync(c.tmpdir)).toEqual([]);
+  }, 120_000);
 
   it('SIGTERM while writing the bundle over a previous one leaves the previous bundle byte for byte', async () => {
     const c = freshCase();

@@ -16,6 +16,7 @@
  * deletes the old one; if the second rename fails the old one is put back.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
@@ -71,6 +72,12 @@ export function checkOutAgainstInputs(out: string, inputs: readonly string[]): v
   }
 }
 
+/** Temp bundles being built, removed by one exit hook if the process ends first (a forced stop of the CLI). */
+const removeAtExit = new Set<string>();
+process.once('exit', () => {
+  for (const dir of removeAtExit) rmSync(dir, { recursive: true, force: true });
+});
+
 /** The owner (host tag and pid) is in the name, so the next run can sweep what a killed one left (out-guard.ts). */
 function sibling(out: string, tag: string): string {
   return path.join(path.dirname(out), `.${path.basename(out)}.fidelity-${tag}-${ownerTag()}-${randomBytes(4).toString('hex')}`);
@@ -89,6 +96,7 @@ export async function commitAtomically<T>(out: string, force: boolean, build: (d
   let committed = false;
   try {
     await mkdir(tmp);
+    removeAtExit.add(tmp);
     const value = await build(tmp);
     await fsyncPath(tmp);
     const state = await checkOut(resolved, force);
@@ -127,5 +135,6 @@ export async function commitAtomically<T>(out: string, force: boolean, build: (d
       await rm(tmp, { recursive: true, force: true });
       if (createdParent) await rm(createdParent, { recursive: true, force: true });
     }
+    removeAtExit.delete(tmp);
   }
 }

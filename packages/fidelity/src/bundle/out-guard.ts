@@ -15,6 +15,7 @@
  *   `.<name>.fidelity-old-*`) are swept once the lock is held.
  */
 import { link, open, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
@@ -180,6 +181,7 @@ async function takeLock(out: string, file: string): Promise<LockOwner> {
     try {
       const handle = await open(file, 'wx');
       try {
+        holdUntilExit(file, me.token);
         await handle.writeFile(`${JSON.stringify(me)}\n`);
       } finally {
         await handle.close();
@@ -231,7 +233,27 @@ async function removeStaleLock(file: string, staleText: string, token: string): 
   await unlink(aside).catch(() => undefined);
 }
 
+/** Locks this process holds, released by one exit hook when the process ends without releasing them (a forced stop). */
+const held = new Map<string, string>();
+let exitHooked = false;
+
+function holdUntilExit(file: string, token: string): void {
+  held.set(file, token);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const [f, t] of held) {
+      try {
+        if ((JSON.parse(readFileSync(f, 'utf8')) as Partial<LockOwner>).token === t) unlinkSync(f);
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
 async function releaseLock(file: string, me: LockOwner): Promise<void> {
+  held.delete(file);
   try {
     const owner = JSON.parse(await readFile(file, 'utf8')) as Partial<LockOwner>;
     if (owner.token === me.token) await unlink(file);

@@ -182,6 +182,20 @@ describe('writability and the lock', () => {
     expect(existsSync(lockPath(out))).toBe(false);
   });
 
+  it('is released by the exit hook when the process ends without releasing it (a forced stop)', () => {
+    const out = path.join(fresh(), 'bundle');
+    const dist = path.join(ROOT, 'packages', 'fidelity', 'dist', 'bundle');
+    const script = `
+      const { claimOut } = await import(${JSON.stringify(path.join(dist, 'out-guard.js'))});
+      const { checkOut, commitAtomically } = await import(${JSON.stringify(path.join(dist, 'atomic.js'))});
+      await claimOut(${JSON.stringify(out)}, [], false, checkOut);
+      await commitAtomically(${JSON.stringify(out)}, false, async () => process.exit(143));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(143);
+    // Neither the lock nor the temp bundle being built outlives the process.
+    expect(readdirSync(path.dirname(out))).toEqual([]);
+  });
+
   it('lets exactly one of two takers have a dead process\'s lock', async () => {
     for (let round = 0; round < 5; round++) {
       const out = fresh();
