@@ -183,9 +183,14 @@ async function takeLock(out: string, file: string): Promise<LockOwner> {
       try {
         holdUntilExit(file, me.token);
         await handle.writeFile(`${JSON.stringify(me)}\n`);
-      } finally {
+      } catch (error) {
+        // Created but not written (a full disk): an empty lock would read as held by someone forever.
+        held.delete(file);
         await handle.close();
+        await unlink(file).catch(() => undefined);
+        throw error;
       }
+      await handle.close();
       return me;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw notWritable(out, path.dirname(file), error);
