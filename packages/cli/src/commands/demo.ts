@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { compare, generateRuns } from 'media-fidelity';
+import { compare, generateRuns, makeTempDir, removeTempDir } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { abortOnSigint, decodeTimeoutOption, generatedAtFromEnv, readDecodeTimeout, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';
@@ -36,7 +34,8 @@ export const demoCommand: Command = {
     let runsDir: string | undefined;
     try {
       const timeoutMs = readDecodeTimeout(values);
-      runsDir = keepRuns ? (values.runs as string) : await mkdtemp(path.join(os.tmpdir(), 'fidelity-demo-runs-'));
+      // The library's temp folder: named by its owner, so a killed demo's runs are swept by a later run.
+      runsDir = keepRuns ? (values.runs as string) : await makeTempDir(undefined, 'demo-runs');
       if (!json) io.err(`fidelity demo: generating synthetic runs (${values.full ? 'full' : 'small'} size)...\n`);
       const generated = await generateRuns({
         outDir: runsDir,
@@ -75,7 +74,7 @@ export const demoCommand: Command = {
       return reportFailure(io, error, json);
     } finally {
       interrupt.dispose();
-      if (!keepRuns && runsDir) await rm(runsDir, { recursive: true, force: true });
+      if (!keepRuns && runsDir) await removeTempDir(runsDir);
     }
   },
 };

@@ -37,6 +37,12 @@ export async function sweepStaleTempDirs(base: string = os.tmpdir()): Promise<st
   return removed;
 }
 
+/**
+ * A new folder `fidelity-<label>-<host tag>-<pid>-XXXXXX` under `base`
+ * (default the OS temp folder), removed at process exit if its owner has not
+ * removed it (removeTempDir). The first call per `base` sweeps the stale ones.
+ * `label` is lower-case letters and dashes.
+ */
 export async function makeTempDir(base: string | undefined, label: string): Promise<string> {
   const root = base ?? os.tmpdir();
   if (!swept.has(root)) {
@@ -54,6 +60,7 @@ export async function makeTempDir(base: string | undefined, label: string): Prom
   return dir;
 }
 
+/** Removes a folder made by makeTempDir, and forgets it for the exit hook. */
 export async function removeTempDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   live.delete(dir);

@@ -42,11 +42,14 @@ describe('temp folders', () => {
     mkdirSync(base);
     const dead = deadPid();
     const stale = leftover(base, `fidelity-run-${HOST}-${dead}-abc123`);
+    // The demo's synthetic runs folder (label "demo-runs") is swept the same way.
+    const staleDemo = leftover(base, `fidelity-demo-runs-${HOST}-${dead}-Zx9Yw8`);
     const live = leftover(base, `fidelity-run-${HOST}-${process.ppid}-abc123`);
     const otherHost = leftover(base, `fidelity-run-00000000-${dead}-abc123`);
     const notOurs = leftover(base, `fidelity-run-${dead}-abc123`);
     const dir = await makeTempDir(base, 'run');
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(staleDemo)).toBe(false);
     for (const kept of [live, otherHost, notOurs, dir]) expect(existsSync(kept)).toBe(true);
     await removeTempDir(dir);
     // Sweeping again finds nothing more to remove.
