@@ -145,6 +145,8 @@ export class ProcessScope {
     const ours = Object.values(sockets).map((channel) => channel.ours);
 
     let reason: ChildExit['reason'] = 'exit';
+    /** Set once 'close' (or a failed start) has settled `exited`. */
+    let ended = false;
     let stderr = Buffer.alloc(0);
     proc.stderr?.on('data', (chunk: Buffer) => {
       stderr = Buffer.concat([stderr, chunk]);
@@ -159,6 +161,7 @@ export class ProcessScope {
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (settled) return;
         settled = true;
+        ended = true;
         clearTimeout(timer);
         if (proc.pid !== undefined) liveGroups.delete(proc.pid);
         this.#children.delete(child);
@@ -189,6 +192,14 @@ export class ProcessScope {
         if (running) {
           if (reason === 'exit') reason = why;
           killGroup(proc);
+        } else if (!ended && GROUPS && proc.pid !== undefined) {
+          // The child is gone but 'close' has not come: a process it started still holds its pipes.
+          try {
+            process.kill(-proc.pid, 'SIGKILL');
+            if (reason === 'exit') reason = why;
+          } catch {
+            // Nothing of the group is left.
+          }
         }
         // 'close' waits for every pipe to end, and a paused reader never ends its pipe:
         // once we give up on a child, its unread output goes too.

@@ -43,6 +43,19 @@ describe('ProcessScope kills the whole process group', () => {
     expect(await stillRunningAfter(started, 3000)).toEqual([]);
   });
 
+  it('on its time limit when the script itself has exited but left a process holding its output', async () => {
+    const { file, pids } = wrapperDecoder(tmp, 'leaver-ffmpeg', 'sleep 300 &\necho $! >> "$PIDS"\nexit 0');
+    const scope = new ProcessScope();
+    try {
+      const child = scope.spawn(file, ['-i', 'x'], { label: 'wrapper', pipes: [1], timeoutMs: 500 });
+      const exit = await within(child.exited, 10_000, 'the child whose pipe a grandchild holds');
+      expect(exit.reason).toBe('timeout');
+    } finally {
+      await scope.close();
+    }
+    expect(await stillRunningAfter(pidsIn(pids), 3000)).toEqual([]);
+  });
+
   it('on abort', async () => {
     const { file, pids } = wrapperDecoder(tmp, 'abort-ffmpeg', GRANDCHILD);
     const controller = new AbortController();
