@@ -14,9 +14,14 @@ export interface Io {
   errIsTty: boolean;
 }
 
+// A stream closed by its reader (EPIPE) is destroyed: writing on would only raise the error again.
 export const processIo: Io = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => {
+    if (!process.stdout.destroyed) process.stdout.write(text);
+  },
+  err: (text) => {
+    if (!process.stderr.destroyed) process.stderr.write(text);
+  },
   errIsTty: Boolean(process.stderr.isTTY),
 };
 

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { TOOL_VERSION } from 'media-fidelity';
 import { EXIT, processIo, reportFailure, type Io } from './io.js';
 import { commands } from './commands/index.js';
+import { listenForInterrupts, type Interrupt } from './interrupt.js';
 import type { Command, OptionSpec } from './commands/types.js';
 
 /** Options every command accepts (cli-and-report.md, "Common options"). */
@@ -74,9 +75,20 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return EXIT.refused;
     }
   }
+  const interrupt = listenForInterrupts({ watchStdout: io === processIo });
   try {
-    return await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io });
+    const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io, signal: interrupt.signal });
+    return stopped(io, interrupt) ?? code;
   } catch (error) {
-    return reportFailure(io, error, json);
+    const code = reportFailure(io, error, json);
+    return stopped(io, interrupt) ?? code;
+  } finally {
+    interrupt.dispose();
   }
+}
+
+/** The exit code of a command stopped by a signal or a closed stdout, after saying so on stderr (a signal only: a closed pipe is quiet). */
+function stopped(io: Io, interrupt: Interrupt): number | undefined {
+  if (interrupt.stoppedBy !== undefined && interrupt.stoppedBy !== 'EPIPE') io.err(`fidelity: stopped by ${interrupt.stoppedBy}\n`);
+  return interrupt.exitCode;
 }

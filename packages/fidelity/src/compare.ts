@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { verifyRun } from './archive/verify.js';
 import type { VerifiedRun } from './archive/types.js';
-import { checkOut, checkOutAgainstInputs, commitAtomically } from './bundle/atomic.js';
+import { checkOut, commitAtomically } from './bundle/atomic.js';
+import { claimOut } from './bundle/out-guard.js';
 import { comparisonReport, evidenceFiles, pairReport, runKey, runReport, sourceName, sourcesDir } from './bundle/report-model.js';
 import { SEAL_FILE } from './bundle/seal.js';
 import { PAGES, writeBundleContents, type BundleMedia } from './bundle/write.js';
@@ -54,7 +55,11 @@ export interface CompareOptions {
   /** Make every run prove its identity with a provenance file from fetchRun beside its zip (docs/provenance.md). */
   requireProvider?: boolean;
   ffmpeg?: ResolveOptions;
-  /** Per ffmpeg process wall-clock limit. */
+  /**
+   * Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds (measuring
+   * and the bundle's stills and audio). A child past it is killed with its
+   * whole process group and its pair is invalid with DECODE_TIMEOUT.
+   */
   timeoutMs?: number;
   signal?: AbortSignal;
   /** The report's generated_at; fix it for byte-identical bundles. */
@@ -244,8 +249,17 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
   const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : DEFAULT_POLICY;
   const inputs = [baseline, ...candidates];
-  checkOutAgainstInputs(options.out, inputs);
-  await checkOut(options.out, Boolean(options.force));
+  // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
+  const claim = await claimOut(options.out, inputs, Boolean(options.force), checkOut);
+  try {
+    return await compareClaimed(inputs, policy, options);
+  } finally {
+    await claim.release();
+  }
+}
+
+async function compareClaimed(inputs: readonly string[], policy: Policy, options: CompareOptions): Promise<CompareResult> {
+  const candidates = inputs.slice(1);
   const tools = await resolveFfmpeg(options.ffmpeg);
 
   const { runs, warnings } = await verifyAll(inputs, options);
@@ -284,6 +298,7 @@ export async function compare(baseline: string, candidates: readonly string[], o
         comparisonDirs: cands.map((c) => `pairs/${runKey(c)}`),
         files: runs.flatMap(evidenceFiles),
         ffmpeg: options.ffmpeg ?? {},
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', step: e.step, done: e.done, total: e.total }),
       });

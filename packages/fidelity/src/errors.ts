@@ -99,6 +99,9 @@ export const ReasonCodes = {
   OUT_NOT_DIRECTORY: '--out is a file or a symbolic link',
   OUT_INSIDE_INPUT: '--out lies inside an input run (runs are read-only)',
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
+  // --out safety: locking and writability (bundle/out-guard.ts)
+  OUT_LOCKED: 'another comparison is writing the same --out right now',
+  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written',
   // verify-bundle
   BUNDLE_NOT_FOUND: 'the bundle path is not a folder',
   BUNDLE_SEAL_MISSING: 'the bundle has no SHA256SUMS',

@@ -30,6 +30,8 @@ export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, Difference
 export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';
+// Temp folders named by their owner, swept when a killed process left them (docs/report.md, "Stopping a command").
+export { makeTempDir, removeTempDir, sweepStaleTempDirs } from './archive/temp.js';
 export type {
   ArchiveKind,
   ArchiveLimits,

@@ -1,4 +1,4 @@
-import { compare, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
+import { compare, FidelityError, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command } from './types.js';
 
@@ -115,33 +115,58 @@ export function humanSummary(result: CompareResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays as it was. */
-export function abortOnSigint(): { signal: AbortSignal; dispose: () => void } {
+/**
+ * Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays
+ * as it was. main() passes a signal that also covers SIGTERM and SIGHUP
+ * (interrupt.ts); this SIGINT-only one is for a command run on its own.
+ */
+export function abortOnSigint(given?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  if (given) return { signal: given, dispose: () => undefined };
   const controller = new AbortController();
   const handler = (): void => controller.abort();
   process.once('SIGINT', handler);
   return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', handler) };
 }
 
+/** --decode-timeout <seconds> as the library's timeoutMs (whole milliseconds, at least 1). */
+export function readDecodeTimeout(values: Record<string, unknown>): number | undefined {
+  const raw = values['decode-timeout'];
+  if (raw === undefined) return undefined;
+  const seconds = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(seconds) || ms < 1 || ms > 2_147_483_647) {
+    throw new FidelityError('USAGE', `Expected a number of seconds (e.g. 600, 0.5) for --decode-timeout but received ${JSON.stringify(raw)}`);
+  }
+  return ms;
+}
+
+/** The option, shared by compare and demo. */
+export const decodeTimeoutOption = {
+  type: 'string',
+  description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group and its pair is invalid (DECODE_TIMEOUT); default 600 while measuring, 120 for the report stills and audio',
+} as const;
+
 export const compareCommand: Command = {
   name: 'compare',
-  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--progress]',
+  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--decode-timeout S] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
-    force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
+    force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
+    'decode-timeout': decodeTimeoutOption,
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
     if (typeof values.out !== 'string' || values.out === '') return usageError(io, json, 'compare needs --out <dir>');
     const [baseline, ...candidates] = positionals as [string, ...string[]];
     const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
-    const interrupt = abortOnSigint();
+    const interrupt = abortOnSigint(signal);
     try {
+      const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
       const result = await compare(baseline, candidates, {
@@ -150,6 +175,7 @@ export const compareCommand: Command = {
         requireDigest: Boolean(values['require-digest']),
         requireProvider: Boolean(values['require-provider']),
         signal: interrupt.signal,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(policy ? { policy } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),

@@ -60,9 +60,9 @@ export const fetchCommand: Command = {
     'api-url': { type: 'string', description: 'REST API root (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)' },
     force: { type: 'boolean', description: 'replace files of the same names in --out' },
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
-    const interrupt = abortOnSigint();
+    const interrupt = abortOnSigint(signal);
     try {
       if (positionals.length !== 2) throw new FidelityError('USAGE', `fetch needs <owner>/<repo> and <run_id>; got ${positionals.length} argument(s)`);
       if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'fetch needs --out <dir>');

@@ -64,7 +64,7 @@ export const generateCommand: Command = {
     sites: { type: 'string', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
     force: { type: 'boolean', description: 'replace runs that already exist in --out' },
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     try {
       if (positionals.length > 0) throw new FidelityError('USAGE', `generate takes no positional arguments (received ${positionals.join(' ')})`);
@@ -83,6 +83,7 @@ export const generateCommand: Command = {
         size: values.full ? 'full' : 'small',
         format,
         overwrite: Boolean(values.force),
+        ...(signal ? { signal } : {}),
         ...(seconds !== undefined ? { seconds } : {}),
         ...(repetitions !== undefined ? { repetitions } : {}),
         ...(cases !== undefined ? { cases } : {}),

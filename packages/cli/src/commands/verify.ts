@@ -76,11 +76,11 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
   return lines;
 }
 
-async function run(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+async function run(positionals: string[], values: Record<string, unknown>, io: Io, signal: AbortSignal | undefined): Promise<number> {
   const json = Boolean(values.json);
   if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
   const source = positionals[0]!;
-  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values) });
+  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values), ...(signal ? { signal } : {}) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
     if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
@@ -114,9 +114,9 @@ export const verifyCommand: Command = {
     provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
     ...limitOptions,
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     try {
-      return await run(positionals, values, io);
+      return await run(positionals, values, io, signal);
     } catch (error) {
       return reportFailure(io, error, Boolean(values.json));
     }

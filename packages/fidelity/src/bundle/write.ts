@@ -43,6 +43,8 @@ export interface BundleContents {
   files?: { path: string; text: string }[];
   /** Which ffmpeg the pair assets are extracted with (the one that measured). */
   ffmpeg: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg child extracting stills and audio (default: media/frames.ts). */
+  timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
 }
@@ -100,6 +102,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           outDir: dir,
           prefix,
           ffmpeg: contents.ffmpeg,
+          ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
           ...(contents.signal ? { signal: contents.signal } : {}),
         });
         pair.files = { ...pair.files, ...assets };
