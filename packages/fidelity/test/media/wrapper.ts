@@ -4,7 +4,7 @@
  * way to see whether such a grandchild is still running.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { binaryCandidates } from '../../src/media/ffmpeg.js';
 
@@ -15,8 +15,17 @@ export function realFfmpeg(): string {
   return first.path;
 }
 
+/** The ffprobe the library would pick on its own. */
+export function realFfprobe(): string {
+  const first = binaryCandidates('ffprobe')[0];
+  if (!first) throw new Error('no ffprobe found for the test');
+  return first.path;
+}
+
 /**
  * An executable "ffmpeg": `-version` goes to the real one (so it resolves);
+ * the real ffprobe is linked beside it, since ffmpeg and ffprobe are always
+ * taken from one folder when only one of them is named;
  * any other call runs `body`, where $REAL is the real ffmpeg and $PIDS a file
  * each started grandchild's pid can be appended to.
  */
@@ -34,6 +43,8 @@ export function wrapperDecoder(dir: string, name: string, body: string): { file:
   ].join('\n');
   writeFileSync(file, text);
   chmodSync(file, 0o755);
+  const probe = path.join(dir, 'ffprobe');
+  if (!existsSync(probe)) symlinkSync(realFfprobe(), probe);
   return { file, pids };
 }
 
