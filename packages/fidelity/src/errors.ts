@@ -158,6 +158,21 @@ export const ReasonCodes = {
   POWER_UNAVAILABLE: 'the run has no valid power figure',
   ENERGY_NOT_MEASURED_ON_BASIS: 'the telemetry measured a different GPU count than this basis; energy is never scaled',
   EXPECTED_GPU_COUNT_DIFFERS: 'run.json expected_gpu_count differs from ci.json gpus_participating',
+  // Scale-out: reproducible time, compare --shard and merge (docs/scale-out.md)
+  SOURCE_DATE_EPOCH_INVALID: 'SOURCE_DATE_EPOCH is set but is not a whole number of seconds',
+  SHARD_ENV_MISSING: '--shard auto found neither a Slurm array task nor a Kubernetes completion index',
+  SHARD_ENV_INCONSISTENT: '--shard auto found scheduler variables that are malformed or contradict each other',
+  PARTIAL_UNREADABLE: 'a partial folder is missing, holds no partial.json, or partial.json fails its schema',
+  PARTIAL_SEAL: 'a partial\'s SHA256SUMS is missing or malformed, or a file is missing, extra or changed',
+  PARTIAL_TOOL_MISMATCH: 'a partial was written by another fidelity version than the merge',
+  PARTIAL_DECODER_MISMATCH: 'the partials were measured with different ffmpeg/ffprobe binaries',
+  PARTIAL_FOREIGN_RUNS: 'a partial was measured on other runs (ids, attempts, seals or order) than the merge was given',
+  PARTIAL_POLICY_MISMATCH: 'the partials were judged with different policies, or not with the one given to merge',
+  PARTIAL_SHARD_COUNT_MISMATCH: 'the partials split the pairs into different shard counts N',
+  PARTIAL_PAIRS_MISMATCH: 'a partial does not hold exactly the pairs of its shard index, as these runs number them',
+  PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
+  SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
+  SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

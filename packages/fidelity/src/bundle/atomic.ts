@@ -6,8 +6,9 @@
  *
  * What happens to an existing `--out`:
  * - absent, or an empty folder: the new bundle takes its place;
- * - a previous bundle (holds SHA256SUMS and report.json): replaced, because
- *   re-running a comparison into the same folder is the common case;
+ * - a previous bundle (holds SHA256SUMS and report.json) or partial (SHA256SUMS
+ *   and partial.json): replaced, because re-running a comparison or a shard
+ *   into the same folder is the common case;
  * - anything else that is not empty: refused (OUT_NOT_EMPTY) unless `force`;
  * - a file or a symbolic link: refused (OUT_NOT_DIRECTORY).
  * Replacing moves the old folder aside, renames the new one in, and only then
@@ -34,7 +35,8 @@ export async function inspectOut(out: string): Promise<OutState> {
   if (!st.isDirectory()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} exists and is not a folder`);
   const names = await readdir(out);
   if (names.length === 0) return 'empty';
-  if (names.includes(SEAL_FILE) && names.includes('report.json')) return 'bundle';
+  // A shard's partial (partial.json) is replaced like a bundle: a requeued shard writes its partial again.
+  if (names.includes(SEAL_FILE) && (names.includes('report.json') || names.includes('partial.json'))) return 'bundle';
   return 'other';
 }
 
