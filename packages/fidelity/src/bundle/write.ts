@@ -53,6 +53,7 @@ export interface BundleContents {
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
 
+/** One pair's files to write: where, for which pair report, from which media. */
 export interface PairFilesInput {
   /** The folder being written (bundle or partial). */
   dir: string;

@@ -16,6 +16,7 @@ import type { ComparisonPlan } from './plan.js';
 /** report.json's `decoder`: the ffmpeg and ffprobe that measured. */
 export type DecoderIdentity = Report['decoder'];
 
+/** The identity of a resolved toolchain, as report.json and partial.json record it. */
 export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
   return {
     ffmpeg_version: tools.ffmpeg.version,
@@ -26,6 +27,7 @@ export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
   };
 }
 
+/** What the report needs besides the plan and the measurements. */
 export interface AssembleSettings {
   policy: Policy;
   decoder: DecoderIdentity;

@@ -38,6 +38,7 @@ function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
   return [...media.values()];
 }
 
+/** How writeBundle writes (the report and plan say what). */
 export interface WriteBundleSettings {
   force?: boolean;
   /** The ffmpeg the pair assets are extracted with (the one that measured). */

@@ -28,6 +28,7 @@ import { findPartials, readPartial, type LoadedPartial } from './read-partial.js
 import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
 
+/** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
   /** Partial folders, or folders holding partials in their subfolders (one per shard). */
   partials: readonly string[];

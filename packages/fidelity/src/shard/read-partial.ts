@@ -11,6 +11,7 @@ import type { Problem } from '../errors.js';
 import { sha256File } from '../hash.js';
 import { PARTIAL_FILE, ShardPartial } from './schema.js';
 
+/** A partial whose seal and schema were checked. */
 export interface LoadedPartial {
   /** The folder, as found (the --partials value or one of its subfolders). */
   dir: string;

@@ -9,7 +9,9 @@ import { MeasureOutcome } from '../schemas/measurement.js';
 import { Policy } from '../schemas/policy.js';
 import { Report } from '../schemas/report.js';
 
+/** The partial's own description, at its root. */
 export const PARTIAL_FILE = 'partial.json';
+/** The JSON Schema of partial.json, written beside it. */
 export const PARTIAL_SCHEMA_FILE = 'partial.schema.json';
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -38,6 +40,7 @@ export const PartialPair = z.object({
 });
 export type PartialPair = z.infer<typeof PartialPair>;
 
+/** partial.json: one shard's measurements and the identity of everything they depend on. */
 export const ShardPartial = z.object({
   schema_version: z.literal(1),
   /** SOURCE_DATE_EPOCH when set, else the time the shard finished. */
@@ -57,10 +60,12 @@ export const ShardPartial = z.object({
 });
 export type ShardPartial = z.infer<typeof ShardPartial>;
 
+/** partial.json's bytes: schema-checked, schema key order, 2-space indent, trailing newline. */
 export function partialJsonText(partial: ShardPartial): string {
   return `${JSON.stringify(ShardPartial.parse(partial), null, 2)}\n`;
 }
 
+/** partial.schema.json's bytes. */
 export function partialSchemaText(): string {
   return `${JSON.stringify(z.toJSONSchema(ShardPartial), null, 2)}\n`;
 }

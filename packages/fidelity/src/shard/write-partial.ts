@@ -53,6 +53,7 @@ export function partialRun(run: VerifiedRun, role: PartialRun['role']): PartialR
   };
 }
 
+/** What a partial records besides the plan and the measurements, and how it is written. */
 export interface WritePartialSettings {
   shard: ShardSpec;
   policy: Policy;
