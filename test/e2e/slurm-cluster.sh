@@ -47,6 +47,10 @@ chmod 400 "$dir/munge/munge.key"
 # Clients (every Slurm daemon and command) must reach the socket: its folder is world-executable.
 chmod 755 "$dir/munge-run"
 socket="$dir/munge-run/munge.socket"
+if ! setpriv --reuid=munge --regid=munge --clear-groups test -x "$dir/munge-run"; then
+  echo "user munge cannot reach $dir: every folder above it must be traversable by others (chmod o+x)" >&2
+  exit 1
+fi
 setpriv --reuid=munge --regid=munge --init-groups \
   munged --foreground --force --key-file="$dir/munge/munge.key" --socket="$socket" \
   --pid-file="$dir/munge-run/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" > "$dir/log/munged.out" 2>&1 &

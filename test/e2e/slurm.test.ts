@@ -11,7 +11,7 @@
  * reported as skipped, loudly, never as passed.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,8 @@ if (!HAVE_SLURM) {
 }
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-slurm-'));
+// munged runs as user munge and must reach its socket and key under this folder.
+chmodSync(tmp, 0o755);
 const cluster = path.join(tmp, 'cluster');
 const env = { ...process.env, SLURM_CONF: path.join(cluster, 'slurm.conf'), PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` };
 let started = false;

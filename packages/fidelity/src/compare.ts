@@ -25,6 +25,7 @@ import { checkShard, shardIndices, type ShardSpec } from './shard/spec.js';
 import { writePartial, type PartialResult } from './shard/write-partial.js';
 import { resolveGeneratedAt } from './time.js';
 
+/** Progress events of compare() and merge(), by stage, in order: verify, measure (compare only) or merge, bundle. */
 export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
   | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
@@ -32,6 +33,7 @@ export type CompareProgress =
   /** merge(): reading and checking the partials. */
   | { stage: 'merge'; step: 'partials'; done: number; total: number };
 
+/** Options of compare(); the runs are positional. */
 export interface CompareOptions {
   /** The bundle folder. See bundle/atomic.ts for what happens when it exists. */
   out: string;
@@ -65,6 +67,7 @@ export interface CompareOptions {
   shard?: ShardSpec;
 }
 
+/** What compare() (without a shard) and merge() return: the written bundle. */
 export interface CompareResult {
   /** The bundle folder, as given. */
   out: string;
