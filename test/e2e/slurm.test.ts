@@ -64,6 +64,22 @@ function run(file: string, args: string[]): Promise<{ code: number; out: string 
   });
 }
 
+/** The job script a user would write: one shard per array task, its index and count from Slurm. */
+function jobScript(name: string, extra: string): string {
+  const script = path.join(tmp, name);
+  writeFileSync(
+    script,
+    [
+      '#!/bin/bash',
+      'set -euo pipefail',
+      `export SOURCE_DATE_EPOCH=${EPOCH}`,
+      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} compare ${RUNS.map((r) => JSON.stringify(r)).join(' ')} --shard auto ${extra} --partial ${JSON.stringify(path.join(tmp, 'partials'))}/$SLURM_ARRAY_TASK_ID --threads 1`,
+      '',
+    ].join('\n'),
+  );
+  return script;
+}
+
 beforeAll(async () => {
   if (!HAVE_SLURM) return;
   const [ctld, d] = [await freePort(), await freePort()];
@@ -71,19 +87,7 @@ beforeAll(async () => {
   const setup = await run('bash', [SETUP, 'start', cluster, String(ctld), String(d)]);
   if (setup.code !== 0) throw new Error(`the test cluster did not start:\n${setup.out}`);
 
-  // The job script a user would write: one shard per array task, its index and count from Slurm.
-  const script = path.join(tmp, 'shard.sh');
-  writeFileSync(
-    script,
-    [
-      '#!/bin/bash',
-      'set -euo pipefail',
-      `export SOURCE_DATE_EPOCH=${EPOCH}`,
-      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} compare ${RUNS.map((r) => JSON.stringify(r)).join(' ')} --shard auto --partial ${JSON.stringify(path.join(tmp, 'partials'))}/$SLURM_ARRAY_TASK_ID --threads 1`,
-      '',
-    ].join('\n'),
-  );
-  sbatch = await run('sbatch', ['--wait', '--array=0-2', `--chdir=${ROOT}`, `--output=${path.join(tmp, 'shard-%a.log')}`, '--job-name=fidelity-shard', script]);
+  sbatch = await run('sbatch', ['--wait', '--array=0-2', `--chdir=${ROOT}`, `--output=${path.join(tmp, 'shard-%a.log')}`, '--job-name=fidelity-shard', jobScript('shard.sh', '')]);
   merged = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
   oneMachine = await cli(['compare', ...RUNS, '--out', path.join(tmp, 'one'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
 }, 900_000);
@@ -119,6 +123,22 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
     expect(a).toEqual(snapshot(path.join(tmp, 'one')));
     expect(JSON.parse(merged.stdout).seal_sha256).toBe(JSON.parse(oneMachine.stdout).seal_sha256);
   });
+
+  it('after a lost shard, names it as --array=1, and a rerun of that index alone completes the same bundle', async () => {
+    rmSync(path.join(tmp, 'partials', '1'), { recursive: true });
+    const refused = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+    expect(refused.code).toBe(2);
+    const error = (JSON.parse(refused.stdout) as { errors: { code: string; message: string }[] }).errors[0]!;
+    expect(error.code).toBe('SHARD_MISSING');
+    const array = /--array=(\S+)/.exec(error.message)?.[1];
+    expect(array).toBe('1');
+    // The rerun script passes --shards 3: the array index is then the shard index, whatever else the array holds.
+    const rerun = await run('sbatch', ['--wait', `--array=${array}`, `--chdir=${ROOT}`, `--output=${path.join(tmp, 'rerun-%a.log')}`, jobScript('rerun.sh', '--shards 3')]);
+    expect(rerun.code, `${rerun.out}\n${readFileSync(path.join(tmp, 'rerun-1.log'), 'utf8')}`).toBe(0);
+    const again = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2')], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(snapshot(path.join(tmp, 'merged-2'))).toEqual(snapshot(path.join(tmp, 'one')));
+  }, 600_000);
 
   it('stops only the daemons it started', async () => {
     const pids = readFileSync(path.join(cluster, 'pids'), 'utf8').trim().split('\n').map(Number);
