@@ -6,10 +6,11 @@
 # start writes a munge key, starts munged (as user munge) on its own socket,
 # writes <dir>/slurm.conf for this host (slurmd -C's CPUs and memory,
 # proctrack/linuxproc, no accounting), starts slurmctld and slurmd in the
-# foreground in the background, and waits until the node is idle. Clients
-# use it with SLURM_CONF=<dir>/slurm.conf. stop ends exactly the processes
-# start recorded in <dir>/pids, by pid. Needs root (munged runs as munge,
-# the Slurm daemons as root).
+# foreground in the background, and waits until the node is idle. Everything
+# talks over 127.0.0.1, so the host name need not resolve. Clients use it
+# with SLURM_CONF=<dir>/slurm.conf. stop ends exactly the processes start
+# recorded in <dir>/pids, by pid. Needs root (munged runs as munge, the Slurm
+# daemons as root).
 set -euo pipefail
 
 cmd=${1:?start|stop}
@@ -62,7 +63,7 @@ host=$(hostname -s)
 node=$(slurmd -C | head -n 1)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=fidelitytest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld_port
@@ -88,7 +89,7 @@ ReturnToService=2
 MpiDefault=none
 SlurmctldTimeout=30
 SlurmdTimeout=30
-$node State=UNKNOWN
+$node NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=fidelity Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"
