@@ -201,6 +201,21 @@ export const ReasonCodes = {
   PROVENANCE_HEAD_SHA_MISMATCH: 'ci.json head_sha differs from the provider\'s',
   PROVENANCE_ARTIFACT_MISMATCH: 'ci.json artifact name or id differs from the provider\'s',
   PROVENANCE_DIGEST_MISMATCH: 'the zip does not hash to the digest the provider reported for it',
+  // Scale-out: reproducible time, compare --shard and merge (docs/scale-out.md)
+  SOURCE_DATE_EPOCH_INVALID: 'SOURCE_DATE_EPOCH is set but is not a whole number of seconds',
+  SHARD_ENV_MISSING: '--shard auto found neither a Slurm array task nor a Kubernetes completion index',
+  SHARD_ENV_INCONSISTENT: '--shard auto found scheduler variables that are malformed or contradict each other',
+  PARTIAL_UNREADABLE: 'a partial folder is missing, holds no partial.json, or partial.json fails its schema',
+  PARTIAL_SEAL: 'a partial\'s SHA256SUMS is missing or malformed, or a file is missing, extra or changed',
+  PARTIAL_TOOL_MISMATCH: 'a partial was written by another fidelity version than the merge',
+  PARTIAL_DECODER_MISMATCH: 'the partials were measured with different ffmpeg/ffprobe binaries',
+  PARTIAL_FOREIGN_RUNS: 'a partial was measured on other runs (ids, attempts, seals or order) than the merge was given',
+  PARTIAL_POLICY_MISMATCH: 'the partials were judged with different policies, or not with the one given to merge',
+  PARTIAL_SHARD_COUNT_MISMATCH: 'the partials split the pairs into different shard counts N',
+  PARTIAL_PAIRS_MISMATCH: 'a partial does not hold exactly the pairs of its shard index, as these runs number them',
+  PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
+  SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
+  SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

@@ -47,6 +47,23 @@ export type {
 // Comparing runs: pairing, thresholds, the bundle and its check.
 export { compare } from './compare.js';
 export type { CompareOptions, CompareProgress, CompareResult } from './compare.js';
+// Scale-out: the phases of compare(), shards and their merge (docs/scale-out.md).
+export { planComparison } from './comparison/plan.js';
+export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
+export { measurePairs, MeasuredPair } from './comparison/measure.js';
+export type { MeasureSettings } from './comparison/measure.js';
+export { assembleReport, decoderIdentity } from './comparison/assemble.js';
+export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js';
+export { writeBundle } from './comparison/write.js';
+export type { WriteBundleSettings } from './comparison/write.js';
+export { merge } from './shard/merge.js';
+export type { MergeOptions } from './shard/merge.js';
+export { writePartial } from './shard/write-partial.js';
+export type { PartialResult, WritePartialSettings } from './shard/write-partial.js';
+export { ShardPartial, PartialPair, PartialRun } from './shard/schema.js';
+export { parseShard, shardFromEnvironment, shardIndices, slurmArrayExpression } from './shard/spec.js';
+export type { ShardSource, ShardSpec } from './shard/spec.js';
+export { sourceDateEpoch } from './time.js';
 export { DEFAULT_POLICY } from './policy/default.js';
 export { loadPolicy, parsePolicy } from './policy/load.js';
 export { evaluatePolicy } from './policy/evaluate.js';

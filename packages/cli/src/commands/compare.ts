@@ -1,4 +1,4 @@
-import { compare, FidelityError, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
+import { compare, FidelityError, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command } from './types.js';
 
@@ -22,6 +22,7 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   const text = (e: CompareProgress): { line: string; key: string } => {
     if (e.stage === 'verify') return { line: `verifying runs ${e.done}/${e.total}${e.run ? ` (${e.run})` : ''}`, key: `v${e.done}` };
     if (e.stage === 'measure') return { line: `measuring pairs ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `m${e.pairsDone}` };
+    if (e.stage === 'merge') return { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
     return { line: `writing bundle: ${e.step} ${e.done}/${e.total}`, key: `b${e.step}` };
   };
   return {
@@ -45,12 +46,51 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   };
 }
 
-/** generated_at from SOURCE_DATE_EPOCH (reproducible-builds.org), so a bundle can be rebuilt byte for byte. */
+/**
+ * generated_at from SOURCE_DATE_EPOCH (reproducible-builds.org), so a bundle can be rebuilt byte for byte.
+ * The library reads the same variable itself; a malformed value is refused (SOURCE_DATE_EPOCH_INVALID).
+ */
 export function generatedAtFromEnv(env: NodeJS.ProcessEnv = process.env): Date | undefined {
-  const raw = env.SOURCE_DATE_EPOCH;
-  if (raw === undefined || raw === '') return undefined;
-  const seconds = Number(raw);
-  return Number.isInteger(seconds) && seconds >= 0 ? new Date(seconds * 1000) : undefined;
+  return sourceDateEpoch(env);
+}
+
+/** The shard of `--shard K/N` or `--shard auto` (with `--shards N`); null without --shard. */
+export function shardFromOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ShardSpec | null {
+  const shard = values.shard;
+  const shards = values.shards;
+  if (shard === undefined) {
+    if (shards !== undefined) throw new FidelityError('USAGE', '--shards N goes with --shard auto');
+    if (values.partial !== undefined) throw new FidelityError('USAGE', '--partial <dir> goes with --shard K/N or --shard auto');
+    return null;
+  }
+  if (typeof values.partial !== 'string' || values.partial === '') throw new FidelityError('USAGE', '--shard needs --partial <dir>: a shard writes a partial, and merge writes the bundle');
+  if (values.out !== undefined) throw new FidelityError('USAGE', 'a shard writes --partial <dir>, not --out; give --out to fidelity merge');
+  if (values['fail-on-threshold']) throw new FidelityError('USAGE', '--fail-on-threshold applies to the whole comparison: give it to fidelity merge');
+  if (shard !== 'auto') {
+    if (shards !== undefined) throw new FidelityError('USAGE', '--shards N goes with --shard auto; --shard K/N already names the count');
+    return parseShard(String(shard));
+  }
+  let count: number | undefined;
+  if (shards !== undefined) {
+    count = /^\d{1,9}$/.test(String(shards)) ? Number(shards) : NaN;
+    if (!(count >= 1)) throw new FidelityError('USAGE', `Expected a whole number of at least 1 for --shards but received ${JSON.stringify(shards)}`);
+  }
+  const found = shardFromEnvironment(env, count);
+  return { index: found.index, count: found.count };
+}
+
+/** The --json document of a written partial. */
+export function partialDocument(result: PartialResult): Record<string, unknown> {
+  return {
+    ok: true,
+    partial: result.out,
+    shard: result.shard,
+    pairs: result.pairs,
+    pairs_total: result.partial.pairs_total,
+    measured: result.measured,
+    files: result.files,
+    seal_sha256: result.seal_sha256,
+  };
 }
 
 /** The --json document of a written bundle: counts and where things are, not the whole report (that is report.json). */
@@ -148,7 +188,8 @@ export const decodeTimeoutOption = {
 
 export const compareCommand: Command = {
   name: 'compare',
-  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--decode-timeout S] [--progress]',
+  usage:
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--decode-timeout S] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -157,20 +198,28 @@ export const compareCommand: Command = {
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
     'decode-timeout': decodeTimeoutOption,
+    shard: { type: 'string', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
+    shards: { type: 'string', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
+    partial: { type: 'string', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
-    if (typeof values.out !== 'string' || values.out === '') return usageError(io, json, 'compare needs --out <dir>');
     const [baseline, ...candidates] = positionals as [string, ...string[]];
+    let shard: ShardSpec | null;
+    try {
+      shard = shardFromOptions(values);
+    } catch (error) {
+      return reportFailure(io, error, json);
+    }
+    if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
     const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
     const interrupt = abortOnSigint(signal);
     try {
       const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
-      const result = await compare(baseline, candidates, {
-        out: values.out,
+      const common = {
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
         requireProvider: Boolean(values['require-provider']),
@@ -180,7 +229,21 @@ export const compareCommand: Command = {
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-      });
+      };
+      if (shard) {
+        const partial = await compare(baseline, candidates, { ...common, out: String(values.partial), shard });
+        progress.finish();
+        if (json) printJson(io, partialDocument(partial));
+        else {
+          io.out(
+            `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
+              `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
+              `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
+          );
+        }
+        return EXIT.ok;
+      }
+      const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
       if (json) printJson(io, resultDocument(result));
       else io.out(humanSummary(result));

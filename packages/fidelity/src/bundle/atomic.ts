@@ -6,10 +6,10 @@
  *
  * What happens to an existing `--out`:
  * - absent, or an empty folder: the new bundle takes its place;
- * - a previous bundle, exactly as this tool seals one (isSealedBundle in
- *   out-guard.ts: SHA256SUMS lists every file, report.json names the tool):
- *   replaced, because re-running a comparison into the same folder is the
- *   common case;
+ * - a previous bundle or shard partial, exactly as this tool seals one
+ *   (isSealedBundle in out-guard.ts: SHA256SUMS lists every file, report.json
+ *   or partial.json names the tool): replaced, because re-running a
+ *   comparison or a shard into the same folder is the common case;
  * - anything else that is not empty: refused (OUT_NOT_EMPTY) unless `force`;
  * - a file or a symbolic link: refused (OUT_NOT_DIRECTORY).
  * Replacing moves the old folder aside, renames the new one in, and only then
@@ -41,6 +41,7 @@ export async function inspectOut(out: string): Promise<OutState> {
   if (!st.isDirectory()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} exists and is not a folder`);
   const names = await readdir(out);
   if (names.length === 0) return 'empty';
+  // A shard's partial (partial.json) is replaced like a bundle: a requeued shard writes its partial again.
   return (await isSealedBundle(out)) ? 'bundle' : 'other';
 }
 

@@ -93,7 +93,9 @@ export async function isSealedBundle(dir: string): Promise<boolean> {
     const { entries, problems } = parseSeal(await readFile(path.join(dir, SEAL_FILE), 'utf8'));
     if (problems.length > 0) return false;
     const listed = new Set(entries.map((e) => e.path));
-    if (!listed.has('report.json')) return false;
+    // A bundle names the tool in report.json, a shard's partial in partial.json.
+    const marker = listed.has('report.json') ? 'report.json' : listed.has('partial.json') ? 'partial.json' : null;
+    if (marker === null) return false;
     let seen = 0;
     const found = new Set<string>();
     const visit = async (rel: string): Promise<boolean> => {
@@ -113,7 +115,7 @@ export async function isSealedBundle(dir: string): Promise<boolean> {
       return true;
     };
     if (!(await visit('')) || found.size !== listed.size) return false;
-    const report = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8')) as { tool?: { name?: unknown }; schema_version?: unknown };
+    const report = JSON.parse(await readFile(path.join(dir, marker), 'utf8')) as { tool?: { name?: unknown }; schema_version?: unknown };
     return report?.tool?.name === TOOL_NAME && Number.isInteger(report.schema_version);
   } catch {
     return false;
