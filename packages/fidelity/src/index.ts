@@ -50,6 +50,7 @@ export type { CompareOptions, CompareProgress, CompareResult } from './compare.j
 // Scale-out: the phases of compare(), shards and their merge (docs/scale-out.md).
 export { planComparison } from './comparison/plan.js';
 export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
+export type { PairSide, PlannedPair } from './pairing/slots.js';
 export { measurePairs, MeasuredPair } from './comparison/measure.js';
 export type { MeasureSettings } from './comparison/measure.js';
 export { assembleReport, decoderIdentity } from './comparison/assemble.js';

@@ -10,11 +10,11 @@ import type { VerifiedRun } from '../archive/types.js';
 import { commitAtomically } from '../bundle/atomic.js';
 import { evidenceFiles, runKey, sourceName, sourcesDir } from '../bundle/report-model.js';
 import { SEAL_FILE } from '../bundle/seal.js';
-import { PAGES, writeBundleContents, type BundleContents, type BundleMedia } from '../bundle/write.js';
+import { PAGES, writeBundleContents, type BundleMedia } from '../bundle/write.js';
 import type { CompareResult } from '../compare.js';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
-import type { Report } from '../schemas/report.js';
+import type { PairReport, Report } from '../schemas/report.js';
 import type { ComparisonPlan } from './plan.js';
 
 /** Folder-relative folder of one comparison's per-pair files, the same in a bundle and in a partial. */
@@ -46,9 +46,9 @@ export interface WriteBundleSettings {
   /** Wall-clock limit of each still / audio extraction. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  onProgress?: BundleContents['onProgress'];
+  onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
   /** See BundleContents.pairFiles (merge). */
-  pairFiles?: BundleContents['pairFiles'];
+  pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
 
 /** Writes the bundle of `report` to `out` atomically and returns what compare() returns. */
