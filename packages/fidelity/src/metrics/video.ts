@@ -22,7 +22,7 @@ import { PooledDiff, diffStatsAt, psnrFromSse } from './psnr.js';
 import { summarizePsnr, summarizeSsim } from './series.js';
 import { FfmpegSsimState, checkFfmpegSize } from './ssim-ffmpeg.js';
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
-import { checkGaussianSize, gaussianScratchBytes, writeGaussianConstants } from './ssim-gaussian.js';
+import { GAUSSIAN_TAPS_BYTES, checkGaussianSize, gaussianScratchBytes, writeGaussianTaps } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
 import { kernels, Layout } from './wasm.js';
 
@@ -140,8 +140,7 @@ export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: F
   const by = layout.take(lumaSize);
   const argb = layout.take(rgbSize);
   const brgb = layout.take(rgbSize);
-  const taps = layout.take(8 * 8);
-  const consts = layout.take(8 * 2);
+  const taps = layout.take(GAUSSIAN_TAPS_BYTES);
   const out = layout.take(16);
   const scratch = layout.take(Math.max(gaussianScratchBytes(g.width), boxScratchBytes(3 * g.width)));
   k.reserve(layout.size - k.base);
@@ -149,12 +148,14 @@ export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: F
   k.u8(by, lumaSize).set(b.y);
   k.u8(argb, rgbSize).set(a.rgb);
   k.u8(brgb, rgbSize).set(b.rgb);
-  writeGaussianConstants(k, taps, consts);
+  writeGaussianTaps(k, taps);
 
-  const ssim = k.fn.ssim_gauss(ay, by, g.width, g.height, taps, consts, scratch);
-  const rgb7 = k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / (3 * boxWindows(g.width, g.height));
   const ySse = diffStatsAt(k, ay, by, lumaSize, out).sse;
   const rgb = diffStatsAt(k, argb, brgb, rgbSize, out);
+  // Equal planes give exactly 1 from both kernels (D = 0 and var(d) = 0 in ssim_gauss; equal integer
+  // sums in ssim_box7), so their work is skipped there: the same value, not an approximation of it.
+  const ssim = ySse === 0 ? 1 : k.fn.ssim_gauss(ay, by, g.width, g.height, taps, scratch);
+  const rgb7 = rgb.sse === 0 ? 1 : k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / (3 * boxWindows(g.width, g.height));
   // Chroma only decides `identical`: a difference there alone shows in no other metric but ssim_ffmpeg.
   const identical = ySse === 0 && rgb.sse === 0 && equalBytes(a.u, b.u) && equalBytes(a.v, b.v);
   return { ssim, rgb7, ySse, rgbSad: rgb.sad, rgbSse: rgb.sse, identical };
