@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Old against new metric kernels, in one process, on the same frames,
 // alternating, one core: prints each kernel's median ms per frame and the
-// ratio old/new, plus the largest difference between their results.
+// ratio old/new (CPU time of this process), plus the largest difference
+// between their results.
 //   node bench/kernels-race.mjs OLD.wasm [width] [height] [rounds]
 // OLD.wasm is an earlier build of packages/fidelity/assets/metrics-kernels.wasm,
 // for instance: git show <commit>:packages/fidelity/assets/metrics-kernels.wasm > /tmp/old.wasm
 // Either build's ABI is accepted (before and after the float32 Gaussian SSIM).
 import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import path from 'node:path';
@@ -88,9 +88,11 @@ for (const name of ['gauss', 'box7']) {
   cur[name]();
   for (let i = 0; i < rounds; i++) {
     for (const [fn, into] of i % 2 ? [[old[name], o], [cur[name], n]] : [[cur[name], n], [old[name], o]]) {
-      const t = performance.now();
+      // CPU time of this process: on a shared machine it is far steadier than wall time.
+      const c = process.cpuUsage();
       fn();
-      into.push(performance.now() - t);
+      const d = process.cpuUsage(c);
+      into.push((d.user + d.system) / 1000);
     }
   }
   const diff = Math.abs(old[name]() - cur[name]());

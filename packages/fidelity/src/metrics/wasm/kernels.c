@@ -256,7 +256,7 @@ double ssim_gauss(const uint8_t *a, const uint8_t *b, int w, int h, const double
 #define BW 7
 #define BN (BW * BW)
 
-#define BOX_STRIDE(cols) (((cols) + 8 + 7) & ~7) /* vertical sums per row: the shuffles read up to 6 past the last window */
+#define BOX_STRIDE(cols) (((cols) + 8 + 7) & ~7) /* vertical sums per row, rounded up past the last group of 8 */
 
 /* Two int16 and two int32 vertical-sum rows, 16 bytes of alignment slack. */
 EXPORT(ssim_box7_scratch_bytes)
@@ -267,9 +267,11 @@ uint32_t ssim_box7_scratch_bytes(int cols) { return (uint32_t)(2 * 2 * BOX_STRID
 
 /* Adds the maps of row (na, nb) to the vertical sums and, when oa is given,
  * removes those of row (oa, ob). a and b sums (at most 7 * 255) fit int16;
- * a^2 + b^2 and a*b sums need int32, made by dot products of interleaved
- * new/old samples: an^2 - ao^2 = dot((an, ao), (an, -ao)) and
- * an bn - ao bo = dot((an, ao), (bn, -bo)). */
+ * vs holds N (a^2 + b^2) and vp 2N ab (N = 49), already scaled as the SSIM
+ * end needs them (int32: 7 * 98 * 65025 per column, 7 times that per window).
+ * Both are dot products of interleaved new/old samples, the scale folded into
+ * the int16 factors (98 * 255 < 2^15): N(an^2 - ao^2) = dot((an, ao), (N an, -N ao))
+ * and 2N(an bn - ao bo) = dot((an, ao), (2N bn, -2N bo)). */
 static void box_rows_update(int16_t *va, int16_t *vb, int32_t *vs, int32_t *vp, const uint8_t *na, const uint8_t *nb,
                             const uint8_t *oa, const uint8_t *ob, int n) {
   int j = 0;
@@ -285,33 +287,35 @@ static void box_rows_update(int16_t *va, int16_t *vb, int32_t *vs, int32_t *vp, 
     }
     wasm_v128_store(va + j, wasm_i16x8_add(wasm_v128_load(va + j), wasm_i16x8_sub(an, ao)));
     wasm_v128_store(vb + j, wasm_i16x8_add(wasm_v128_load(vb + j), wasm_i16x8_sub(bn, bo)));
-    v128_t nao = wasm_i16x8_neg(ao), nbo = wasm_i16x8_neg(bo);
+    const v128_t n = wasm_i16x8_splat(BN), mn = wasm_i16x8_splat(-BN), n2 = wasm_i16x8_splat(2 * BN), mn2 = wasm_i16x8_splat(-2 * BN);
+    v128_t an49 = wasm_i16x8_mul(an, n), ao49 = wasm_i16x8_mul(ao, mn), bn49 = wasm_i16x8_mul(bn, n), bo49 = wasm_i16x8_mul(bo, mn);
+    v128_t bn98 = wasm_i16x8_mul(bn, n2), bo98 = wasm_i16x8_mul(bo, mn2);
     v128_t xl = IL_LO16(an, ao), xh = IL_HI16(an, ao), yl = IL_LO16(bn, bo), yh = IL_HI16(bn, bo);
-    v128_t xnl = IL_LO16(an, nao), xnh = IL_HI16(an, nao), ynl = IL_LO16(bn, nbo), ynh = IL_HI16(bn, nbo);
-    v128_t sl = wasm_i32x4_add(wasm_i32x4_dot_i16x8(xl, xnl), wasm_i32x4_dot_i16x8(yl, ynl));
-    v128_t sh = wasm_i32x4_add(wasm_i32x4_dot_i16x8(xh, xnh), wasm_i32x4_dot_i16x8(yh, ynh));
+    v128_t sl = wasm_i32x4_add(wasm_i32x4_dot_i16x8(xl, IL_LO16(an49, ao49)), wasm_i32x4_dot_i16x8(yl, IL_LO16(bn49, bo49)));
+    v128_t sh = wasm_i32x4_add(wasm_i32x4_dot_i16x8(xh, IL_HI16(an49, ao49)), wasm_i32x4_dot_i16x8(yh, IL_HI16(bn49, bo49)));
     wasm_v128_store(vs + j, wasm_i32x4_add(wasm_v128_load(vs + j), sl));
     wasm_v128_store(vs + j + 4, wasm_i32x4_add(wasm_v128_load(vs + j + 4), sh));
-    wasm_v128_store(vp + j, wasm_i32x4_add(wasm_v128_load(vp + j), wasm_i32x4_dot_i16x8(xl, ynl)));
-    wasm_v128_store(vp + j + 4, wasm_i32x4_add(wasm_v128_load(vp + j + 4), wasm_i32x4_dot_i16x8(xh, ynh)));
+    wasm_v128_store(vp + j, wasm_i32x4_add(wasm_v128_load(vp + j), wasm_i32x4_dot_i16x8(xl, IL_LO16(bn98, bo98))));
+    wasm_v128_store(vp + j + 4, wasm_i32x4_add(wasm_v128_load(vp + j + 4), wasm_i32x4_dot_i16x8(xh, IL_HI16(bn98, bo98))));
   }
   for (; j < n; j++) {
     int32_t xa = na[j], xb = nb[j], ya = oa ? oa[j] : 0, yb = ob ? ob[j] : 0;
     va[j] = (int16_t)(va[j] + xa - ya);
     vb[j] = (int16_t)(vb[j] + xb - yb);
-    vs[j] += (xa * xa + xb * xb) - (ya * ya + yb * yb);
-    vp[j] += xa * xb - ya * yb;
+    vs[j] += BN * ((xa * xa + xb * xb) - (ya * ya + yb * yb));
+    vp[j] += 2 * BN * (xa * xb - ya * yb);
   }
 }
 
 /* Four windows from exact integer sums: q = sa^2 + sb^2, tt2 = 2 sa sb (from
- * dot products), ss and sp; four SSIM values into two f64x2 accumulators. */
+ * dot products), ss = N sum(a^2 + b^2) and sp = 2N sum(ab); four SSIM values
+ * into two f64x2 accumulators. */
 INLINE void box_end4(v128_t q, v128_t tt2, v128_t ss, v128_t sp, v128_t c1v, v128_t c2v, v128_t *accl, v128_t *acch) {
   v128_t a1 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(tt2), c1v);
   v128_t b1 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(q), c1v);
-  /* 2 (N sp - sa sb) and N ss - q: N = 49, at most 2 * 49 * 49 * 65025 < 2^31 */
-  v128_t a2 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(wasm_i32x4_mul(wasm_i32x4_splat(2 * BN), sp), tt2)), c2v);
-  v128_t b2 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(wasm_i32x4_mul(wasm_i32x4_splat(BN), ss), q)), c2v);
+  /* 2 (N sum(ab) - sa sb) and N sum(a^2 + b^2) - q, exact: at most 2 * 49 * 49 * 65025 < 2^31 */
+  v128_t a2 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(sp, tt2)), c2v);
+  v128_t b2 = wasm_f32x4_add(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(ss, q)), c2v);
   v128_t s = wasm_f32x4_div(wasm_f32x4_mul(a1, a2), wasm_f32x4_mul(b1, b2));
   *accl = wasm_f64x2_add(*accl, wasm_f64x2_promote_low_f32x4(s));
   *acch = wasm_f64x2_add(*acch, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(s, s, 2, 3, 2, 3)));
@@ -327,14 +331,21 @@ INLINE void box_ssim8(v128_t sa, v128_t sb, v128_t ssl, v128_t ssh, v128_t spl, 
   box_end4(wasm_i32x4_dot_i16x8(hi, hi), wasm_i32x4_dot_i16x8(hi, hix), ssh, sph, c1v, c2v, accl, acch);
 }
 
-/* Window sums along a row: tap k of lane i is v[j + i + k*S]. The vectors
- * Q[m] = v[j + 8m ..] (int16) or R[m] = v[j + 4m ..] (int32) are loaded once
- * and each tap shuffled out of two neighbours. */
-#define TAP16(Q, o) wasm_i16x8_shuffle(Q[(o) / 8], Q[(o) / 8 + 1], (o) % 8, (o) % 8 + 1, (o) % 8 + 2, (o) % 8 + 3, (o) % 8 + 4, (o) % 8 + 5, (o) % 8 + 6, (o) % 8 + 7)
-#define TAP32(R, o) wasm_i32x4_shuffle(R[(o) / 4], R[(o) / 4 + 1], (o) % 4, (o) % 4 + 1, (o) % 4 + 2, (o) % 4 + 3)
-#define SUM7(T, ADD, Q, o, S)                                                                                                      \
-  ADD(ADD(ADD(T(Q, (o)), T(Q, (o) + (S))), ADD(T(Q, (o) + 2 * (S)), T(Q, (o) + 3 * (S)))),                                      \
-      ADD(ADD(T(Q, (o) + 4 * (S)), T(Q, (o) + 5 * (S))), T(Q, (o) + 6 * (S))))
+/* sum_{k<7} v[j + k*step] for 4 int32 lanes, as a tree: 6 adds, 7 loads.
+ * (Shuffling the taps out of aligned loads measured no faster here.) */
+static inline v128_t box7_i32(const int32_t *v, int j, int step) {
+  v128_t s01 = wasm_i32x4_add(wasm_v128_load(v + j), wasm_v128_load(v + j + step));
+  v128_t s23 = wasm_i32x4_add(wasm_v128_load(v + j + 2 * step), wasm_v128_load(v + j + 3 * step));
+  v128_t s45 = wasm_i32x4_add(wasm_v128_load(v + j + 4 * step), wasm_v128_load(v + j + 5 * step));
+  return wasm_i32x4_add(wasm_i32x4_add(s01, s23), wasm_i32x4_add(s45, wasm_v128_load(v + j + 6 * step)));
+}
+
+static inline v128_t box7_i16(const int16_t *v, int j, int step) {
+  v128_t s01 = wasm_i16x8_add(wasm_v128_load(v + j), wasm_v128_load(v + j + step));
+  v128_t s23 = wasm_i16x8_add(wasm_v128_load(v + j + 2 * step), wasm_v128_load(v + j + 3 * step));
+  v128_t s45 = wasm_i16x8_add(wasm_v128_load(v + j + 4 * step), wasm_v128_load(v + j + 5 * step));
+  return wasm_i16x8_add(wasm_i16x8_add(s01, s23), wasm_i16x8_add(s45, wasm_v128_load(v + j + 6 * step)));
+}
 
 /* The windows past the last group of 8, one at a time, added in order to `row`. */
 static double box_tail(double row, const int16_t *va, const int16_t *vb, const int32_t *vs, const int32_t *vp, int j, int nv, int step) {
@@ -347,48 +358,32 @@ static double box_tail(double row, const int16_t *va, const int16_t *vb, const i
       ss += vs[j + k * step];
       sp += vp[j + k * step];
     }
-    int32_t tt = sa * sb, q = sa * sa + sb * sb, cov = BN * sp - tt;
+    int32_t tt = sa * sb, q = sa * sa + sb * sb;
     float a1 = (float)(tt + tt) + c1, b1 = (float)q + c1;
-    float a2 = (float)(cov + cov) + c2, b2 = (float)(BN * ss - q) + c2;
+    float a2 = (float)(sp - (tt + tt)) + c2, b2 = (float)(ss - q) + c2;
     row += (double)((a1 * a2) / (b1 * b2));
   }
   return row;
 }
 
-/* One output row: the sum of SSIM over its nv windows, S the tap spacing. */
-#define BOX7_ROW(NAME, S)                                                                                                          \
-  static double NAME(const int16_t *va, const int16_t *vb, const int32_t *vs, const int32_t *vp, int nv, v128_t c1v, v128_t c2v) { \
-    enum { NQ = (6 * (S)) / 8 + 2, NR = (4 + 6 * (S)) / 4 + 2 };                                                                   \
-    v128_t accl = wasm_f64x2_splat(0.0), acch = accl;                                                                            \
-    int j = 0;                                                                                                                     \
-    for (; j + 8 <= nv; j += 8) {                                                                                                  \
-      v128_t QA[NQ], QB[NQ], RS[NR], RP[NR];                                                                                       \
-      for (int m = 0; m < NQ; m++) {                                                                                               \
-        QA[m] = wasm_v128_load(va + j + 8 * m);                                                                                    \
-        QB[m] = wasm_v128_load(vb + j + 8 * m);                                                                                    \
-      }                                                                                                                            \
-      for (int m = 0; m < NR; m++) {                                                                                               \
-        RS[m] = wasm_v128_load(vs + j + 4 * m);                                                                                    \
-        RP[m] = wasm_v128_load(vp + j + 4 * m);                                                                                    \
-      }                                                                                                                            \
-      box_ssim8(SUM7(TAP16, wasm_i16x8_add, QA, 0, S), SUM7(TAP16, wasm_i16x8_add, QB, 0, S), SUM7(TAP32, wasm_i32x4_add, RS, 0, S), \
-                SUM7(TAP32, wasm_i32x4_add, RS, 4, S), SUM7(TAP32, wasm_i32x4_add, RP, 0, S), SUM7(TAP32, wasm_i32x4_add, RP, 4, S), \
-                c1v, c2v, &accl, &acch);                                                                                           \
-    }                                                                                                                              \
-    accl = wasm_f64x2_add(accl, acch);                                                                                             \
-    double row = wasm_f64x2_extract_lane(accl, 0) + wasm_f64x2_extract_lane(accl, 1);                                              \
-    return box_tail(row, va, vb, vs, vp, j, nv, S);                                                                               \
+/* One output row: the sum of SSIM over its nv windows, taps `step` apart. */
+static double box_row(const int16_t *va, const int16_t *vb, const int32_t *vs, const int32_t *vp, int nv, int step, v128_t c1v, v128_t c2v) {
+  v128_t accl = wasm_f64x2_splat(0.0), acch = accl;
+  int j = 0;
+  for (; j + 8 <= nv; j += 8) {
+    box_ssim8(box7_i16(va, j, step), box7_i16(vb, j, step), box7_i32(vs, j, step), box7_i32(vs, j + 4, step), box7_i32(vp, j, step),
+              box7_i32(vp, j + 4, step), c1v, c2v, &accl, &acch);
   }
-
-BOX7_ROW(box_row_step1, 1)
-BOX7_ROW(box_row_step3, 3)
+  accl = wasm_f64x2_add(accl, acch);
+  return box_tail(wasm_f64x2_extract_lane(accl, 0) + wasm_f64x2_extract_lane(accl, 1), va, vb, vs, vp, j, nv, step);
+}
 
 /*
  * Sum over the valid region of the 7x7 uniform-window SSIM of an interleaved
  * plane: each row has `cols` samples and the window's horizontal taps are
- * `step` samples apart (3 for rgb24, so every channel is its own image; 1 for
- * one plane; no other spacing). Returns the sum; the caller divides by
- * (cols - 6*step) * (h - 6). scratch: ssim_box7_scratch_bytes(cols), 16-aligned.
+ * `step` samples apart (3 for rgb24, so every channel is its own image).
+ * Returns the sum; the caller divides by (cols - 6*step) * (h - 6).
+ * scratch: ssim_box7_scratch_bytes(cols), 16-aligned.
  */
 EXPORT(ssim_box7)
 double ssim_box7(const uint8_t *a, const uint8_t *b, int cols, int h, int step, void *scratch) {
@@ -406,7 +401,7 @@ double ssim_box7(const uint8_t *a, const uint8_t *b, int cols, int h, int step, 
 
   double total = 0.0;
   for (int y = 0;; y++) {
-    total += step == 3 ? box_row_step3(va, vb, vs, vp, nv, c1v, c2v) : box_row_step1(va, vb, vs, vp, nv, c1v, c2v);
+    total += box_row(va, vb, vs, vp, nv, step, c1v, c2v);
     if (y + BW >= h) break;
     box_rows_update(va, vb, vs, vp, a + (long)(y + BW) * cols, b + (long)(y + BW) * cols, a + (long)y * cols,
                     b + (long)y * cols, cols);
