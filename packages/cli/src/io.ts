@@ -4,6 +4,7 @@
  * stderr carries progress and human diagnostics.
  */
 import { isFidelityError } from 'media-fidelity';
+import { escapeControls, inline } from './text.js';
 
 export const EXIT = { ok: 0, internal: 1, refused: 2, thresholds: 4 } as const;
 
@@ -12,6 +13,22 @@ export interface Io {
   err: (text: string) => void;
   /** True when stderr is a terminal; progress is drawn only then or with --progress. */
   errIsTty: boolean;
+  /** Writes the CLI's own terminal control sequences (progress redraw) to stderr unescaped; absent, `err` is used. */
+  errControl?: (text: string) => void;
+}
+
+/**
+ * The Io every command gets from main(): whatever it prints, archive text
+ * included, reaches the terminal with its control characters escaped
+ * (text.ts). Only `errControl` writes raw, and only the CLI's own sequences.
+ */
+export function terminalSafe(io: Io): Io {
+  return {
+    out: (text) => io.out(escapeControls(text)),
+    err: (text) => io.err(escapeControls(text)),
+    errIsTty: io.errIsTty,
+    errControl: io.errControl ?? io.err,
+  };
 }
 
 export const processIo: Io = {
@@ -45,7 +62,8 @@ export function describeFailure(error: unknown): { exit: number; doc: ErrorDoc }
 export function reportFailure(io: Io, error: unknown, json: boolean): number {
   const { exit, doc } = describeFailure(error);
   if (json) printJson(io, doc);
-  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.message}${formatWhere(e.where)}\n`);
+  // The message of an internal error is a stack trace: its lines are kept; terminal controls are escaped by the Io.
+  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.code === 'INTERNAL' ? e.message : inline(e.message)}${inline(formatWhere(e.where))}\n`);
   return exit;
 }
 

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { inline } from '../text.js';
 import type { Command, OptionSpec } from './types.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
@@ -48,27 +49,27 @@ export function formatProblem(p: Problem): string {
     const file = w.file ? `${w.file}${w.line === undefined ? '' : `:${w.line}`}` : '';
     where = ` (${[file, w.path].filter(Boolean).join(' ')})`;
   }
-  return `${p.code} ${p.message}${where}`;
+  return `${p.code} ${inline(p.message)}${inline(where)}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
   const digest = s.digest.checked
-    ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${s.digest.file}`
+    ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${inline(s.digest.file ?? '')}`
     : s.source.kind === 'directory'
       ? 'not applicable (a folder has no artifact digest)'
-      : `not checked (no ${s.source.path}.sha256 beside the archive); archive SHA-256 ${s.digest.archive_sha256}`;
+      : `not checked (no ${inline(s.source.path)}.sha256 beside the archive); archive SHA-256 ${s.digest.archive_sha256}`;
   const lines = [
-    `valid run archive: ${s.source.path} (${s.source.kind})`,
-    `  site      ${s.site} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
-    `  run       ${s.run_id} attempt ${s.run_attempt}  ${s.repository} / ${s.workflow} / ${s.job}`,
+    `valid run archive: ${inline(s.source.path)} (${s.source.kind})`,
+    `  site      ${inline(s.site)} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
+    `  run       ${s.run_id} attempt ${s.run_attempt}  ${inline(s.repository)} / ${inline(s.workflow)} / ${inline(s.job)}`,
     `  commit    ${s.head_sha.slice(0, 12)}`,
-    `  plan      ${s.plan.plan_id}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
+    `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
   ];
-  for (const f of failed) lines.push(`            failed ${f.slot_id}: ${f.error}`);
-  lines.push(`  digest    ${digest}`, `  links     run       ${s.links.run}`, `            artifact  ${s.links.artifact}`);
+  for (const f of failed) lines.push(`            failed ${inline(f.slot_id)}: ${inline(f.error)}`);
+  lines.push(`  digest    ${digest}`, `  links     run       ${inline(s.links.run)}`, `            artifact  ${inline(s.links.artifact)}`);
   return lines;
 }
 
@@ -82,7 +83,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
     if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
     else {
       for (const p of result.problems) io.err(`error ${formatProblem(p)}\n`);
-      io.err(`run archive NOT valid: ${source}: ${result.problems.length} problem(s)\n`);
+      io.err(`run archive NOT valid: ${inline(source)}: ${result.problems.length} problem(s)\n`);
     }
     return EXIT.refused;
   }
