@@ -174,3 +174,17 @@ describe('archive text on the terminal', () => {
     expect(JSON.parse((await cli('power', sane, '--json')).out).power.total_gpu_energy_j).toBe(2000);
   });
 });
+
+describe('the new archive limits on the command line', () => {
+  it('--max-entries counts folders too; a bad value is a usage error', async () => {
+    const run = makeRun('limits');
+    // ci.json, plan.json, run.json, SHA256SUMS, media/ and its file: six entries, five of them files.
+    const refused = await cli('verify', run, '--json', '--max-entries', '5');
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.out).errors.map((e: { code: string }) => e.code)).toEqual(['LIMIT_ENTRIES']);
+    expect((await cli('verify', run, '--max-entries', '6')).code).toBe(0);
+    const bad = await cli('verify', run, '--json', '--max-compression-ratio', '2.5');
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.out).errors[0].code).toBe('USAGE');
+  });
+});

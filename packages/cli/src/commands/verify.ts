@@ -25,7 +25,18 @@ export const limitOptions: Record<string, OptionSpec> = {
   'max-files': { type: 'string', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
   'max-file-size': { type: 'string', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
   'max-total-size': { type: 'string', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
+  'max-entries': { type: 'string', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
+  'max-inflated-size': { type: 'string', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
+  'max-compression-ratio': { type: 'string', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
 };
+
+function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new FidelityError('USAGE', `Expected a positive integer for --${flag} but received ${JSON.stringify(value)}`);
+  }
+  return n;
+}
 
 export function readLimits(values: Record<string, unknown>): Partial<ArchiveLimits> {
   const limits: Partial<ArchiveLimits> = {};
@@ -39,6 +50,9 @@ export function readLimits(values: Record<string, unknown>): Partial<ArchiveLimi
   }
   if (typeof values['max-file-size'] === 'string') limits.maxFileBytes = parseByteSize('max-file-size', values['max-file-size']);
   if (typeof values['max-total-size'] === 'string') limits.maxTotalBytes = parseByteSize('max-total-size', values['max-total-size']);
+  if (typeof values['max-entries'] === 'string') limits.maxEntries = positiveInteger('max-entries', values['max-entries']);
+  if (typeof values['max-inflated-size'] === 'string') limits.maxDecompressedBytes = parseByteSize('max-inflated-size', values['max-inflated-size']);
+  if (typeof values['max-compression-ratio'] === 'string') limits.maxCompressionRatio = positiveInteger('max-compression-ratio', values['max-compression-ratio']);
   return limits;
 }
 
@@ -104,7 +118,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 
 export const verifyCommand: Command = {
   name: 'verify',
-  usage: 'fidelity verify <run> [--require-digest] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE]',
+  usage: 'fidelity verify <run> [--require-digest] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE] [--max-entries N] [--max-inflated-size SIZE] [--max-compression-ratio N]',
   summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
