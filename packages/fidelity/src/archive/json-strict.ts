@@ -57,12 +57,14 @@ export function scanJson(text: string, maxDuplicates = 20): JsonFault[] {
       while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
       const top = stack.at(-1);
       if (top?.object && top.expectKey) {
-        let key: string;
-        try {
-          // Escapes count: "run_id" and "run\u005fid" are the same key.
-          key = JSON.parse(text.slice(i, end + 1)) as string;
-        } catch {
-          return faults;
+        let key = text.slice(i + 1, end);
+        if (key.includes('\\')) {
+          try {
+            // Escapes count: "run_id" and "run\u005fid" are the same key.
+            key = JSON.parse(text.slice(i, end + 1)) as string;
+          } catch {
+            return faults;
+          }
         }
         top.expectKey = false;
         top.at = key;
