@@ -62,8 +62,8 @@ export function describeFailure(error: unknown): { exit: number; doc: ErrorDoc }
 export function reportFailure(io: Io, error: unknown, json: boolean): number {
   const { exit, doc } = describeFailure(error);
   if (json) printJson(io, doc);
-  // The message of an internal error is a stack trace: its lines are kept; terminal controls are escaped by the Io.
-  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.code === 'INTERNAL' ? e.message : inline(e.message)}${inline(formatWhere(e.where))}\n`);
+  // Messages keep their lines (a stack trace, ffmpeg's stderr) and quote archive values already; a file name in `where` does not.
+  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.message}${inline(formatWhere(e.where))}\n`);
   return exit;
 }
 
