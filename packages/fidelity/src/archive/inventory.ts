@@ -9,7 +9,7 @@ import { describeFault, pathFault } from './entry-path.js';
 import { hashChunks } from './hash.js';
 import { metadataCandidate, METADATA_FILES } from './layout.js';
 import { RATIO_FLOOR_BYTES } from './limits.js';
-import { ReaderLimit, StopScan, type ArchiveReader, type RawEntry } from './source.js';
+import { ReaderRefusal, StopScan, type ArchiveReader, type RawEntry } from './source.js';
 import { FidelityError } from '../errors.js';
 import type { ArchiveLimits } from './types.js';
 
@@ -125,7 +125,7 @@ export async function takeInventory(reader: ArchiveReader, limits: ArchiveLimits
   } catch (error) {
     if (error instanceof StopScan) return null;
     if (error instanceof FidelityError) throw error;
-    if (error instanceof ReaderLimit) {
+    if (error instanceof ReaderRefusal) {
       findings.error(error.code, error.message);
       return null;
     }

@@ -47,10 +47,11 @@ export interface ReaderOptions {
 
 /**
  * Thrown by a reader whose stream crossed a limit only the stream can see
- * (inflated bytes, compression ratio of a .tar.gz): inventory.ts reports it
- * with its own code instead of calling the archive unreadable.
+ * (inflated bytes, compression ratio of a .tar.gz), or that found something
+ * two tar readers would read differently: inventory.ts reports it with its
+ * own code instead of a generic "cannot be read".
  */
-export class ReaderLimit extends Error {
+export class ReaderRefusal extends Error {
   constructor(
     readonly code: string,
     message: string,

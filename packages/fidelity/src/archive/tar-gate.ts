@@ -12,7 +12,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { RATIO_FLOOR_BYTES } from './limits.js';
-import { ReaderLimit } from './source.js';
+import { ReaderRefusal } from './source.js';
 import type { ArchiveLimits } from './types.js';
 
 const BLOCK = 512;
@@ -36,6 +36,9 @@ export class TarGate extends Transform {
   private paxGlobalSize: number | null = null;
   /** Set when a header made no sense: stop judging structure, let tar-stream report it. */
   private blind = false;
+  /** Inflated bytes before the current chunk, for messages. */
+  private offset = 0;
+  private refusal: ReaderRefusal | null = null;
 
   constructor(
     private readonly limits: Pick<ArchiveLimits, 'maxDecompressedBytes' | 'maxCompressionRatio'>,
@@ -46,10 +49,12 @@ export class TarGate extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     if (this.ended) return done();
+    this.offset = this.inflated;
     this.inflated += chunk.length;
     const limitError = this.checkLimits();
     if (limitError) return done(limitError);
     const end = this.blind ? -1 : this.walk(chunk);
+    if (this.refusal) return done(this.refusal);
     if (end >= 0) {
       this.ended = true;
       if (end > 0) this.push(chunk.subarray(0, end));
@@ -60,14 +65,14 @@ export class TarGate extends Transform {
     done(null, chunk);
   }
 
-  private checkLimits(): ReaderLimit | null {
+  private checkLimits(): ReaderRefusal | null {
     const { maxDecompressedBytes: most, maxCompressionRatio: ratio } = this.limits;
     if (this.inflated > most) {
-      return new ReaderLimit('LIMIT_DECOMPRESSED_SIZE', `the tar.gz inflates to more than ${(most / MiB).toFixed(1)} MiB (limit maxDecompressedBytes)`);
+      return new ReaderRefusal('LIMIT_DECOMPRESSED_SIZE', `the tar.gz inflates to more than ${(most / MiB).toFixed(1)} MiB (limit maxDecompressedBytes)`);
     }
     const packed = this.compressedBytes();
     if (this.inflated > RATIO_FLOOR_BYTES && packed > 0 && this.inflated > ratio * packed) {
-      return new ReaderLimit(
+      return new ReaderRefusal(
         'LIMIT_COMPRESSION_RATIO',
         `the tar.gz inflated ${packed} bytes into ${this.inflated}, more than ${ratio} times (limit maxCompressionRatio); this is how a decompression bomb looks`,
       );
@@ -98,6 +103,14 @@ export class TarGate extends Transform {
         this.zeroBlocks += 1;
         if (this.zeroBlocks === 2) return at;
         continue;
+      }
+      if (this.zeroBlocks === 1) {
+        // GNU tar stops at a lone zero block ("A lone zero block at N"); tar-stream goes on. Which files are in the archive would depend on the reader.
+        this.refusal = new ReaderRefusal(
+          'ARCHIVE_UNREADABLE',
+          `the tar has a lone zero block followed by more entries (at byte ${this.offset + at - 2 * BLOCK}): GNU tar stops there, other readers go on, so which files it holds is ambiguous`,
+        );
+        return -1;
       }
       this.zeroBlocks = 0;
       if (!this.header(block)) {
