@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TOOL_VERSION } from 'media-fidelity';
-import { EXIT, processIo, reportFailure, type Io } from './io.js';
+import { EXIT, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';
 import type { Command, OptionSpec } from './commands/types.js';
@@ -34,7 +34,8 @@ function commandHelp(c: Command): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argv: string[], given: Io = processIo): Promise<number> {
+  const io = terminalSafe(given);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(usage());

@@ -89,6 +89,14 @@ export const ReasonCodes = {
   MEDIA_ON_FAILED_RECORD: 'a failed record names a media file',
   MEDIA_UNREFERENCED: 'a file under media/ belongs to no ok record',
   MEDIA_CHANGED: 'a media file changed after verification',
+  // Run archive: bounded work on hostile input (limits, strict JSON, sane number ranges)
+  LIMIT_ENTRIES: 'the archive holds more entries of any kind (files, folders, links) than the limit',
+  LIMIT_DECOMPRESSED_SIZE: 'the tar.gz inflates to more bytes than the limit',
+  LIMIT_COMPRESSION_RATIO: 'the archive inflates more bytes per compressed byte than the limit (a decompression bomb)',
+  JSON_BOM: 'a JSON file of the archive starts with a byte order mark',
+  JSON_DUPLICATE_KEY: 'a JSON object of the archive names the same key twice',
+  JSON_TOO_DEEP: 'a JSON file of the archive nests objects and arrays deeper than 64',
+  VALUE_OUT_OF_RANGE: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)',
   // Command line (packages/cli)
   USAGE: 'the command line is wrong (unknown command or option, missing argument)',
   // compare() refusals and the bundle folder (docs/report.md)

@@ -1,5 +1,6 @@
 import { compare, FidelityError, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { inline } from '../text.js';
 import type { Command } from './types.js';
 
 function usageError(io: Io, json: boolean, message: string): number {
@@ -33,7 +34,8 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
         if (now - lastAt < 100 && key === last) return;
         lastAt = now;
         last = key;
-        io.err(`\r\x1b[K${line}`);
+        (io.errControl ?? io.err)('\r\x1b[K');
+        io.err(line);
         drawn = true;
       } else if (key !== last) {
         last = key;
@@ -41,7 +43,7 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
       }
     },
     finish() {
-      if (tty && drawn) io.err('\r\x1b[K');
+      if (tty && drawn) (io.errControl ?? io.err)('\r\x1b[K');
     },
   };
 }
@@ -132,7 +134,7 @@ export function humanSummary(result: CompareResult): string {
   for (const c of r.comparisons) {
     const s = c.summary;
     lines.push(
-      `${c.baseline_gpu_model} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${c.candidate_gpu_model} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
+      `${inline(c.baseline_gpu_model)} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${inline(c.candidate_gpu_model)} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
         `planned ${s.planned}, valid ${s.valid_pairs}, passed ${s.passed}, failed ${s.failed}, invalid ${s.invalid}`,
     );
     for (const p of c.pairs) {
@@ -141,10 +143,10 @@ export function humanSummary(result: CompareResult): string {
           .filter((k) => k.outcome === 'fail')
           .map((k) => `${k.name} ${fmt(k.value)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`)
           .join('; ');
-        lines.push(`  failed   ${p.slot_id} ${p.case_id}: ${why}`);
+        lines.push(`  failed   ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       } else if (p.status === 'invalid') {
-        const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${d.message.split('\n')[0]!.slice(0, 120)}` : ''}`).join('; ');
-        lines.push(`  invalid  ${p.slot_id} ${p.case_id}: ${why}`);
+        const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${inline(d.message.split('\n')[0]!.slice(0, 120))}` : ''}`).join('; ');
+        lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       }
     }
   }

@@ -42,9 +42,16 @@ export const demoCommand: Command = {
         size: values.full ? 'full' : 'small',
         overwrite: Boolean(values.force),
         signal: interrupt.signal,
-        ...(showProgress ? { onProgress: (e: { stage: string; done: number; total: number }) => io.err(`${io.errIsTty ? '\r\x1b[K' : ''}generating ${e.stage} ${e.done}/${e.total}${io.errIsTty ? '' : '\n'}`) } : {}),
+        ...(showProgress
+          ? {
+              onProgress: (e: { stage: string; done: number; total: number }) => {
+                if (io.errIsTty) (io.errControl ?? io.err)('\r\x1b[K');
+                io.err(`generating ${e.stage} ${e.done}/${e.total}${io.errIsTty ? '' : '\n'}`);
+              },
+            }
+          : {}),
       });
-      if (showProgress && io.errIsTty) io.err('\r\x1b[K');
+      if (showProgress && io.errIsTty) (io.errControl ?? io.err)('\r\x1b[K');
       const baseline = generated.runs.find((r) => r.role === 'baseline');
       const order = ['B200', 'H100'];
       const candidates = generated.runs.filter((r) => r.role === 'candidate').sort((a, b) => order.indexOf(a.site) - order.indexOf(b.site));

@@ -92,6 +92,18 @@ export interface ArchiveLimits {
   maxTotalBytes: number;
   /** Bytes of one metadata file (ci/plan/run.json, SHA256SUMS, telemetry), which is read into memory (default 64 MiB). */
   maxMetadataBytes: number;
+  /** Entries of every kind: files, folders, links, anything else (default 10000). */
+  maxEntries: number;
+  /**
+   * Bytes a .tar.gz may inflate to, tar headers and padding included (default 2 GiB + 64 MiB;
+   * when only maxTotalBytes is raised, this follows it: maxTotalBytes + 64 MiB).
+   */
+  maxDecompressedBytes: number;
+  /**
+   * Most inflated bytes per compressed byte (default 100): a .tar.gz stream once past 16 MiB
+   * inflated, and each zip entry of 16 MiB or more. Video does not compress; a bomb does.
+   */
+  maxCompressionRatio: number;
 }
 
 /** Options of {@link verifyRun} and {@link openVerifiedRun}. */

@@ -73,8 +73,8 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   let reader: ArchiveReader;
   try {
-    const readerOptions = { stopAfterFiles: limits.maxFiles };
-    reader = kind === 'directory' ? await openDirectory(source, readerOptions) : kind === 'zip' ? await openZip(source, readerOptions) : openTarGz(source);
+    const readerOptions = { stopAfterFiles: limits.maxFiles, stopAfterEntries: limits.maxEntries };
+    reader = kind === 'directory' ? await openDirectory(source, readerOptions) : kind === 'zip' ? await openZip(source, readerOptions) : openTarGz(source, limits);
   } catch (error) {
     findings.error('ARCHIVE_UNREADABLE', `the ${kind} cannot be opened: ${(error as Error).message}`);
     return failed();
@@ -111,7 +111,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
   }
 
   const metadata = inventory.metadata;
-  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
+  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, limits, ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
   const verified: VerifiedRun = {
     source: { path: source, kind },
     ci,

@@ -4,7 +4,7 @@
  * figure, because a partial sum reads like a whole one.
  */
 import { invalidParameter } from '../errors.js';
-import type { Window } from '../schemas/run-archive.js';
+import { RANGES, type Window } from '../schemas/run-archive.js';
 import { parseGpuMetricsCsv, type ParsedTelemetry, type TelemetryRow } from './csv.js';
 import { orderPowerReasons, type PowerReasonCode } from './reasons.js';
 import { DEFAULT_MAX_GAP_S, POWER_METHOD, type GpuPowerAudit, type MalformedRow, type PowerAudit, type PowerResult } from './schemas.js';
@@ -22,6 +22,8 @@ export interface PowerOptions {
 }
 
 const MAX_LISTED_MALFORMED = 50;
+/** Unix seconds up to the year 2286, as run archives may state them (schemas/run-archive.ts RANGES). */
+const MAX_UNIX_S = RANGES.unixSeconds;
 
 interface GpuRows {
   id: string;
@@ -43,7 +45,8 @@ function checkOptions(options: PowerOptions): { expected: number; gapUs: number;
 function windowMicros(window: Window | null | undefined): { startUs: number; endUs: number } | PowerReasonCode {
   if (!window) return 'WINDOW_MISSING';
   const { start_unix: start, end_unix: end } = window;
-  if (!Number.isFinite(start) || !Number.isFinite(end)) return 'WINDOW_INVALID';
+  // Finite is not enough: ±1.7e308 s turns into ±Infinity µs and an infinite duration.
+  if (!Number.isFinite(start) || !Number.isFinite(end) || Math.abs(start) > MAX_UNIX_S || Math.abs(end) > MAX_UNIX_S) return 'WINDOW_INVALID';
   const startUs = secondsToMicros(start);
   const endUs = secondsToMicros(end);
   return endUs > startUs ? { startUs, endUs } : 'WINDOW_INVALID';
