@@ -72,7 +72,7 @@ export { workloadDifferences } from './pairing/workload.js';
 export type { WorkloadDifference } from './pairing/workload.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
-export { Report, RunIdentity } from './schemas/report.js';
+export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';

@@ -14,9 +14,11 @@ import { Window } from './run-archive.js';
 export const PairStatus = z.enum(['passed', 'failed', 'invalid']);
 export type PairStatus = z.infer<typeof PairStatus>;
 
+/** Why a pair is invalid: a reason code, its detail, and the side it is about (null for a difference between the two). */
 export const Reason = z.object({ code: z.string(), message: z.string(), side: z.enum(['baseline', 'candidate', 'both']).nullable() });
 export type Reason = z.infer<typeof Reason>;
 
+/** One pair in report.json (`comparisons[].pairs[]`): identity, status and reasons, media, metrics and checks. */
 export const PairReport = z.object({
   slot_id: z.string(),
   case_id: z.string(),
