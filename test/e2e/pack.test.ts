@@ -3,13 +3,18 @@
  * and the CLI, installed with plain npm into an empty project outside the repository, then the
  * `fidelity` bin, the README's library example and `measurePair` run there.
  *
- * No network: npm runs with --offline, an empty cache of its own and an unreachable registry.
- * The library's dependencies are the published packages already installed in this workspace,
- * each put back into a package tarball (the files pnpm extracted from the registry tarball, hard
- * links resolved) and handed to npm through `overrides`, so the project itself declares only
- * media-fidelity and media-fidelity-cli, as a user's would.
+ * No network: npm runs with an empty cache of its own against a registry served by this test on
+ * 127.0.0.1. That registry holds exactly the library's dependency closure as installed in this
+ * workspace: each published package put back into a package tarball (the files pnpm extracted
+ * from the registry tarball, hard links resolved), every version of it that the closure holds
+ * (two packages may need two versions of a third). The project itself declares only
+ * media-fidelity and media-fidelity-cli, as a user's would, and npm resolves the rest as it
+ * would from npmjs.org.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,17 +35,61 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = 
   });
 }
 
-// Nothing may come from the network: an empty cache, offline mode, and a registry that does not answer.
+// Nothing may come from the network: an empty cache, and (until the test's own registry is up) a registry that does not answer.
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-pack-'));
 const offline: NodeJS.ProcessEnv = {
   npm_config_cache: path.join(tmp, 'npm-cache'),
-  npm_config_offline: 'true',
   npm_config_registry: 'http://127.0.0.1:9/',
   npm_config_audit: 'false',
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
 };
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let registry: http.Server | undefined;
+afterAll(async () => {
+  await new Promise<void>((resolve) => (registry ? registry.close(() => resolve()) : resolve()));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** The manifest fields npm reads from a packument version (what the real registry serves). */
+const MANIFEST_FIELDS = ['name', 'version', 'dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta', 'bin', 'os', 'cpu', 'engines', 'libc'];
+
+/**
+ * A read-only npm registry on 127.0.0.1 for the given tarballs: GET /<name> answers the
+ * packument (every version with its manifest and dist), GET /-/<file> the tarball. Unknown
+ * names are 404, as on npmjs.org for an optional dependency of another platform.
+ */
+async function serveRegistry(packages: Map<string, Map<string, { manifest: Record<string, unknown>; file: string }>>): Promise<string> {
+  const server = http.createServer((req, res) => {
+    const url = decodeURIComponent((req.url ?? '/').split('?')[0]!).replace(/^\/+/, '');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (url.startsWith('-/')) {
+      const file = [...packages.values()].flatMap((v) => [...v.values()]).find((e) => path.basename(e.file) === url.slice(2));
+      if (!file) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return void res.end(readFileSync(file.file));
+    }
+    const versions = packages.get(url);
+    if (!versions) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+    const doc = { name: url, 'dist-tags': { latest: [...versions.keys()].at(-1) }, versions: {} as Record<string, unknown> };
+    for (const [v, { manifest, file }] of versions) {
+      const bytes = readFileSync(file);
+      const picked = Object.fromEntries(MANIFEST_FIELDS.filter((k) => manifest[k] !== undefined).map((k) => [k, manifest[k]]));
+      doc.versions[v] = {
+        ...picked,
+        dist: {
+          tarball: `${base}/-/${path.basename(file)}`,
+          shasum: createHash('sha1').update(bytes).digest('hex'),
+          integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
+        },
+      };
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(doc));
+  });
+  registry = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
 
 const LIB = path.join(ROOT, 'packages', 'fidelity');
 const CLI = path.join(ROOT, 'packages', 'cli');
@@ -167,19 +216,21 @@ describe('the packed packages', () => {
     mkdirSync(project);
     mkdirSync(depsDir);
     expect(path.relative(ROOT, project).startsWith('..')).toBe(true);
-    const overrides: Record<string, string> = {};
+    const packages = new Map<string, Map<string, { manifest: Record<string, unknown>; file: string }>>();
     for (const [key, { name, dir }] of dependencyClosure()) {
-      const file = path.join(depsDir, `${key.replace(/[@/]/g, '_')}.tar`);
+      const file = path.join(depsDir, `${key.replace(/[@/]/g, '_')}.tgz`);
       // Hard links dereferenced: pnpm's store links identical files, and npm does not extract link entries.
-      const r = await run('tar', ['-cf', file, '--hard-dereference', '--transform', 's,^\\.,package,', '-C', dir, '.'], tmp);
+      const r = await run('tar', ['-czf', file, '--hard-dereference', '--transform', 's,^\\.,package,', '-C', dir, '.'], tmp);
       expect(r.code, r.stderr).toBe(0);
-      expect(overrides[name], `two versions of ${name} in the closure`).toBeUndefined();
-      overrides[name] = `file:${file}`;
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
+      if (!packages.has(name)) packages.set(name, new Map());
+      packages.get(name)!.set(manifest.version, { manifest, file });
     }
-    expect(Object.keys(overrides)).toEqual(expect.arrayContaining(['zod', 'sharp', 'piscina', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe']));
+    expect([...packages.keys()]).toEqual(expect.arrayContaining(['zod', 'sharp', 'piscina', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe']));
+    offline.npm_config_registry = await serveRegistry(packages);
     writeFileSync(
       path.join(project, 'package.json'),
-      `${JSON.stringify({ name: 'uses-fidelity', version: '1.0.0', private: true, type: 'module', dependencies: { 'media-fidelity': `file:${libTarball}`, 'media-fidelity-cli': `file:${cliTarball}` }, overrides }, null, 2)}\n`,
+      `${JSON.stringify({ name: 'uses-fidelity', version: '1.0.0', private: true, type: 'module', dependencies: { 'media-fidelity': `file:${libTarball}`, 'media-fidelity-cli': `file:${cliTarball}` } }, null, 2)}\n`,
     );
     const r = await run('npm', ['install'], project, offline);
     expect(r.code, r.stdout + r.stderr).toBe(0);

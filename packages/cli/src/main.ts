@@ -76,7 +76,7 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
       return EXIT.refused;
     }
   }
-  const interrupt = listenForInterrupts({ watchStdout: io === processIo });
+  const interrupt = listenForInterrupts({ watchStdout: given === processIo });
   try {
     const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io, signal: interrupt.signal });
     return stopped(io, interrupt) ?? code;

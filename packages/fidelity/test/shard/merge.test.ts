@@ -182,7 +182,8 @@ describe('merge refuses', () => {
     const other = at('ffprobe-other');
     copyFileSync(tools.ffprobe.path, other);
     appendFileSync(other, Buffer.from([0]));
-    await shards(7, at('p7-decoder'), { ffmpeg: { ffprobePath: other } }, CANDS, [6]);
+    // Both binaries named: ffmpeg and ffprobe are always taken as a pair (docs/media.md).
+    await shards(7, at('p7-decoder'), { ffmpeg: { ffmpegPath: tools.ffmpeg.path, ffprobePath: other } }, CANDS, [6]);
     const dir = set('decoder', [...[0, 1, 2, 3, 4, 5].map((k) => [`p7/${k}`, String(k)] as [string, string]), ['p7-decoder/6', '6']]);
     const e = await refused(mergeOf([dir], out()));
     expect(codes(e)).toEqual(['PARTIAL_DECODER_MISMATCH']);
