@@ -28,6 +28,10 @@ import type { MeasureOutcome } from './schemas/measurement.js';
 import type { Policy } from './schemas/policy.js';
 import type { Report } from './schemas/report.js';
 import { TOOL_NAME, TOOL_VERSION } from './version.js';
+import { checkAlpha, checkCalibrationMatches, DEFAULT_ALPHA, withNoise } from './calibrate/apply.js';
+import { hardwareClass } from './calibrate/pairs.js';
+import type { Calibration } from './calibrate/schema.js';
+import { parseCalibration } from './calibrate/load.js';
 
 export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
@@ -58,6 +62,15 @@ export interface CompareOptions {
   /** Where zip / tar.gz runs are unpacked while they are read (default the OS temp folder). */
   tempDir?: string;
   onProgress?: (event: CompareProgress) => void;
+  /**
+   * A same-hardware noise sample (calibrate()): every valid pair gets a
+   * p-value per metric against it and a Bonferroni verdict. It must be of the
+   * same decoder, metric definitions, workload and baseline hardware class
+   * (CALIBRATION_MISMATCH_* otherwise).
+   */
+  calibration?: Calibration;
+  /** Significance level of the noise verdicts (default 0.05). */
+  alpha?: number;
 }
 
 export interface CompareResult {
@@ -86,7 +99,8 @@ function prefixProblems(label: string, problems: readonly Problem[]): Problem[] 
   }));
 }
 
-async function verifyAll(inputs: readonly string[], options: CompareOptions): Promise<{ runs: VerifiedRun[]; warnings: string[][] }> {
+/** Verifies every input run (all of them, every problem reported), refusing invalid and duplicate runs; compare and calibrate share it. */
+export async function verifyAll(inputs: readonly string[], options: Pick<CompareOptions, 'requireDigest' | 'tempDir' | 'signal' | 'onProgress'>): Promise<{ runs: VerifiedRun[]; warnings: string[][] }> {
   const runs: VerifiedRun[] = [];
   const warnings: string[][] = [];
   const problems: Problem[] = [];
@@ -228,13 +242,17 @@ export async function compare(baseline: string, candidates: readonly string[], o
   try {
     const [base, ...cands] = runs as [VerifiedRun, ...VerifiedRun[]];
     checkWorkloads(base, cands, candidates.map(sourceName));
+    const alpha = checkAlpha(options.alpha ?? DEFAULT_ALPHA);
+    if (options.calibration) checkCalibrationMatches(parseCalibration(options.calibration, 'options.calibration'), { decoderSha256: tools.ffmpeg.sha256, planSha256: base.plan_sha256, baselineHardware: hardwareClass(base) });
     const planned: Planned[] = cands.map((candidate) => {
       const pairs = pairSlots(base, candidate);
       return { candidate, pairs, outcomes: pairs.map(() => null) };
     });
     await measureAll(base, planned, options);
 
-    const comparisons = planned.map((p) => comparisonReport(base, p.candidate, p.pairs.map((pair, i) => pairReport(pair, p.outcomes[i] ?? null, policy))));
+    const judged = planned.map((p) => comparisonReport(base, p.candidate, p.pairs.map((pair, i) => pairReport(pair, p.outcomes[i] ?? null, policy))));
+    const calibration = options.calibration;
+    const comparisons = calibration ? judged.map((c) => withNoise(c, calibration, alpha, policy)) : judged;
     const report: Report = {
       schema_version: 1,
       generated_at: (options.generatedAt ?? new Date()).toISOString(),
@@ -258,7 +276,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
         media: distinctMedia(base, planned),
         sources: runs.map((r) => ({ dir: sourcesDir(r), files: r.files })),
         comparisonDirs: cands.map((c) => `pairs/${runKey(c)}`),
-        files: runs.flatMap(evidenceFiles),
+        // The noise sample a calibrated report was judged against travels with it, sealed, so the verdicts can be recomputed.
+        files: [...runs.flatMap(evidenceFiles), ...(calibration ? [{ path: 'calibration.json', text: `${JSON.stringify(calibration, null, 1)}\n` }] : [])],
         ffmpeg: options.ffmpeg ?? {},
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', step: e.step, done: e.done, total: e.total }),

@@ -1,4 +1,4 @@
-import { compare, loadPolicy, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
+import { calibrate, compare, loadCalibration, loadPolicy, type Calibration, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import type { Command } from './types.js';
 
@@ -131,6 +131,9 @@ export const compareCommand: Command = {
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
+    calibration: { type: 'string', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
+    noise: { type: 'string', multiple: true, description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
+    alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
   },
   async run({ positionals, values, io }) {
     const json = Boolean(values.json);
@@ -142,12 +145,23 @@ export const compareCommand: Command = {
     try {
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
+      const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+      if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
+      const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+      if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+      let calibration: Calibration | undefined;
+      if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
+      else if (noiseRuns.length > 0) {
+        calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
+      }
       const result = await compare(baseline, candidates, {
         out: values.out,
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
         signal: interrupt.signal,
         ...(policy ? { policy } : {}),
+        ...(calibration ? { calibration } : {}),
+        ...(alpha !== undefined ? { alpha } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),

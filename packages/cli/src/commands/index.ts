@@ -1,3 +1,4 @@
+import { calibrateCommand } from './calibrate.js';
 import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { doctor } from './doctor.js';
@@ -8,4 +9,4 @@ import { verifyBundleCommand } from './verify-bundle.js';
 import { verifyCommand } from './verify.js';
 
 /** Every command, in the order `fidelity --help` lists them. */
-export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, verifyBundleCommand, demoCommand, generateCommand];
+export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, calibrateCommand, verifyBundleCommand, demoCommand, generateCommand];

@@ -29,7 +29,7 @@ import {
 } from './differences.js';
 import { encodeArgs, planFrames, runFfmpeg } from './encode.js';
 import { exists, publish, stagingDir } from './atomic.js';
-import { parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
+import { DEFAULT_SITES, parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
 import { listFiles, writeSeal } from './seal.js';
 import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js';
 import { gpuMetricsCsv, serverTimingJsonl } from './telemetry.js';
@@ -39,7 +39,7 @@ export const MANIFEST_FILE = 'synth-manifest.json';
 
 export interface GeneratedRun {
   site: SiteName;
-  role: 'baseline' | 'candidate';
+  role: 'baseline' | 'candidate' | 'rerun';
   /** Absolute path of the run folder. */
   dir: string;
   folder: string;
@@ -116,7 +116,7 @@ function variantKey(c: SynthCase, d: Difference): string {
 export async function generateRuns(options: GenerateRunsOptions): Promise<GeneratedRuns> {
   const opts = parseOptions(options);
   const profile = sizeProfile(opts.size, opts.seconds);
-  const siteNames = SITE_NAMES.filter((s) => (opts.sites ?? SITE_NAMES).includes(s));
+  const siteNames = SITE_NAMES.filter((s) => (opts.sites ?? DEFAULT_SITES).includes(s));
   const sites = siteNames.map((s) => SITES[s]);
   const outDir = path.resolve(opts.outDir);
   const signal = opts.signal;
