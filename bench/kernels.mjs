@@ -10,7 +10,7 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(path.join(root, 'packages/fidelity/dist/metrics', p));
 const { kernels, Layout } = await dist('wasm.js');
-const { gaussianScratchBytes, writeGaussianConstants } = await dist('ssim-gaussian.js');
+const { GAUSSIAN_TAPS_BYTES, gaussianScratchBytes, writeGaussianTaps } = await dist('ssim-gaussian.js');
 const { boxScratchBytes } = await dist('ssim-rgb7.js');
 const { FfmpegSsimState } = await dist('ssim-ffmpeg.js');
 const { createVideoAccumulator } = await dist('video.js');
@@ -49,19 +49,18 @@ const at = {};
 for (const [name, arr] of Object.entries({ ya, yb, ua, ub, va, vb, ra, rb })) {
   at[name] = layout.take(arr.length);
 }
-const taps = layout.take(64);
-const consts = layout.take(16);
+const taps = layout.take(GAUSSIAN_TAPS_BYTES);
 const out = layout.take(16);
-const temp = layout.take(4 * 2 * ((width >> 2) + 3) * 4);
+const temp = layout.take(4 * k.fn.ssim_ffmpeg_temp_ints(width));
 const scratch = layout.take(Math.max(gaussianScratchBytes(width), boxScratchBytes(3 * width)));
 k.reserve(layout.size - k.base);
 for (const [name, arr] of Object.entries({ ya, yb, ua, ub, va, vb, ra, rb })) k.u8(at[name], arr.length).set(arr);
-writeGaussianConstants(k, taps, consts);
+writeGaussianTaps(k, taps);
 const state = new FfmpegSsimState(width);
 const g = { width, height, chromaWidth: cw, chromaHeight: ch };
 
 const cases = {
-  'ssim (Gaussian, Y)': () => k.fn.ssim_gauss(at.ya, at.yb, width, height, taps, consts, scratch),
+  'ssim (Gaussian, Y)': () => k.fn.ssim_gauss(at.ya, at.yb, width, height, taps, scratch),
   'ssim_ffmpeg (Y,U,V,All)': () => state.frameAt(k, { y: [at.ya, at.yb], u: [at.ua, at.ub], v: [at.va, at.vb] }, g, temp),
   'ssim_rgb7 (rgb24)': () => k.fn.ssim_box7(at.ra, at.rb, 3 * width, height, 3, scratch),
   'diff sums (Y,U,V,rgb24)': () => {

@@ -4,6 +4,7 @@
  * stderr carries progress and human diagnostics.
  */
 import { isFidelityError } from 'media-fidelity';
+import { escapeControls, inline } from './text.js';
 
 export const EXIT = { ok: 0, internal: 1, refused: 2, thresholds: 4 } as const;
 
@@ -12,11 +13,32 @@ export interface Io {
   err: (text: string) => void;
   /** True when stderr is a terminal; progress is drawn only then or with --progress. */
   errIsTty: boolean;
+  /** Writes the CLI's own terminal control sequences (progress redraw) to stderr unescaped; absent, `err` is used. */
+  errControl?: (text: string) => void;
 }
 
+/**
+ * The Io every command gets from main(): whatever it prints, archive text
+ * included, reaches the terminal with its control characters escaped
+ * (text.ts). Only `errControl` writes raw, and only the CLI's own sequences.
+ */
+export function terminalSafe(io: Io): Io {
+  return {
+    out: (text) => io.out(escapeControls(text)),
+    err: (text) => io.err(escapeControls(text)),
+    errIsTty: io.errIsTty,
+    errControl: io.errControl ?? io.err,
+  };
+}
+
+// A stream closed by its reader (EPIPE) is destroyed: writing on would only raise the error again.
 export const processIo: Io = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => {
+    if (!process.stdout.destroyed) process.stdout.write(text);
+  },
+  err: (text) => {
+    if (!process.stderr.destroyed) process.stderr.write(text);
+  },
   errIsTty: Boolean(process.stderr.isTTY),
 };
 
@@ -45,7 +67,8 @@ export function describeFailure(error: unknown): { exit: number; doc: ErrorDoc }
 export function reportFailure(io: Io, error: unknown, json: boolean): number {
   const { exit, doc } = describeFailure(error);
   if (json) printJson(io, doc);
-  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.message}${formatWhere(e.where)}\n`);
+  // Messages keep their lines (a stack trace, ffmpeg's stderr) and quote archive values already; a file name in `where` does not.
+  else for (const e of doc.errors) io.err(`error ${e.code}: ${e.message}${inline(formatWhere(e.where))}\n`);
   return exit;
 }
 

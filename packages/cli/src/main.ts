@@ -4,8 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { TOOL_VERSION } from 'media-fidelity';
-import { EXIT, processIo, reportFailure, type Io } from './io.js';
+import { EXIT, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
+import { listenForInterrupts, type Interrupt } from './interrupt.js';
 import type { Command, OptionSpec } from './commands/types.js';
 
 /** Options every command accepts (cli-and-report.md, "Common options"). */
@@ -33,7 +34,8 @@ function commandHelp(c: Command): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argv: string[], given: Io = processIo): Promise<number> {
+  const io = terminalSafe(given);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(usage());
@@ -74,9 +76,20 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return EXIT.refused;
     }
   }
+  const interrupt = listenForInterrupts({ watchStdout: io === processIo });
   try {
-    return await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io });
+    const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io, signal: interrupt.signal });
+    return stopped(io, interrupt) ?? code;
   } catch (error) {
-    return reportFailure(io, error, json);
+    const code = reportFailure(io, error, json);
+    return stopped(io, interrupt) ?? code;
+  } finally {
+    interrupt.dispose();
   }
+}
+
+/** The exit code of a command stopped by a signal or a closed stdout, after saying so on stderr (a signal only: a closed pipe is quiet). */
+function stopped(io: Io, interrupt: Interrupt): number | undefined {
+  if (interrupt.stoppedBy !== undefined && interrupt.stoppedBy !== 'EPIPE') io.err(`fidelity: stopped by ${interrupt.stoppedBy}\n`);
+  return interrupt.exitCode;
 }

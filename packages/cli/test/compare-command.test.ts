@@ -101,9 +101,23 @@ describe('progress', () => {
 });
 
 describe('SOURCE_DATE_EPOCH', () => {
-  it('fixes generated_at only when it is a whole number of seconds', () => {
+  it('fixes generated_at when it is a whole number of seconds, and refuses any other value', () => {
     expect(generatedAtFromEnv({ SOURCE_DATE_EPOCH: '1764450000' })?.toISOString()).toBe('2025-11-29T21:00:00.000Z');
     expect(generatedAtFromEnv({})).toBeUndefined();
-    expect(generatedAtFromEnv({ SOURCE_DATE_EPOCH: 'soon' })).toBeUndefined();
+    expect(generatedAtFromEnv({ SOURCE_DATE_EPOCH: '' })).toBeUndefined();
+    expect(() => generatedAtFromEnv({ SOURCE_DATE_EPOCH: 'soon' })).toThrow(expect.objectContaining({ code: 'SOURCE_DATE_EPOCH_INVALID' }));
+  });
+
+  it('makes compare exit 2 with SOURCE_DATE_EPOCH_INVALID before reading any run', async () => {
+    const saved = process.env.SOURCE_DATE_EPOCH;
+    process.env.SOURCE_DATE_EPOCH = '1.5e9';
+    try {
+      const io = capture();
+      expect(await main(['compare', path.join(tmp, 'no-run-a'), path.join(tmp, 'no-run-b'), '--out', path.join(tmp, 'epoch'), '--json'], io)).toBe(2);
+      expect((JSON.parse(io.stdout()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['SOURCE_DATE_EPOCH_INVALID']);
+    } finally {
+      if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
+      else process.env.SOURCE_DATE_EPOCH = saved;
+    }
   });
 });

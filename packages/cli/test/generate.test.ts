@@ -50,4 +50,16 @@ describe('fidelity generate', () => {
       expect(JSON.parse(r.out).errors[0].code).toBe('USAGE');
     }
   });
+
+  it('--format writes archives that verify as written, and refuses an unknown format', async () => {
+    const out = path.join(root, 'archives');
+    const r = await cli('generate', '--out', out, '--sites', 'H100', '--cases', '2', '--format', 'tar.gz');
+    expect(r.code, r.err).toBe(0);
+    expect((await readdir(out)).sort()).toEqual(['h100.tar.gz', 'h100.tar.gz.sha256', 'synth-manifest.json']);
+    const v = await cli('verify', path.join(out, 'h100.tar.gz'), '--require-digest');
+    expect(v.code, v.out + v.err).toBe(0);
+    const bad = await cli('generate', '--out', out, '--format', 'rar');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--format/);
+  }, 60_000);
 });

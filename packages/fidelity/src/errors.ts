@@ -11,7 +11,7 @@ export const ReasonCodes = {
   INVALID_ARGUMENT: 'a parameter has the wrong type or value',
   INTERNAL: 'an unexpected internal failure',
   ABORTED: 'the operation was cancelled',
-  // Run archive (archive/, run-archive.md; documented in docs/reason-codes.md)
+  // Run archive (archive/, docs/run-archive.md; documented in docs/reason-codes.md)
   SOURCE_NOT_FOUND: 'the run path does not exist',
   RUN_INVALID: 'the run archive failed verification (see problems)',
   RUN_CLOSED: 'the verified run was already closed',
@@ -89,6 +89,14 @@ export const ReasonCodes = {
   MEDIA_ON_FAILED_RECORD: 'a failed record names a media file',
   MEDIA_UNREFERENCED: 'a file under media/ belongs to no ok record',
   MEDIA_CHANGED: 'a media file changed after verification',
+  // Run archive: bounded work on hostile input (limits, strict JSON, sane number ranges)
+  LIMIT_ENTRIES: 'the archive holds more entries of any kind (files, folders, links) than the limit',
+  LIMIT_DECOMPRESSED_SIZE: 'the tar.gz inflates to more bytes than the limit',
+  LIMIT_COMPRESSION_RATIO: 'the archive inflates more bytes per compressed byte than the limit (a decompression bomb)',
+  JSON_BOM: 'a JSON file of the archive starts with a byte order mark',
+  JSON_DUPLICATE_KEY: 'a JSON object of the archive names the same key twice',
+  JSON_TOO_DEEP: 'a JSON file of the archive nests objects and arrays deeper than 64',
+  VALUE_OUT_OF_RANGE: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)',
   // Command line (packages/cli)
   USAGE: 'the command line is wrong (unknown command or option, missing argument)',
   // compare() refusals and the bundle folder (docs/report.md)
@@ -106,6 +114,9 @@ export const ReasonCodes = {
   OUT_NOT_DIRECTORY: '--out is a file or a symbolic link',
   OUT_INSIDE_INPUT: '--out lies inside an input run (runs are read-only)',
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
+  // --out safety: locking and writability (bundle/out-guard.ts)
+  OUT_LOCKED: 'another comparison is writing the same --out right now',
+  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written',
   // verify-bundle
   BUNDLE_NOT_FOUND: 'the bundle path is not a folder',
   BUNDLE_SEAL_MISSING: 'the bundle has no SHA256SUMS',
@@ -118,6 +129,15 @@ export const ReasonCodes = {
   BUNDLE_INDEX_MISSING: 'index.html is missing or not sealed',
   BUNDLE_LINK_BROKEN: 'a page link or report.json path does not resolve to a sealed bundle file',
   BUNDLE_LINK_EXTERNAL: 'a link leaves the bundle for anything but the runs\' own server over https',
+  // verify-bundle: what a page does in a browser (scan.ts, csp.ts), and ci.json server_url
+  BUNDLE_PAGE_CSP: 'a page does not begin its <head> with a Content-Security-Policy meta as strict as required',
+  BUNDLE_PAGE_ENCODING: 'a page is not UTF-8, or does not declare <meta charset="utf-8"> right after the policy in its first 1024 bytes',
+  BUNDLE_PAGE_SCRIPT: 'a page has a script the policy does not list by hash (src, other body, other type, event handler)',
+  BUNDLE_PAGE_REFRESH: 'a page has <meta http-equiv="refresh">',
+  BUNDLE_PAGE_SRCDOC: 'a page has a srcdoc attribute',
+  BUNDLE_PAGE_ELEMENT: 'a page has a <base> or <noscript> element',
+  BUNDLE_PAGE_TYPE: 'a bundle file of a type a browser opens as a scriptable document other than .html (.svg, .xhtml, .xml …)',
+  CI_SERVER_URL: 'ci.json server_url is not https://host[:port][/path] without credentials, query or fragment',
   // Pair reasons (comparisons[].pairs[].reasons): why a planned pair is invalid
   FAILED_BASELINE: 'the baseline request failed',
   FAILED_CANDIDATE: 'the candidate request failed',
@@ -134,6 +154,15 @@ export const ReasonCodes = {
   NO_VIDEO_STREAM: 'an MP4 has no video stream',
   UNDECODABLE: 'ffmpeg could not decode a side',
   DECODE_TIMEOUT: 'a decoder ran past its time limit and was stopped',
+  // Pair reasons: stream layout, display and timing (media/compat.ts, docs/media.md)
+  EXTRA_VIDEO_STREAM: 'a side has more than one video stream (cover art included); only one is measured',
+  EXTRA_AUDIO_STREAM: 'a side has more than one audio stream; only one is measured',
+  EXTRA_STREAM: 'a side has a stream that is neither video nor audio (subtitles, data, attachment)',
+  INCOMPATIBLE_DISPLAY_MATRIX: 'the video display matrices (rotation, flip) differ',
+  INCOMPATIBLE_ASPECT_RATIO: 'the video sample aspect ratios differ (a player stretches one picture differently)',
+  INCOMPATIBLE_VIDEO_EDIT_LIST: 'the video edit lists show different delays, durations or rates',
+  INCOMPATIBLE_AUDIO_EDIT_LIST: 'the audio edit lists show different delays, durations or rates',
+  INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
   MEDIA_EXTRACT_FAILED: 'ffmpeg could not extract a frame or the audio for the bundle assets',
   FRAME_NOT_FOUND: 'the requested frame index is past the end of the stream',
@@ -165,6 +194,43 @@ export const ReasonCodes = {
   POWER_UNAVAILABLE: 'the run has no valid power figure',
   ENERGY_NOT_MEASURED_ON_BASIS: 'the telemetry measured a different GPU count than this basis; energy is never scaled',
   EXPECTED_GPU_COUNT_DIFFERS: 'run.json expected_gpu_count differs from ci.json gpus_participating',
+  // Provider attestation: fidelity fetch, verify --provider, compare --require-provider (docs/provenance.md)
+  FETCH_RUN_NOT_FOUND: 'the CI provider has no such run (or the token cannot see it)',
+  FETCH_ATTEMPT_NOT_FOUND: 'the run has no such attempt',
+  FETCH_RUN_IN_PROGRESS: 'the run attempt has not completed, so its artifact may still change',
+  FETCH_ARTIFACT_MISSING: 'the run has no artifact of that name (or none named <prefix>-<run_id>-<attempt>)',
+  FETCH_ARTIFACT_AMBIGUOUS: 'more than one artifact fits; name one with --artifact',
+  FETCH_ATTEMPT_MISMATCH: 'the artifact belongs to another attempt than the one asked for',
+  FETCH_ARTIFACT_EXPIRED: 'the artifact expired: the provider no longer holds its bytes',
+  FETCH_DIGEST_MISSING: 'the provider reports no sha256 digest for the artifact',
+  FETCH_DIGEST_MISMATCH: 'the downloaded bytes do not hash to the digest the provider reports',
+  FETCH_PROVIDER_INCONSISTENT: 'the provider\'s answers contradict each other (run, attempt, artifact)',
+  FETCH_RATE_LIMITED: 'the provider\'s API rate limit was exceeded and does not reset soon enough',
+  FETCH_ACCESS_DENIED: 'the provider refused the token (or its absence)',
+  FETCH_PROVIDER_ERROR: 'the provider\'s API or storage failed (HTTP error or network)',
+  FETCH_OUT_EXISTS: 'a file fetch would write already exists (use --force)',
+  PROVENANCE_MISSING: 'provider attestation was required but there is no <archive>.provenance.json (or the run is not a zip)',
+  PROVENANCE_MALFORMED: 'the provenance file is not JSON or does not match its schema',
+  PROVENANCE_RUN_MISMATCH: 'ci.json run_id or run_attempt differs from the provider\'s',
+  PROVENANCE_REPOSITORY_MISMATCH: 'ci.json repository or server_url differs from the provider\'s',
+  PROVENANCE_HEAD_SHA_MISMATCH: 'ci.json head_sha differs from the provider\'s',
+  PROVENANCE_ARTIFACT_MISMATCH: 'ci.json artifact name or id differs from the provider\'s',
+  PROVENANCE_DIGEST_MISMATCH: 'the zip does not hash to the digest the provider reported for it',
+  // Scale-out: reproducible time, compare --shard and merge (docs/scale-out.md)
+  SOURCE_DATE_EPOCH_INVALID: 'SOURCE_DATE_EPOCH is set but is not a whole number of seconds',
+  SHARD_ENV_MISSING: '--shard auto found neither a Slurm array task nor a Kubernetes completion index',
+  SHARD_ENV_INCONSISTENT: '--shard auto found scheduler variables that are malformed or contradict each other',
+  PARTIAL_UNREADABLE: 'a partial folder is missing, holds no partial.json, or partial.json fails its schema',
+  PARTIAL_SEAL: 'a partial\'s SHA256SUMS is missing or malformed, or a file is missing, extra or changed',
+  PARTIAL_TOOL_MISMATCH: 'a partial was written by another fidelity version than the merge',
+  PARTIAL_DECODER_MISMATCH: 'the partials were measured with different ffmpeg/ffprobe binaries',
+  PARTIAL_FOREIGN_RUNS: 'a partial was measured on other runs (ids, attempts, seals or order) than the merge was given',
+  PARTIAL_POLICY_MISMATCH: 'the partials were judged with different policies, or not with the one given to merge',
+  PARTIAL_SHARD_COUNT_MISMATCH: 'the partials split the pairs into different shard counts N',
+  PARTIAL_PAIRS_MISMATCH: 'a partial does not hold exactly the pairs of its shard index, as these runs number them',
+  PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
+  SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
+  SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;
@@ -176,12 +242,29 @@ export interface ProblemLocation {
   path?: string;
 }
 
+/** One thing found wrong (or, as a warning, worth knowing): a reason code, a message for people, and where it was found. */
 export interface Problem {
   code: string;
   message: string;
   where?: ProblemLocation;
 }
 
+/**
+ * Every refusal the library makes: an Error with a stable `code` (a key of {@link ReasonCodes},
+ * documented in docs/reason-codes.md) and, when several things were wrong at once, every one of them
+ * in `problems`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await compare('runs/h200', ['runs/b200.zip'], { out: 'bundle' });
+ * } catch (error) {
+ *   if (!isFidelityError(error)) throw error;
+ *   console.error(error.code, error.message);
+ *   for (const p of error.problems) console.error(' ', p.code, p.message, p.where);
+ * }
+ * ```
+ */
 export class FidelityError extends Error {
   override readonly name = 'FidelityError';
   readonly code: string;
@@ -195,6 +278,7 @@ export class FidelityError extends Error {
   }
 }
 
+/** Whether `value` is a {@link FidelityError} (a refusal with a reason code) rather than an unexpected failure. */
 export function isFidelityError(value: unknown): value is FidelityError {
   return value instanceof FidelityError;
 }

@@ -2,8 +2,10 @@
 export { FidelityError, isFidelityError, ReasonCodes } from './errors.js';
 export type { Problem, ProblemLocation } from './errors.js';
 export { TOOL_VERSION } from './version.js';
-export { resolveFfmpeg, resolveBinary, binaryCandidates } from './media/ffmpeg.js';
-export type { BinaryIdentity, BinaryCandidate, BinarySource, FfmpegToolchain, ResolveOptions } from './media/ffmpeg.js';
+export { resolveFfmpeg, resolveBinary, binaryCandidates, toolchainCandidates } from './media/ffmpeg.js';
+export type { BinaryIdentity, BinaryCandidate, BinaryKind, BinarySource, FfmpegToolchain, ResolveOptions, ToolchainCandidate } from './media/ffmpeg.js';
+export { ffmpegAdvice, parseFfmpegVersionLine, FFMPEG_MAX_AGE_YEARS } from './media/ffmpeg-advice.js';
+export type { FfmpegAdvice } from './media/ffmpeg-advice.js';
 export { defaultThreadCount } from './pool/threads.js';
 // Measuring one pair, in the calling thread or in the worker pool.
 export { measurePair, DEFAULT_DECODE_TIMEOUT_MS } from './pool/measure-pair.js';
@@ -20,18 +22,22 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure } from './schemas/measurement.js';
+export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
-export { generateRuns, MANIFEST_FILE, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES, DEFAULT_SITES } from './synth/index.js';
-export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, SiteName, SynthSize } from './synth/index.js';
+export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES, DEFAULT_SITES } from './synth/index.js';
+export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, RunFormat, SiteName, SynthSize } from './synth/index.js';
 export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';
+// Temp folders named by their owner, swept when a killed process left them (docs/report.md, "Stopping a command").
+export { makeTempDir, removeTempDir, sweepStaleTempDirs } from './archive/temp.js';
 export type {
   ArchiveKind,
   ArchiveLimits,
   DigestCheck,
   MediaEntry,
+  ProvenanceCheck,
   RunLinks,
   RunSummary,
   VerifiedRun,
@@ -41,6 +47,24 @@ export type {
 // Comparing runs: pairing, thresholds, the bundle and its check.
 export { compare } from './compare.js';
 export type { CompareOptions, CompareProgress, CompareResult } from './compare.js';
+// Scale-out: the phases of compare(), shards and their merge (docs/scale-out.md).
+export { planComparison } from './comparison/plan.js';
+export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
+export type { PairSide, PlannedPair } from './pairing/slots.js';
+export { measurePairs, MeasuredPair } from './comparison/measure.js';
+export type { MeasureSettings } from './comparison/measure.js';
+export { assembleReport, decoderIdentity } from './comparison/assemble.js';
+export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js';
+export { writeBundle } from './comparison/write.js';
+export type { WriteBundleSettings } from './comparison/write.js';
+export { merge } from './shard/merge.js';
+export type { MergeOptions } from './shard/merge.js';
+export { writePartial } from './shard/write-partial.js';
+export type { PartialResult, WritePartialSettings } from './shard/write-partial.js';
+export { ShardPartial, PartialPair, PartialRun } from './shard/schema.js';
+export { parseShard, shardFromEnvironment, shardIndices, slurmArrayExpression } from './shard/spec.js';
+export type { ShardSource, ShardSpec } from './shard/spec.js';
+export { sourceDateEpoch } from './time.js';
 export { DEFAULT_POLICY } from './policy/default.js';
 export { loadPolicy, parsePolicy } from './policy/load.js';
 export { evaluatePolicy } from './policy/evaluate.js';
@@ -56,8 +80,11 @@ export type { CalibratedMetric, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
-export { Report } from './schemas/report.js';
-export { Policy } from './schemas/policy.js';
+export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
+export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
+// The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
+export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
+export { runArchiveJsonSchemas } from './schemas/run-archive-json-schema.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
 export type { PowerOptions } from './power/integrate.js';
@@ -73,3 +100,7 @@ export type { TimedRun } from './timing/side-by-side.js';
 export { ServerTimingReport, RecordTiming, StageSummary, TimingSideBySide, TIMING_STAGES } from './timing/schemas.js';
 export { TimingReasons } from './timing/reasons.js';
 export type { TimingReasonCode } from './timing/reasons.js';
+// Identity attested by the CI provider: fetch a run's artifact with the provider's record of it (docs/provenance.md).
+export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
+export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
+export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';

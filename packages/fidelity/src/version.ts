@@ -4,4 +4,5 @@ import { readFileSync } from 'node:fs';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export const TOOL_NAME = 'fidelity';
+/** The library version (from its package.json); every report records it as `tool.version`. */
 export const TOOL_VERSION: string = pkg.version;

@@ -1,5 +1,6 @@
-import { calibrate, compare, loadCalibration, loadPolicy, type Calibration, type CompareProgress, type CompareResult, type Policy } from 'media-fidelity';
+import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { inline } from '../text.js';
 import type { Command } from './types.js';
 
 function usageError(io: Io, json: boolean, message: string): number {
@@ -22,6 +23,7 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   const text = (e: CompareProgress): { line: string; key: string } => {
     if (e.stage === 'verify') return { line: `verifying runs ${e.done}/${e.total}${e.run ? ` (${e.run})` : ''}`, key: `v${e.done}` };
     if (e.stage === 'measure') return { line: `measuring pairs ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `m${e.pairsDone}` };
+    if (e.stage === 'merge') return { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
     return { line: `writing bundle: ${e.step} ${e.done}/${e.total}`, key: `b${e.step}` };
   };
   return {
@@ -32,7 +34,8 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
         if (now - lastAt < 100 && key === last) return;
         lastAt = now;
         last = key;
-        io.err(`\r\x1b[K${line}`);
+        (io.errControl ?? io.err)('\r\x1b[K');
+        io.err(line);
         drawn = true;
       } else if (key !== last) {
         last = key;
@@ -40,17 +43,56 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
       }
     },
     finish() {
-      if (tty && drawn) io.err('\r\x1b[K');
+      if (tty && drawn) (io.errControl ?? io.err)('\r\x1b[K');
     },
   };
 }
 
-/** generated_at from SOURCE_DATE_EPOCH (reproducible-builds.org), so a bundle can be rebuilt byte for byte. */
+/**
+ * generated_at from SOURCE_DATE_EPOCH (reproducible-builds.org), so a bundle can be rebuilt byte for byte.
+ * The library reads the same variable itself; a malformed value is refused (SOURCE_DATE_EPOCH_INVALID).
+ */
 export function generatedAtFromEnv(env: NodeJS.ProcessEnv = process.env): Date | undefined {
-  const raw = env.SOURCE_DATE_EPOCH;
-  if (raw === undefined || raw === '') return undefined;
-  const seconds = Number(raw);
-  return Number.isInteger(seconds) && seconds >= 0 ? new Date(seconds * 1000) : undefined;
+  return sourceDateEpoch(env);
+}
+
+/** The shard of `--shard K/N` or `--shard auto` (with `--shards N`); null without --shard. */
+export function shardFromOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ShardSpec | null {
+  const shard = values.shard;
+  const shards = values.shards;
+  if (shard === undefined) {
+    if (shards !== undefined) throw new FidelityError('USAGE', '--shards N goes with --shard auto');
+    if (values.partial !== undefined) throw new FidelityError('USAGE', '--partial <dir> goes with --shard K/N or --shard auto');
+    return null;
+  }
+  if (typeof values.partial !== 'string' || values.partial === '') throw new FidelityError('USAGE', '--shard needs --partial <dir>: a shard writes a partial, and merge writes the bundle');
+  if (values.out !== undefined) throw new FidelityError('USAGE', 'a shard writes --partial <dir>, not --out; give --out to fidelity merge');
+  if (values['fail-on-threshold']) throw new FidelityError('USAGE', '--fail-on-threshold applies to the whole comparison: give it to fidelity merge');
+  if (shard !== 'auto') {
+    if (shards !== undefined) throw new FidelityError('USAGE', '--shards N goes with --shard auto; --shard K/N already names the count');
+    return parseShard(String(shard));
+  }
+  let count: number | undefined;
+  if (shards !== undefined) {
+    count = /^\d{1,9}$/.test(String(shards)) ? Number(shards) : NaN;
+    if (!(count >= 1)) throw new FidelityError('USAGE', `Expected a whole number of at least 1 for --shards but received ${JSON.stringify(shards)}`);
+  }
+  const found = shardFromEnvironment(env, count);
+  return { index: found.index, count: found.count };
+}
+
+/** The --json document of a written partial. */
+export function partialDocument(result: PartialResult): Record<string, unknown> {
+  return {
+    ok: true,
+    partial: result.out,
+    shard: result.shard,
+    pairs: result.pairs,
+    pairs_total: result.partial.pairs_total,
+    measured: result.measured,
+    files: result.files,
+    seal_sha256: result.seal_sha256,
+  };
 }
 
 /** The --json document of a written bundle: counts and where things are, not the whole report (that is report.json). */
@@ -92,7 +134,7 @@ export function humanSummary(result: CompareResult): string {
   for (const c of r.comparisons) {
     const s = c.summary;
     lines.push(
-      `${c.baseline_gpu_model} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${c.candidate_gpu_model} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
+      `${inline(c.baseline_gpu_model)} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${inline(c.candidate_gpu_model)} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
         `planned ${s.planned}, valid ${s.valid_pairs}, passed ${s.passed}, failed ${s.failed}, invalid ${s.invalid}`,
     );
     for (const p of c.pairs) {
@@ -101,71 +143,126 @@ export function humanSummary(result: CompareResult): string {
           .filter((k) => k.outcome === 'fail')
           .map((k) => `${k.name} ${fmt(k.value)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`)
           .join('; ');
-        lines.push(`  failed   ${p.slot_id} ${p.case_id}: ${why}`);
+        lines.push(`  failed   ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       } else if (p.status === 'invalid') {
-        const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${d.message.split('\n')[0]!.slice(0, 120)}` : ''}`).join('; ');
-        lines.push(`  invalid  ${p.slot_id} ${p.case_id}: ${why}`);
+        const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${inline(d.message.split('\n')[0]!.slice(0, 120))}` : ''}`).join('; ');
+        lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       }
     }
   }
   lines.push(`Note: ${r.disclaimer}`);
   lines.push(`Bundle: ${result.index} (${result.files} files sealed, SHA256SUMS sha256 ${result.seal_sha256})`);
-  lines.push(`Check it any time with: fidelity verify-bundle ${result.out}`);
+  // npx: after the Quick start the bin is in node_modules/.bin, not on PATH.
+  lines.push(`Check it any time with: npx fidelity verify-bundle ${result.out}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays as it was. */
-export function abortOnSigint(): { signal: AbortSignal; dispose: () => void } {
+/**
+ * Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays
+ * as it was. main() passes a signal that also covers SIGTERM and SIGHUP
+ * (interrupt.ts); this SIGINT-only one is for a command run on its own.
+ */
+export function abortOnSigint(given?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  if (given) return { signal: given, dispose: () => undefined };
   const controller = new AbortController();
   const handler = (): void => controller.abort();
   process.once('SIGINT', handler);
   return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', handler) };
 }
 
+/** --decode-timeout <seconds> as the library's timeoutMs (whole milliseconds, at least 1). */
+export function readDecodeTimeout(values: Record<string, unknown>): number | undefined {
+  const raw = values['decode-timeout'];
+  if (raw === undefined) return undefined;
+  const seconds = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(seconds) || ms < 1 || ms > 2_147_483_647) {
+    throw new FidelityError('USAGE', `Expected a number of seconds (e.g. 600, 0.5) for --decode-timeout but received ${JSON.stringify(raw)}`);
+  }
+  return ms;
+}
+
+/** The option, shared by compare and demo. */
+export const decodeTimeoutOption = {
+  type: 'string',
+  description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group and its pair is invalid (DECODE_TIMEOUT); default 600 while measuring, 120 for the report stills and audio',
+} as const;
+
 export const compareCommand: Command = {
   name: 'compare',
-  usage: 'fidelity compare <baseline> <candidate> [<candidate> ...] --out <dir> [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--force] [--progress]',
+  usage:
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
-    force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
+    'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
+    force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
+    'decode-timeout': decodeTimeoutOption,
+    shard: { type: 'string', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
+    shards: { type: 'string', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
+    partial: { type: 'string', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
     calibration: { type: 'string', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
     noise: { type: 'string', multiple: true, description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
     alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
-    if (typeof values.out !== 'string' || values.out === '') return usageError(io, json, 'compare needs --out <dir>');
     const [baseline, ...candidates] = positionals as [string, ...string[]];
-    const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
-    const interrupt = abortOnSigint();
+    let shard: ShardSpec | null;
     try {
+      shard = shardFromOptions(values);
+    } catch (error) {
+      return reportFailure(io, error, json);
+    }
+    if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
+    const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
+    const interrupt = abortOnSigint(signal);
+    try {
+      const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
       const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
       if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
+      if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
+        return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
+      }
       const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
       if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
       let calibration: Calibration | undefined;
       if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
       else if (noiseRuns.length > 0) {
-        calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
+        calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
       }
-      const result = await compare(baseline, candidates, {
-        out: values.out,
+      const common = {
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
+        requireProvider: Boolean(values['require-provider']),
         signal: interrupt.signal,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(policy ? { policy } : {}),
         ...(calibration ? { calibration } : {}),
         ...(alpha !== undefined ? { alpha } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-      });
+      };
+      if (shard) {
+        const partial = await compare(baseline, candidates, { ...common, out: String(values.partial), shard });
+        progress.finish();
+        if (json) printJson(io, partialDocument(partial));
+        else {
+          io.out(
+            `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
+              `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
+              `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
+          );
+        }
+        return EXIT.ok;
+      }
+      const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
       if (json) printJson(io, resultDocument(result));
       else io.out(humanSummary(result));

@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { compare, generateRuns } from 'media-fidelity';
+import { compare, generateRuns, makeTempDir, removeTempDir } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
-import { abortOnSigint, generatedAtFromEnv, humanSummary, progressPrinter, resultDocument } from './compare.js';
+import { abortOnSigint, decodeTimeoutOption, generatedAtFromEnv, readDecodeTimeout, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';
 
 /** Where the demo bundle goes when --out is not given: a folder in the current directory, easy to find and open. */
@@ -11,15 +9,16 @@ export const DEFAULT_DEMO_OUT = 'fidelity-demo';
 
 export const demoCommand: Command = {
   name: 'demo',
-  usage: 'fidelity demo [--out <dir>] [--runs <dir>] [--full] [--json] [--threads N] [--progress]',
+  usage: 'fidelity demo [--out <dir>] [--runs <dir>] [--full] [--json] [--threads N] [--decode-timeout S] [--progress]',
   summary: 'make synthetic H200/B200/H100 runs and compare H200 against B200 and H100, end to end',
   options: {
     out: { type: 'string', short: 'o', description: `bundle folder (default ./${DEFAULT_DEMO_OUT}; a previous bundle there is replaced)` },
     runs: { type: 'string', description: 'keep the generated runs in this folder (default: a temp folder, removed afterwards)' },
     full: { type: 'boolean', description: 'the formal workload size (1344x768, 8 s, 20 cases) instead of the small one' },
-    force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle, and runs already in --runs' },
+    force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle, and runs already in --runs' },
+    'decode-timeout': decodeTimeoutOption,
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     if (positionals.length > 0) {
       const message = `demo takes no positional arguments (received ${positionals.join(' ')})`;
@@ -31,19 +30,28 @@ export const demoCommand: Command = {
     const keepRuns = typeof values.runs === 'string' && values.runs !== '';
     const showProgress = io.errIsTty || Boolean(values.progress);
     const progress = progressPrinter(io, showProgress);
-    const interrupt = abortOnSigint();
+    const interrupt = abortOnSigint(signal);
     let runsDir: string | undefined;
     try {
-      runsDir = keepRuns ? (values.runs as string) : await mkdtemp(path.join(os.tmpdir(), 'fidelity-demo-runs-'));
+      const timeoutMs = readDecodeTimeout(values);
+      // The library's temp folder: named by its owner, so a killed demo's runs are swept by a later run.
+      runsDir = keepRuns ? (values.runs as string) : await makeTempDir(undefined, 'demo-runs');
       if (!json) io.err(`fidelity demo: generating synthetic runs (${values.full ? 'full' : 'small'} size)...\n`);
       const generated = await generateRuns({
         outDir: runsDir,
         size: values.full ? 'full' : 'small',
         overwrite: Boolean(values.force),
         signal: interrupt.signal,
-        ...(showProgress ? { onProgress: (e: { stage: string; done: number; total: number }) => io.err(`${io.errIsTty ? '\r\x1b[K' : ''}generating ${e.stage} ${e.done}/${e.total}${io.errIsTty ? '' : '\n'}`) } : {}),
+        ...(showProgress
+          ? {
+              onProgress: (e: { stage: string; done: number; total: number }) => {
+                if (io.errIsTty) (io.errControl ?? io.err)('\r\x1b[K');
+                io.err(`generating ${e.stage} ${e.done}/${e.total}${io.errIsTty ? '' : '\n'}`);
+              },
+            }
+          : {}),
       });
-      if (showProgress && io.errIsTty) io.err('\r\x1b[K');
+      if (showProgress && io.errIsTty) (io.errControl ?? io.err)('\r\x1b[K');
       const baseline = generated.runs.find((r) => r.role === 'baseline');
       const order = ['B200', 'H100'];
       const candidates = generated.runs.filter((r) => r.role === 'candidate').sort((a, b) => order.indexOf(a.site) - order.indexOf(b.site));
@@ -54,6 +62,7 @@ export const demoCommand: Command = {
         out,
         force: Boolean(values.force),
         signal: interrupt.signal,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
@@ -63,7 +72,7 @@ export const demoCommand: Command = {
       else {
         io.out(humanSummary(result));
         io.out(`Open ${path.resolve(result.index)} in a browser (it works offline, from file://).\n`);
-        if (keepRuns) io.out(`The synthetic runs are in ${runsDir}; try: fidelity verify ${candidates[0]!.dir}\n`);
+        if (keepRuns) io.out(`The synthetic runs are in ${runsDir}; try: npx fidelity verify ${candidates[0]!.dir}\n`);
       }
       // Threshold failures are the point of the demo (some candidates are built to fail), not an error.
       return EXIT.ok;
@@ -72,7 +81,7 @@ export const demoCommand: Command = {
       return reportFailure(io, error, json);
     } finally {
       interrupt.dispose();
-      if (!keepRuns && runsDir) await rm(runsDir, { recursive: true, force: true });
+      if (!keepRuns && runsDir) await removeTempDir(runsDir);
     }
   },
 };

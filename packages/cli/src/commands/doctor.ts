@@ -1,18 +1,19 @@
-import { defaultThreadCount, resolveFfmpeg, TOOL_VERSION } from 'media-fidelity';
+import { defaultThreadCount, ffmpegAdvice, resolveFfmpeg, TOOL_VERSION } from 'media-fidelity';
 import { printJson, reportFailure } from '../io.js';
 import type { Command } from './types.js';
 
 export const doctor: Command = {
   name: 'doctor',
   usage: 'fidelity doctor [--json] [--threads N]',
-  summary: 'show the ffmpeg/ffprobe binaries that would run and the worker thread count',
+  summary: 'show the ffmpeg/ffprobe pair that would run (source, version, SHA-256, warnings) and the worker thread count',
   options: {},
   async run({ values, io }) {
     const json = Boolean(values.json);
     try {
       const tools = await resolveFfmpeg();
       const threads = values.threads === undefined ? defaultThreadCount() : Number(values.threads);
-      const doc = { ok: true, tool: { name: 'fidelity', version: TOOL_VERSION }, node: process.version, ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, threads };
+      const warnings = ffmpegAdvice(tools);
+      const doc = { ok: true, tool: { name: 'fidelity', version: TOOL_VERSION }, node: process.version, ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, warnings, threads };
       if (json) printJson(io, doc);
       else {
         io.out(`fidelity ${TOOL_VERSION} on Node ${process.version}\n`);
@@ -20,6 +21,8 @@ export const doctor: Command = {
           io.out(`${b.kind.padEnd(8)} ${b.path}\n         from: ${b.source}\n         ${b.version}\n         sha256: ${b.sha256}\n`);
         }
         io.out(`threads  ${threads}\n`);
+        // Advice, not failure: the pinned npm pair keeps reports comparable across machines.
+        for (const w of warnings) io.out(`warning  ${w.message}\n`);
       }
       return 0;
     } catch (error) {

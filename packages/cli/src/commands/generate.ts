@@ -52,10 +52,11 @@ function humanSummary(r: GeneratedRuns): string {
 
 export const generateCommand: Command = {
   name: 'generate',
-  usage: 'fidelity generate --out <dir> [--full] [--seconds N] [--repetitions N] [--cases N] [--sites H200,B200,H100] [--force] [--json]',
+  usage: 'fidelity generate --out <dir> [--format dir|zip|tar.gz] [--full] [--seconds N] [--repetitions N] [--cases N] [--sites H200,B200,H100] [--force] [--json]',
   summary: 'write synthetic H200 (baseline), B200 and H100 run archives with documented, controlled differences',
   options: {
     out: { type: 'string', short: 'o', description: 'folder to write the runs into (one sub-folder per site)' },
+    format: { type: 'string', description: 'write each run as a folder (dir, the default), a .zip like a CI artifact download, or a .tar.gz; archives get a <file>.sha256 digest beside them' },
     full: { type: 'boolean', description: 'the formal workload size (1344x768, 24 fps, 8 s, 20 cases) instead of the small one' },
     seconds: { type: 'string', description: 'clip length in seconds (default 1 small, 8 full)' },
     repetitions: { type: 'string', description: 'measurement repetitions of every case (default 1)' },
@@ -63,7 +64,7 @@ export const generateCommand: Command = {
     sites: { type: 'string', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
     force: { type: 'boolean', description: 'replace runs that already exist in --out' },
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     try {
       if (positionals.length > 0) throw new FidelityError('USAGE', `generate takes no positional arguments (received ${positionals.join(' ')})`);
@@ -72,11 +73,17 @@ export const generateCommand: Command = {
       const repetitions = positiveInt('repetitions', values.repetitions, 100);
       const cases = positiveInt('cases', values.cases, 20);
       const sites = parseSites(values.sites);
+      const format = values.format === undefined ? 'dir' : String(values.format);
+      if (format !== 'dir' && format !== 'zip' && format !== 'tar.gz') {
+        throw new FidelityError('USAGE', `Expected dir, zip or tar.gz for --format but received ${JSON.stringify(values.format)}`);
+      }
       const progress = io.errIsTty || Boolean(values.progress);
       const result = await generateRuns({
         outDir: values.out,
         size: values.full ? 'full' : 'small',
+        format,
         overwrite: Boolean(values.force),
+        ...(signal ? { signal } : {}),
         ...(seconds !== undefined ? { seconds } : {}),
         ...(repetitions !== undefined ? { repetitions } : {}),
         ...(cases !== undefined ? { cases } : {}),

@@ -18,6 +18,7 @@ import {
   type VerifiedRun,
 } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { inline } from '../text.js';
 import type { Command } from './types.js';
 
 const num = (v: number, digits: number) => v.toFixed(digits);
@@ -42,7 +43,7 @@ function powerLines(power: PowerResult | null): string[] {
     const gap = g.max_gap_s === null ? 'max gap -' : `max gap ${num(g.max_gap_s, 3)} s`;
     const energy = g.energy_j === null ? '' : `, ${num(g.energy_j, 1)} J, avg ${num(g.avg_power_w!, 1)} W`;
     const why = g.reasons.length ? `  [${g.reasons.join(', ')}]` : '';
-    const id = g.id === String(g.index) ? '' : ` (${g.id})`;
+    const id = g.id === String(g.index) ? '' : ` (${inline(g.id)})`;
     lines.push(`  GPU ${g.index}${id}: ${g.samples_used} readings used, ${g.missing_readings} missing, ${gap}${energy}${why}`);
   }
   const r = audit.rows;
@@ -73,7 +74,7 @@ function accountingLines(a: GpuAccounting): string[] {
 
 function timingLines(t: ServerTimingReport): string[] {
   if (!t.available) return [`server timing: ${UNAVAILABLE}${t.reasons.length ? ` (${t.reasons.join(', ')})` : ''}`];
-  const lines = [`server timing (clock ${t.clock_id}): ${t.summary.available} of ${t.summary.records} ok measurement records; descriptive, not a check`];
+  const lines = [`server timing (clock ${inline(t.clock_id ?? '')}): ${t.summary.available} of ${t.summary.records} ok measurement records; descriptive, not a check`];
   if (t.reasons.length) lines.push(`  some records unavailable: ${t.reasons.join(', ')}`);
   lines.push(`  ${'stage (ms)'.padEnd(18)}${['median', 'p90', 'min', 'max'].map((h) => h.padStart(12)).join('')}`);
   for (const s of TIMING_STAGES) {
@@ -102,8 +103,8 @@ async function runCommand(positionals: string[], values: Record<string, unknown>
     if (json) {
       printJson(io, { ok: true, run: identity, power: power?.report ?? null, power_audit: power?.audit ?? null, accounting, timing });
     } else {
-      for (const w of verified.warnings) io.err(`warning ${w.code}: ${w.message}\n`);
-      const lines = [`run ${identity.run_id} attempt ${identity.run_attempt} (${identity.gpu_model})`, ...powerLines(power), ...accountingLines(accounting), ...timingLines(timing)];
+      for (const w of verified.warnings) io.err(`warning ${w.code}: ${inline(w.message)}\n`);
+      const lines = [`run ${identity.run_id} attempt ${identity.run_attempt} (${inline(identity.gpu_model)})`, ...powerLines(power), ...accountingLines(accounting), ...timingLines(timing)];
       io.out(`${lines.join('\n')}\n`);
     }
     return EXIT.ok;

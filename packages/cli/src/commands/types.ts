@@ -12,5 +12,9 @@ export interface Command {
   usage: string;
   summary: string;
   options: Record<string, OptionSpec>;
-  run(args: { positionals: string[]; values: Record<string, unknown>; io: Io }): Promise<number>;
+  /**
+   * `signal` aborts on SIGINT / SIGTERM / SIGHUP or a closed stdout (interrupt.ts):
+   * a command passes it to the library so children and temp files are cleaned up.
+   */
+  run(args: { positionals: string[]; values: Record<string, unknown>; io: Io; signal?: AbortSignal }): Promise<number>;
 }

@@ -1,10 +1,11 @@
 /**
  * `fidelity verify <run>`: checks one run archive (folder, .zip or .tar.gz)
- * against run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
+ * against docs/run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
  * its reason code), 1 internal error.
  */
 import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { inline } from '../text.js';
 import type { Command, OptionSpec } from './types.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
@@ -24,7 +25,18 @@ export const limitOptions: Record<string, OptionSpec> = {
   'max-files': { type: 'string', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
   'max-file-size': { type: 'string', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
   'max-total-size': { type: 'string', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
+  'max-entries': { type: 'string', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
+  'max-inflated-size': { type: 'string', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
+  'max-compression-ratio': { type: 'string', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
 };
+
+function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new FidelityError('USAGE', `Expected a positive integer for --${flag} but received ${JSON.stringify(value)}`);
+  }
+  return n;
+}
 
 export function readLimits(values: Record<string, unknown>): Partial<ArchiveLimits> {
   const limits: Partial<ArchiveLimits> = {};
@@ -38,6 +50,9 @@ export function readLimits(values: Record<string, unknown>): Partial<ArchiveLimi
   }
   if (typeof values['max-file-size'] === 'string') limits.maxFileBytes = parseByteSize('max-file-size', values['max-file-size']);
   if (typeof values['max-total-size'] === 'string') limits.maxTotalBytes = parseByteSize('max-total-size', values['max-total-size']);
+  if (typeof values['max-entries'] === 'string') limits.maxEntries = positiveInteger('max-entries', values['max-entries']);
+  if (typeof values['max-inflated-size'] === 'string') limits.maxDecompressedBytes = parseByteSize('max-inflated-size', values['max-inflated-size']);
+  if (typeof values['max-compression-ratio'] === 'string') limits.maxCompressionRatio = positiveInteger('max-compression-ratio', values['max-compression-ratio']);
   return limits;
 }
 
@@ -48,41 +63,45 @@ export function formatProblem(p: Problem): string {
     const file = w.file ? `${w.file}${w.line === undefined ? '' : `:${w.line}`}` : '';
     where = ` (${[file, w.path].filter(Boolean).join(' ')})`;
   }
-  return `${p.code} ${p.message}${where}`;
+  return `${p.code} ${inline(p.message)}${inline(where)}`;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
   const digest = s.digest.checked
-    ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${s.digest.file}`
+    ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${inline(s.digest.file ?? '')}`
     : s.source.kind === 'directory'
       ? 'not applicable (a folder has no artifact digest)'
-      : `not checked (no ${s.source.path}.sha256 beside the archive); archive SHA-256 ${s.digest.archive_sha256}`;
+      : `not checked (no ${inline(s.source.path)}.sha256 beside the archive); archive SHA-256 ${s.digest.archive_sha256}`;
   const lines = [
-    `valid run archive: ${s.source.path} (${s.source.kind})`,
-    `  site      ${s.site} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
-    `  run       ${s.run_id} attempt ${s.run_attempt}  ${s.repository} / ${s.workflow} / ${s.job}`,
+    `valid run archive: ${inline(s.source.path)} (${s.source.kind})`,
+    `  site      ${inline(s.site)} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
+    `  run       ${s.run_id} attempt ${s.run_attempt}  ${inline(s.repository)} / ${inline(s.workflow)} / ${inline(s.job)}`,
     `  commit    ${s.head_sha.slice(0, 12)}`,
-    `  plan      ${s.plan.plan_id}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
+    `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
   ];
-  for (const f of failed) lines.push(`            failed ${f.slot_id}: ${f.error}`);
-  lines.push(`  digest    ${digest}`, `  links     run       ${s.links.run}`, `            artifact  ${s.links.artifact}`);
+  for (const f of failed) lines.push(`            failed ${inline(f.slot_id)}: ${inline(f.error)}`);
+  const identity =
+    s.provenance.attested_by === 'provider'
+      ? `provider-attested: agrees with ${inline(s.provenance.file ?? '')} (written by fidelity fetch)`
+      : 'self-attested: only the archive\'s own files (no <archive>.provenance.json beside it)';
+  lines.push(`  digest    ${digest}`, `  identity  ${identity}`, `  links     run       ${inline(s.links.run)}`, `            artifact  ${inline(s.links.artifact)}`);
   return lines;
 }
 
-async function run(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+async function run(positionals: string[], values: Record<string, unknown>, io: Io, signal: AbortSignal | undefined): Promise<number> {
   const json = Boolean(values.json);
   if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
   const source = positionals[0]!;
-  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), limits: readLimits(values) });
+  const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values), ...(signal ? { signal } : {}) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
     if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
     else {
       for (const p of result.problems) io.err(`error ${formatProblem(p)}\n`);
-      io.err(`run archive NOT valid: ${source}: ${result.problems.length} problem(s)\n`);
+      io.err(`run archive NOT valid: ${inline(source)}: ${result.problems.length} problem(s)\n`);
     }
     return EXIT.refused;
   }
@@ -103,15 +122,16 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 
 export const verifyCommand: Command = {
   name: 'verify',
-  usage: 'fidelity verify <run> [--require-digest] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE]',
+  usage: 'fidelity verify <run> [--require-digest] [--provider] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE] [--max-entries N] [--max-inflated-size SIZE] [--max-compression-ratio N]',
   summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
+    provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
     ...limitOptions,
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     try {
-      return await run(positionals, values, io);
+      return await run(positionals, values, io, signal);
     } catch (error) {
       return reportFailure(io, error, Boolean(values.json));
     }

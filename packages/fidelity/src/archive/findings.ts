@@ -5,16 +5,44 @@
  */
 import type { Problem, ProblemLocation } from '../errors.js';
 
+/** Problems listed per code; the rest of that code are counted in one closing problem ("and K more"). */
+export const LISTED_PER_CODE = 20;
+
 export class Findings {
-  readonly errors: Problem[] = [];
-  readonly warnings: Problem[] = [];
+  private readonly listed = { errors: [] as Problem[], warnings: [] as Problem[] };
+  private readonly counts = { errors: new Map<string, number>(), warnings: new Map<string, number>() };
+
+  /** Every error, at most LISTED_PER_CODE of one code, then one problem per code saying how many more there were. */
+  get errors(): Problem[] {
+    return this.view('errors');
+  }
+
+  get warnings(): Problem[] {
+    return this.view('warnings');
+  }
 
   error(code: string, message: string, where?: ProblemLocation): void {
-    this.errors.push(problem(code, message, where));
+    this.add('errors', problem(code, message, where));
   }
 
   warn(code: string, message: string, where?: ProblemLocation): void {
-    this.warnings.push(problem(code, message, where));
+    this.add('warnings', problem(code, message, where));
+  }
+
+  private add(kind: 'errors' | 'warnings', p: Problem): void {
+    // An archive of 300k links would otherwise make 300k problems (and megabytes of output) of one kind.
+    const seen = this.counts[kind].get(p.code) ?? 0;
+    this.counts[kind].set(p.code, seen + 1);
+    if (seen < LISTED_PER_CODE) this.listed[kind].push(p);
+  }
+
+  private view(kind: 'errors' | 'warnings'): Problem[] {
+    const more = [...this.counts[kind]].flatMap(([code, count]): Problem[] => {
+      const n = count - LISTED_PER_CODE;
+      if (n <= 0) return [];
+      return [{ code, message: `and ${n} more ${code} problem${n === 1 ? '' : 's'} like the ${LISTED_PER_CODE} above (not listed one by one)` }];
+    });
+    return more.length ? [...this.listed[kind], ...more] : this.listed[kind];
   }
 }
 

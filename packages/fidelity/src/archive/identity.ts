@@ -1,13 +1,14 @@
 /**
  * ci.json, plan.json and run.json: parsed with the zod schemas (the schemas
- * are the types), then the cross-file identity rules of run-archive.md.
+ * are the types), then the cross-file identity rules of docs/run-archive.md.
  * Each record of run.json is parsed on its own, so one bad record does not
  * hide the slot checks of the others.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
+import { CiJson, OUT_OF_RANGE, PlanJson, RANGES, RunJson, RunRecord } from '../schemas/run-archive.js';
 import { Findings, jsonPath, shown } from './findings.js';
+import { hasBom, scanJson } from './json-strict.js';
 import type { RunLinks } from './types.js';
 
 export interface ParsedRecord {
@@ -43,6 +44,8 @@ const ciCode: IssueCode = (path) => {
       return 'CI_HEAD_SHA';
     case 'repository':
       return 'CI_REPOSITORY';
+    case 'server_url':
+      return 'CI_SERVER_URL';
     default:
       return 'CI_SCHEMA';
   }
@@ -62,6 +65,16 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
   const planRaw = readJson('plan.json', 'PLAN', metadata, findings);
   if (planBytes) identity.plan_sha256 = createHash('sha256').update(planBytes).digest('hex');
   if (planRaw !== undefined) identity.plan = validate(PlanJson, planRaw, 'plan.json', () => 'PLAN_SCHEMA', findings);
+  const planned = identity.plan ? identity.plan.warmup_runs + identity.plan.repetitions * identity.plan.cases.length : 0;
+  if (planned > RANGES.plannedSlots) {
+    // Each field is in range, but every slot is listed and checked: 10,000 x 10,000 of them is work no run needs.
+    findings.error(
+      'VALUE_OUT_OF_RANGE',
+      `plan.json plans ${planned} slots (warmup_runs + repetitions x cases), more than ${RANGES.plannedSlots}`,
+      { file: 'plan.json', path: '$.repetitions' },
+    );
+    delete identity.plan;
+  }
 
   const runRaw = readJson('run.json', 'RUN', metadata, findings);
   if (runRaw !== undefined) {
@@ -114,7 +127,7 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
       findings.error('PLAN_SHA_MISMATCH', `run.json plan_sha256 ${run.plan_sha256} is not the SHA-256 of plan.json (${identity.plan_sha256})`, { file: 'run.json', path: '$.plan_sha256' });
     }
     if (ci && run.expected_gpu_count !== ci.hardware.gpus_participating) {
-      // Not a rule of run-archive.md: power accounting uses expected_gpu_count as given, so this only warns.
+      // Not a rule of docs/run-archive.md: power accounting uses expected_gpu_count as given, so this only warns.
       findings.warn(
         'RUN_GPU_COUNT_MISMATCH',
         `run.json expected_gpu_count ${run.expected_gpu_count} differs from ci.json gpus_participating ${ci.hardware.gpus_participating}`,
@@ -140,6 +153,10 @@ function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, f
     findings.error(`${prefix}_MISSING`, `${file} is absent`, { file });
     return undefined;
   }
+  if (hasBom(bytes)) {
+    findings.error('JSON_BOM', `${file} starts with a byte order mark, which JSON (RFC 8259) does not allow`, { file });
+    return undefined;
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -147,8 +164,17 @@ function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, f
     findings.error(`${prefix}_INVALID_JSON`, `${file} is not valid UTF-8`, { file });
     return undefined;
   }
+  const faults = scanJson(text);
+  const deep = faults.find((f) => f.code === 'JSON_TOO_DEEP');
+  if (deep) {
+    findings.error(deep.code, `${file} ${deep.message}`, { file, line: deep.line, path: deep.path });
+    return undefined;
+  }
   try {
-    return JSON.parse(text) as unknown;
+    const value = JSON.parse(text) as unknown;
+    if (faults.length === 0) return value;
+    for (const f of faults) findings.error(f.code, `${file} ${f.message}`, 'path' in f ? { file, line: f.line, path: f.path } : { file });
+    return undefined;
   } catch (error) {
     const message = (error as Error).message;
     const position = /position (\d+)/.exec(message);
@@ -170,7 +196,8 @@ function validate<T extends z.ZodType>(
   if (result.success) return result.data;
   for (const issue of result.error.issues) {
     const full = [...at, ...issue.path];
-    findings.error(codeOf(full), `${file} ${jsonPath(full)}: ${issue.message}`, { file, path: jsonPath(full) });
+    const range = issue.code === 'custom' && (issue.params as Record<string, unknown> | undefined)?.[OUT_OF_RANGE] === true;
+    findings.error(range ? 'VALUE_OUT_OF_RANGE' : codeOf(full), `${file} ${jsonPath(full)}: ${issue.message}`, { file, path: jsonPath(full) });
   }
   return undefined;
 }

@@ -8,7 +8,8 @@ import { Findings, shown } from './findings.js';
 import { describeFault, pathFault } from './entry-path.js';
 import { hashChunks } from './hash.js';
 import { metadataCandidate, METADATA_FILES } from './layout.js';
-import { StopScan, type ArchiveReader, type RawEntry } from './source.js';
+import { RATIO_FLOOR_BYTES } from './limits.js';
+import { ReaderRefusal, StopScan, type ArchiveReader, type RawEntry } from './source.js';
 import { FidelityError } from '../errors.js';
 import type { ArchiveLimits } from './types.js';
 
@@ -49,11 +50,15 @@ export async function takeInventory(reader: ArchiveReader, limits: ArchiveLimits
   // so only those copies of the metadata files are kept in memory.
   let firstTop: string | null = null;
   let count = 0;
+  let entries = 0;
   let total = 0;
 
   async function visit(entry: RawEntry, body: (() => AsyncIterable<Uint8Array>) | null): Promise<void> {
     if (signal?.aborted) throw new FidelityError('ABORTED', 'verification was cancelled', { cause: signal.reason });
     const where = { file: entry.name };
+    // Folders and links count: 300k of them cost as much to judge (and to report) as 300k files.
+    entries += 1;
+    if (!listing && entries > limits.maxEntries) return stop('LIMIT_ENTRIES', `the archive holds more than ${limits.maxEntries} entries (files, folders, links and anything else)`);
     const fault = pathFault(entry.name);
     if (fault) {
       findings.error('ARCHIVE_UNSAFE_ENTRY', `entry ${shown(entry.name)} ${describeFault(fault)}; it is not read`, where);
@@ -120,6 +125,10 @@ export async function takeInventory(reader: ArchiveReader, limits: ArchiveLimits
   } catch (error) {
     if (error instanceof StopScan) return null;
     if (error instanceof FidelityError) throw error;
+    if (error instanceof ReaderRefusal) {
+      findings.error(error.code, error.message);
+      return null;
+    }
     findings.error('ARCHIVE_UNREADABLE', `the ${reader.kind} cannot be read: ${(error as Error).message}`);
     return null;
   }
@@ -130,6 +139,10 @@ export async function takeInventory(reader: ArchiveReader, limits: ArchiveLimits
 function withinLimits(listing: RawEntry[], limits: ArchiveLimits, findings: Findings): boolean {
   const files = listing.filter((e) => e.type === 'file');
   let ok = true;
+  if (listing.length > limits.maxEntries) {
+    findings.error('LIMIT_ENTRIES', `the archive holds more than ${limits.maxEntries} entries (files, folders, links and anything else)`);
+    ok = false;
+  }
   if (files.length > limits.maxFiles) {
     findings.error('LIMIT_FILES', `the archive holds more than ${limits.maxFiles} files`);
     ok = false;
@@ -137,6 +150,14 @@ function withinLimits(listing: RawEntry[], limits: ArchiveLimits, findings: Find
   for (const f of files) {
     if (f.size > limits.maxFileBytes) {
       findings.error('LIMIT_FILE_SIZE', `${shown(f.name)} is ${bytes(f.size)}, over the ${bytes(limits.maxFileBytes)} limit`, { file: f.name });
+      ok = false;
+    }
+    if (f.packedSize !== undefined && f.size >= RATIO_FLOOR_BYTES && f.size > limits.maxCompressionRatio * Math.max(f.packedSize, 1)) {
+      findings.error(
+        'LIMIT_COMPRESSION_RATIO',
+        `${shown(f.name)} inflates ${f.packedSize} bytes into ${f.size}, more than ${limits.maxCompressionRatio} times (limit maxCompressionRatio)`,
+        { file: f.name },
+      );
       ok = false;
     }
   }

@@ -1,4 +1,4 @@
-/** The files the run archive format defines (run-archive.md); media/ is checked against run.json. */
+/** The files the run archive format defines (docs/run-archive.md); media/ is checked against run.json. */
 export const SEAL_FILE = 'SHA256SUMS';
 export const METADATA_FILES = [
   'SHA256SUMS',

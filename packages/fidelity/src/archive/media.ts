@@ -19,7 +19,7 @@ import { openTarGz } from './source-tar.js';
 import { openZip } from './source-zip.js';
 import type { ArchiveReader } from './source.js';
 import { makeTempDir, removeTempDir } from './temp.js';
-import type { ArchiveKind, MediaEntry } from './types.js';
+import type { ArchiveKind, ArchiveLimits, MediaEntry } from './types.js';
 
 export interface MediaAccess {
   mediaPath(slotId: string): Promise<string>;
@@ -33,6 +33,8 @@ export interface MediaSource {
   prefix: string;
   media: Map<string, MediaEntry>;
   tempDir?: string;
+  /** The limits verification used; a second pass over a .tar.gz is held to them too. */
+  limits?: Pick<ArchiveLimits, 'maxDecompressedBytes' | 'maxCompressionRatio'>;
 }
 
 const SAFE_SLOT = /^[a-z0-9-]+$/;
@@ -62,7 +64,7 @@ export function mediaAccess(src: MediaSource): MediaAccess {
   /** One pass over the archive copying out every entry asked for. */
   async function copyOut(entries: MediaEntry[]): Promise<Map<string, string>> {
     const dir = await (tempDir ??= makeTempDir(src.tempDir, 'run'));
-    const r = await (reader ??= src.kind === 'zip' ? openZip(src.source, { stopAfterFiles: Number.MAX_SAFE_INTEGER }) : Promise.resolve(openTarGz(src.source)));
+    const r = await (reader ??= src.kind === 'zip' ? openZip(src.source, { stopAfterFiles: Number.MAX_SAFE_INTEGER, stopAfterEntries: Number.MAX_SAFE_INTEGER }) : Promise.resolve(openTarGz(src.source, src.limits)));
     const wanted = new Map(entries.map((e) => [src.prefix + e.path, e]));
     const done = new Map<string, string>();
     await r.scan(async (raw, body) => {

@@ -20,7 +20,8 @@ export function parseSeal(bytes: Buffer, findings: Findings): Map<string, SealLi
   const seal = new Map<string, SealLine>();
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM keeps a byte order mark in the text, where it makes line 1 malformed; by default it would vanish unseen.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     findings.error('SEAL_MALFORMED_LINE', 'SHA256SUMS is not valid UTF-8', { file: SEAL_FILE });
     text = bytes.toString('utf8');

@@ -11,19 +11,24 @@ import type { ArchiveReader, RawEntry, ReaderOptions } from './source.js';
 export async function openDirectory(root: string, options: ReaderOptions): Promise<ArchiveReader> {
   const entries: RawEntry[] = [];
   let files = 0;
+  let count = 0;
 
   async function walk(rel: string): Promise<void> {
     const children = await readdir(path.join(root, rel), { withFileTypes: true });
     // Byte order of names, so the walk (and every message) is the same on every machine.
     children.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
     for (const child of children) {
-      if (files > options.stopAfterFiles) return;
+      if (files > options.stopAfterFiles || count > options.stopAfterEntries) return;
+      count += 1;
       const name = rel ? `${rel}/${child.name}` : child.name;
       const info = await lstat(path.join(root, name));
       if (info.isSymbolicLink()) entries.push({ name, type: 'symlink', size: 0, detail: 'symbolic link' });
       else if (info.isDirectory()) {
         entries.push({ name, type: 'directory', size: 0 });
         await walk(name);
+      } else if (info.isFile() && info.nlink > 1) {
+        // A second name for the same bytes: a change made through the other name changes the run after it was sealed.
+        entries.push({ name, type: 'hardlink', size: 0, detail: `hard link (${info.nlink} names for one file)` });
       } else if (info.isFile()) {
         files += 1;
         entries.push({ name, type: 'file', size: info.size });

@@ -1,25 +1,37 @@
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
+import { resolveLimits } from './limits.js';
 import type { ArchiveReader, EntryType, RawEntry } from './source.js';
+import { TarGate } from './tar-gate.js';
+import type { ArchiveLimits } from './types.js';
 
 /**
  * A .tar.gz, streamed: gunzip and tar-stream in one pass, nothing unpacked.
  * There is no index, so entries are only known as the pass reaches them and
  * a second look at a file means a second pass (see media.ts).
  */
-export function openTarGz(file: string): ArchiveReader {
+export function openTarGz(file: string, limits: Pick<ArchiveLimits, 'maxDecompressedBytes' | 'maxCompressionRatio'> = resolveLimits(undefined)): ArchiveReader {
   return {
     kind: 'tar.gz',
     listing: () => null,
     async scan(visit) {
       const source = createReadStream(file, { highWaterMark: 1024 * 1024 });
       const gunzip = createGunzip();
+      const gate = new TarGate(limits, () => gunzip.bytesWritten);
       const tar = extract();
       const fail = (error: Error) => tar.destroy(error);
       source.on('error', fail);
       gunzip.on('error', fail);
-      source.pipe(gunzip).pipe(tar as unknown as NodeJS.WritableStream);
+      gate.on('error', fail);
+      // Past the end-of-archive marker nothing is inflated: the file and gunzip stop here, tar-stream sees the end.
+      gate.once('end-of-archive', () => {
+        source.unpipe();
+        source.destroy();
+        gunzip.unpipe();
+        gunzip.destroy();
+      });
+      source.pipe(gunzip).pipe(gate).pipe(tar as unknown as NodeJS.WritableStream);
       try {
         for await (const stream of tar) {
           const raw = describe(stream.header);
@@ -39,6 +51,7 @@ export function openTarGz(file: string): ArchiveReader {
         source.unpipe();
         source.destroy();
         gunzip.destroy();
+        gate.destroy();
         if (!tar.destroyed) tar.destroy();
       }
     },

@@ -31,7 +31,7 @@ export async function openZip(file: string, options: ReaderOptions): Promise<Arc
       const raw = describe(zipEntry);
       entries.push({ raw, zipEntry });
       if (raw.type === 'file') files += 1;
-      if (files > options.stopAfterFiles) break;
+      if (files > options.stopAfterFiles || entries.length > options.stopAfterEntries) break;
     }
   } catch (error) {
     zip.close();
@@ -72,7 +72,13 @@ function describe(entry: Entry): RawEntry {
     detail = `file mode ${format.toString(8)}`;
   }
   const trimmed = type === 'directory' && shown.endsWith('/') ? shown.slice(0, -1) : shown;
-  return { name: trimmed, type, size: type === 'file' ? entry.uncompressedSize : 0, ...(detail ? { detail } : {}) };
+  return {
+    name: trimmed,
+    type,
+    size: type === 'file' ? entry.uncompressedSize : 0,
+    ...(type === 'file' ? { packedSize: entry.compressedSize } : {}),
+    ...(detail ? { detail } : {}),
+  };
 }
 
 async function* readEntry(zip: ZipFile, entry: Entry): AsyncIterable<Uint8Array> {

@@ -16,6 +16,8 @@ export interface RawEntry {
   size: number;
   /** Link target or entry type, for messages. */
   detail?: string;
+  /** Compressed size where the container declares one (zip), for the compression-ratio limit. */
+  packedSize?: number;
 }
 
 export type Body = () => AsyncIterable<Uint8Array>;
@@ -39,6 +41,23 @@ export interface ArchiveReader {
 export interface ReaderOptions {
   /** Stop listing after this many regular files: enough to know a limit is exceeded. */
   stopAfterFiles: number;
+  /** Stop listing after this many entries of any kind (folders and links count too). */
+  stopAfterEntries: number;
+}
+
+/**
+ * Thrown by a reader whose stream crossed a limit only the stream can see
+ * (inflated bytes, compression ratio of a .tar.gz), or that found something
+ * two tar readers would read differently: inventory.ts reports it with its
+ * own code instead of a generic "cannot be read".
+ */
+export class ReaderRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Thrown by a visitor to end a scan early (a limit was hit); readers release their streams. */

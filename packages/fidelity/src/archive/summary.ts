@@ -23,6 +23,7 @@ export function summarizeRun(run: VerifiedRun): RunSummary {
       measurement: { ok: count('measurement', 'ok'), failed: count('measurement', 'failed') },
     },
     digest: run.digest,
+    provenance: { attested_by: run.provenance.attested_by, file: run.provenance.file },
     links: run.links,
   };
 }

@@ -5,9 +5,12 @@
  */
 import type { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
 import type { Problem } from '../errors.js';
+import type { Provenance } from '../provider/schema.js';
 
+/** The form a run archive came in. */
 export type ArchiveKind = 'directory' | 'zip' | 'tar.gz';
 
+/** The canonical links back to a run's CI run attempt and artifact (docs/run-archive.md, "ci.json"). */
 export interface RunLinks {
   /** {server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt} */
   run: string;
@@ -15,6 +18,7 @@ export interface RunLinks {
   artifact: string;
 }
 
+/** Whether the artifact digest (`<archive>.sha256`) was checked, and what it was. */
 export interface DigestCheck {
   /** Whether a `<archive>.sha256` file was found and compared. Directories have no artifact digest. */
   checked: boolean;
@@ -25,6 +29,17 @@ export interface DigestCheck {
   file: string | null;
 }
 
+/** Who vouches for the run's identity (docs/provenance.md). */
+export interface ProvenanceCheck {
+  /** `provider`: a provenance file from fidelity fetch is beside the zip and the archive agrees with it; `self`: only the archive's own files. */
+  attested_by: 'provider' | 'self';
+  /** The `<archive>.provenance.json` that was read, null when there was none. */
+  file: string | null;
+  /** What the provider said, as fetch recorded it. */
+  record: Provenance | null;
+}
+
+/** One verified media file of a run: its slot, path inside the archive, sealed SHA-256 and size. */
 export interface MediaEntry {
   slot_id: string;
   /** The path inside the archive, as sealed (e.g. media/measurement-r000-c000.mp4). */
@@ -34,6 +49,11 @@ export interface MediaEntry {
   sha256: string;
 }
 
+/**
+ * A run that passed verification: its parsed ci.json, plan.json and run.json, its media, links and
+ * digest check. `mediaPath` gives a readable file path for a slot's MP4 (extracted to a temporary
+ * folder for a zip or tar.gz); `close()` removes those files.
+ */
 export interface VerifiedRun {
   source: { path: string; kind: ArchiveKind };
   ci: CiJson;
@@ -43,6 +63,7 @@ export interface VerifiedRun {
   plan_sha256: string;
   links: RunLinks;
   digest: DigestCheck;
+  provenance: ProvenanceCheck;
   /** The raw bytes of the metadata files, for the bundle's sources/ folder. */
   files: { 'ci.json': Buffer; 'plan.json': Buffer; 'run.json': Buffer; SHA256SUMS: Buffer };
   /** Optional telemetry, raw (null when the archive has none). */
@@ -71,11 +92,30 @@ export interface ArchiveLimits {
   maxTotalBytes: number;
   /** Bytes of one metadata file (ci/plan/run.json, SHA256SUMS, telemetry), which is read into memory (default 64 MiB). */
   maxMetadataBytes: number;
+  /** Entries of every kind: files, folders, links, anything else (default 10000). */
+  maxEntries: number;
+  /**
+   * Bytes a .tar.gz may inflate to, tar headers and padding included (default 2 GiB + 64 MiB;
+   * when only maxTotalBytes is raised, this follows it: maxTotalBytes + 64 MiB).
+   */
+  maxDecompressedBytes: number;
+  /**
+   * Most inflated bytes per compressed byte (default 100): a .tar.gz stream once past 16 MiB
+   * inflated, and each zip entry of 16 MiB or more. Video does not compress; a bomb does.
+   */
+  maxCompressionRatio: number;
 }
 
+/** Options of {@link verifyRun} and {@link openVerifiedRun}. */
 export interface VerifyOptions {
   /** Makes a missing `<archive>.sha256` (and any folder, which cannot have one) an error. */
   requireDigest?: boolean;
+  /**
+   * Makes a run without a provenance file from `fetchRun` beside its zip an
+   * error (folders and tar.gz never have one). A provenance file that is
+   * present is always checked, with or without this.
+   */
+  requireProvider?: boolean;
   limits?: Partial<ArchiveLimits>;
   /** Where the run's temp folder is made (default os.tmpdir()). */
   tempDir?: string;
@@ -101,7 +141,13 @@ export interface RunSummary {
     measurement: { ok: number; failed: number };
   };
   digest: DigestCheck;
+  /** Who vouches for the identity above: the CI provider, or the archive itself. */
+  provenance: { attested_by: 'provider' | 'self'; file: string | null };
   links: RunLinks;
 }
 
+/**
+ * What {@link verifyRun} resolves with: the verified run and any warnings, or every problem found
+ * (each with a reason code from docs/reason-codes.md and where it was found).
+ */
 export type VerifyResult = { ok: true; run: VerifiedRun; warnings: Problem[] } | { ok: false; problems: Problem[] };

@@ -1,5 +1,5 @@
 /**
- * verifyRun: the whole contract of run-archive.md over one archive, every
+ * verifyRun: the whole contract of docs/run-archive.md over one archive, every
  * problem collected (not just the first), each with its own reason code.
  * Order: source and digest, inventory (names, limits, hashes), seal,
  * identity, records. Nothing is written during verification; media copies
@@ -14,6 +14,7 @@ import { takeInventory } from './inventory.js';
 import { isKnownFile, SEAL_FILE } from './layout.js';
 import { resolveLimits } from './limits.js';
 import { mediaAccess } from './media.js';
+import { checkProvenance, readProvenance, type ProvenanceFile } from './provenance.js';
 import { checkRecords } from './records.js';
 import { checkSeal, parseSeal } from './seal.js';
 import { openDirectory } from './source-dir.js';
@@ -22,6 +23,25 @@ import { openZip } from './source-zip.js';
 import { detectKind, type ArchiveReader } from './source.js';
 import type { VerifiedRun, VerifyOptions, VerifyResult } from './types.js';
 
+/**
+ * Checks one run archive (a folder, a `.zip` or a `.tar.gz`) against every rule of
+ * docs/run-archive.md: entries and limits, the SHA256SUMS seal, the artifact digest, the identity of
+ * ci.json / plan.json / run.json, one record per planned slot, and the media. An invalid archive is
+ * not an exception: the result lists every problem with its code. A valid result holds the open
+ * run; call `run.close()` when done with it.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` when `source` is not a path or an option is malformed,
+ *   `ABORTED` when `signal` fires.
+ * @example
+ * ```ts
+ * const checked = await verifyRun('runs/h200.zip', { requireDigest: true });
+ * if (!checked.ok) for (const p of checked.problems) console.error(p.code, p.message, p.where);
+ * else {
+ *   console.log(checked.run.ci.hardware.gpu_model, checked.run.links.run);
+ *   await checked.run.close();
+ * }
+ * ```
+ */
 export async function verifyRun(source: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   if (typeof source !== 'string' || source === '') {
     throw new FidelityError('INVALID_ARGUMENT', `Expected a path for source but received ${JSON.stringify(source)}`);
@@ -33,6 +53,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   let kind;
   let digest;
+  let provenanceFile: ProvenanceFile | null = null;
   try {
     await stat(source);
     kind = await detectKind(source);
@@ -41,6 +62,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
       return failed();
     }
     digest = await checkDigest(source, kind, options.requireDigest ?? false, findings);
+    provenanceFile = await readProvenance(source, kind, options.requireProvider ?? false, findings);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') findings.error('SOURCE_NOT_FOUND', `${shown(source)} does not exist`);
@@ -51,8 +73,8 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   let reader: ArchiveReader;
   try {
-    const readerOptions = { stopAfterFiles: limits.maxFiles };
-    reader = kind === 'directory' ? await openDirectory(source, readerOptions) : kind === 'zip' ? await openZip(source, readerOptions) : openTarGz(source);
+    const readerOptions = { stopAfterFiles: limits.maxFiles, stopAfterEntries: limits.maxEntries };
+    reader = kind === 'directory' ? await openDirectory(source, readerOptions) : kind === 'zip' ? await openZip(source, readerOptions) : openTarGz(source, limits);
   } catch (error) {
     findings.error('ARCHIVE_UNREADABLE', `the ${kind} cannot be opened: ${(error as Error).message}`);
     return failed();
@@ -80,6 +102,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   const identity = checkIdentity(inventory.metadata, findings);
   const media = checkRecords({ plan: identity.plan, records: identity.records, inventory, seal }, findings);
+  const provenance = checkProvenance(provenanceFile, identity.ci, digest, findings);
 
   const { ci, plan, run, plan_sha256 } = identity;
   if (findings.errors.length > 0 || !ci || !plan || !run || !plan_sha256) {
@@ -88,7 +111,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
   }
 
   const metadata = inventory.metadata;
-  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
+  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, limits, ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
   const verified: VerifiedRun = {
     source: { path: source, kind },
     ci,
@@ -97,6 +120,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
     plan_sha256,
     links: runLinks(ci),
     digest,
+    provenance,
     files: {
       'ci.json': metadata.get('ci.json')!,
       'plan.json': metadata.get('plan.json')!,

@@ -24,6 +24,8 @@ export interface PairAssetsInput {
   /** Bundle-relative folder for this pair, e.g. 'pairs/0/measurement-r000-c001' (forward slashes). */
   prefix: string;
   ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg child. */
+  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -55,7 +57,11 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
     files[key] = `${prefix}/${PAIR_FILE_NAMES[key]}`;
     return path.join(dir, PAIR_FILE_NAMES[key]);
   };
-  const extract = { ...(input.ffmpeg ? { ffmpeg: input.ffmpeg } : {}), ...(input.signal ? { signal: input.signal } : {}) };
+  const extract = {
+    ...(input.ffmpeg ? { ffmpeg: input.ffmpeg } : {}),
+    ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
 
   const worst = video.ssim.worst_frame;
   const size = { width: video.width, height: video.height };

@@ -6,19 +6,23 @@
  *
  * What happens to an existing `--out`:
  * - absent, or an empty folder: the new bundle takes its place;
- * - a previous bundle (holds SHA256SUMS and report.json): replaced, because
- *   re-running a comparison into the same folder is the common case;
+ * - a previous bundle or shard partial, exactly as this tool seals one
+ *   (isSealedBundle in out-guard.ts: SHA256SUMS lists every file, report.json
+ *   or partial.json names the tool): replaced, because re-running a
+ *   comparison or a shard into the same folder is the common case;
  * - anything else that is not empty: refused (OUT_NOT_EMPTY) unless `force`;
  * - a file or a symbolic link: refused (OUT_NOT_DIRECTORY).
  * Replacing moves the old folder aside, renames the new one in, and only then
  * deletes the old one; if the second rename fails the old one is put back.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { fsyncPath } from './files.js';
-import { SEAL_FILE } from './seal.js';
+import { ownerTag } from '../owner.js';
+import { isSealedBundle } from './out-guard.js';
 
 export type OutState = 'absent' | 'empty' | 'bundle' | 'other';
 
@@ -27,15 +31,18 @@ export async function inspectOut(out: string): Promise<OutState> {
   try {
     st = await lstat(out);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTDIR: a step above is a file; claimOut() then refuses the parent as not writable.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'absent';
+    if (code === 'EACCES' || code === 'EPERM') throw new FidelityError('OUT_NOT_WRITABLE', `--out ${out} cannot be reached (${code}); choose another --out`, { cause: error });
     throw error;
   }
   if (st.isSymbolicLink()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} is a symbolic link; give the real folder`);
   if (!st.isDirectory()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} exists and is not a folder`);
   const names = await readdir(out);
   if (names.length === 0) return 'empty';
-  if (names.includes(SEAL_FILE) && names.includes('report.json')) return 'bundle';
-  return 'other';
+  // A shard's partial (partial.json) is replaced like a bundle: a requeued shard writes its partial again.
+  return (await isSealedBundle(out)) ? 'bundle' : 'other';
 }
 
 /** Refuses up front what the commit would refuse at the end, so no work is wasted. */
@@ -52,7 +59,11 @@ function isInside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** Input runs are read-only: refuse an --out that would write into one, or whose replacement would delete one. */
+/**
+ * Input runs are read-only: refuse an --out that would write into one, or
+ * whose replacement would delete one. Compares the paths as written; compare()
+ * uses checkOutAgainstRealInputs (out-guard.ts), which follows symbolic links.
+ */
 export function checkOutAgainstInputs(out: string, inputs: readonly string[]): void {
   const o = path.resolve(out);
   for (const input of inputs) {
@@ -62,8 +73,15 @@ export function checkOutAgainstInputs(out: string, inputs: readonly string[]): v
   }
 }
 
+/** Temp bundles being built, removed by one exit hook if the process ends first (a forced stop of the CLI). */
+const removeAtExit = new Set<string>();
+process.once('exit', () => {
+  for (const dir of removeAtExit) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The owner (host tag and pid) is in the name, so the next run can sweep what a killed one left (out-guard.ts). */
 function sibling(out: string, tag: string): string {
-  return path.join(path.dirname(out), `.${path.basename(out)}.fidelity-${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return path.join(path.dirname(out), `.${path.basename(out)}.fidelity-${tag}-${ownerTag()}-${randomBytes(4).toString('hex')}`);
 }
 
 /**
@@ -79,6 +97,7 @@ export async function commitAtomically<T>(out: string, force: boolean, build: (d
   let committed = false;
   try {
     await mkdir(tmp);
+    removeAtExit.add(tmp);
     const value = await build(tmp);
     await fsyncPath(tmp);
     const state = await checkOut(resolved, force);
@@ -117,5 +136,6 @@ export async function commitAtomically<T>(out: string, force: boolean, build: (d
       await rm(tmp, { recursive: true, force: true });
       if (createdParent) await rm(createdParent, { recursive: true, force: true });
     }
+    removeAtExit.delete(tmp);
   }
 }

@@ -7,10 +7,8 @@
  */
 import sharp from 'sharp';
 import { invalidParameter } from '../errors.js';
+import { SSIM_C1 as C1, SSIM_C2 as C2 } from '../metrics/ssim-constants.js';
 import { HEATMAP_BLOCK, heatmapGrid, heatmapScale, rampColour } from './assets-geometry.js';
-
-const C1 = (0.01 * 255) ** 2;
-const C2 = (0.03 * 255) ** 2;
 
 export interface BlockSsimMap {
   cols: number;

@@ -12,7 +12,7 @@ import type { AccountingBasis } from '../power/accounting.js';
 import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
 import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
 import { esc } from './html-escape.js';
-import { auto, isNumber, num } from './html-format.js';
+import { auto, isNumber, num, shortHash } from './html-format.js';
 import { badge, fileLink, headCell, numCell, pairAnchor, table, tx, txHtml } from './html-parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
 
@@ -40,6 +40,14 @@ function reasonHtml(family: ReasonFamily, code: string, m: Messages): string {
 
 function reasonList(family: ReasonFamily, codes: readonly string[], m: Messages): string {
   return codes.length ? codes.map((c) => reasonHtml(family, c, m)).join('<br>') : '—';
+}
+
+/** Who vouches for a run's identity (runs[].identity), as text: the API URL is not a link the bundle may carry. */
+export function identityCell(run: RunReport, m: Messages): string {
+  const p = run.identity?.provider;
+  if (run.identity?.attested_by !== 'provider' || !p) return `<span class="muted">${esc(m.identity_self)}</span>`;
+  const digest = `<code title="${esc(p.artifact_digest)}">sha256:${esc(shortHash(p.artifact_digest.replace(/^sha256:/, '')))}</code>`;
+  return txHtml(m, 'identity_provider', { api: `<code>${esc(p.api_url)}</code>`, fetched_at: esc(p.fetched_at), digest });
 }
 
 function runHeading(run: RunReport, m: Messages): string {

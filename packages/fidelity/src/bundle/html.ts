@@ -6,7 +6,7 @@
  * collapsed section per pair. Same report in, same bytes out.
  */
 import type { Comparison, Report, RunReport } from '../schemas/report.js';
-import { evidenceSection } from './html-evidence.js';
+import { evidenceSection, identityCell } from './html-evidence.js';
 import { esc } from './html-escape.js';
 import { shortHash } from './html-format.js';
 import { pairSection } from './html-pair.js';
@@ -20,6 +20,8 @@ import type { Lang, Messages } from './i18n.js';
  * ever missed something, injected markup still could not run or phone home.
  * `file:` is named beside 'self' because browsers disagree on whether 'self'
  * covers other files when the page itself was opened from file://.
+ * An inline script must be listed in script-src as 'sha256-…' of its exact
+ * text: verify-bundle refuses any other (docs/report-pages.md).
  */
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file:; media-src 'self' file:; script-src 'none'; base-uri 'none'; form-action 'none'";
@@ -104,6 +106,7 @@ function sitesBlock(report: Report, m: Messages): string {
     field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),
     field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(r.source.kind)})`),
     field(m.artifact_digest, (r) => esc(r.digest.checked ? m.digest_checked : m.digest_not_checked)),
+    field(m.identity, (r) => identityCell(r, m)),
     field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
     field(m.gpus_allocated, (r) => esc(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => esc(r.hardware.gpus_participating)),
@@ -202,9 +205,9 @@ export function renderReport(report: Report, lang: Lang): string {
     `<footer><p>${tx(m, 'footer', { tool: report.tool.name, version: report.tool.version })}</p><p>${esc(m.disclaimer_title)}</p></footer>`,
   ];
   return (
-    `<!doctype html>\n<html lang="${esc(m.html_lang)}">\n<head>\n<meta charset="utf-8">\n` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
-    `<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">\n` +
+    // The policy comes first so it covers every element; the charset right after, well inside the first 1024 bytes.
+    `<!doctype html>\n<html lang="${esc(m.html_lang)}">\n<head>\n<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">\n` +
+    `<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
     `<meta name="referrer" content="no-referrer">\n` +
     `<title>${esc(m.page_title)} · ${esc(report.comparisons.map((c) => `${c.candidate_gpu_model}/${c.baseline_gpu_model}`).join(', '))}</title>\n` +
     `<style>\n${pageCss()}\n</style>\n</head>\n<body>\n<main>\n${body.join('\n')}\n</main>\n</body>\n</html>\n`

@@ -40,6 +40,7 @@ export function judgeExternal(value: string, origins: ReadonlySet<string>): Link
     return { kind: 'broken', why: 'not a valid URL' };
   }
   if (url.protocol !== 'https:') return { kind: 'refused', why: `${url.protocol} link (only https to the runs' server is allowed)` };
+  if (url.username !== '' || url.password !== '') return { kind: 'refused', why: 'the link carries credentials (user:password@)' };
   if (!origins.has(url.origin)) return { kind: 'refused', why: `host ${url.host} is not a server declared by the runs (${[...origins].join(', ') || 'none'})` };
   return { kind: 'external', url: url.href };
 }

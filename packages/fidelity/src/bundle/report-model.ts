@@ -12,7 +12,7 @@ import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
-import type { Comparison, PairReport, PowerDetail, Reason, RunReport } from '../schemas/report.js';
+import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
 import { timingSideBySide } from '../timing/side-by-side.js';
@@ -104,6 +104,29 @@ export function evidenceFiles(run: EvidenceSource): { path: string; text: string
   return [{ path: powerAuditPath(run), text: `${JSON.stringify(PowerAudit.parse(power.audit), null, 2)}\n` }];
 }
 
+/** runs[].identity from the provenance check: the provider's facts a reader wants next to the run, no machine path. */
+export function identityReport(provenance: VerifiedRun['provenance']): RunIdentity {
+  const r = provenance.attested_by === 'provider' ? provenance.record : null;
+  if (!r) return { attested_by: 'self', provider: null };
+  return {
+    attested_by: 'provider',
+    provider: {
+      name: r.provider.name,
+      api_url: r.provider.api_url,
+      fetched_at: r.fetched_at,
+      fetched_by: `${r.tool.name} ${r.tool.version}`,
+      run_html_url: r.run.html_url,
+      workflow_path: r.run.path,
+      status: r.run.status,
+      conclusion: r.run.conclusion,
+      run_updated_at: r.run.updated_at,
+      artifact_digest: r.artifact.digest,
+      artifact_created_at: r.artifact.created_at,
+      artifact_expires_at: r.artifact.expires_at,
+    },
+  };
+}
+
 export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = []): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
   return {
@@ -123,6 +146,7 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
     source: { name: sourceName(run.source.path), kind: run.source.kind },
     digest: { checked: run.digest.checked, archive_sha256: run.digest.archive_sha256, expected: run.digest.expected },
     links: { run: run.links.run, artifact: run.links.artifact },
+    identity: identityReport(run.provenance),
     sources_dir: sourcesDir(run),
     // Measurement slots only: warmups are counted, never compared.
     slots: {
@@ -139,7 +163,7 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
 /** `outcome` is null when the pair was never sent to measuring (its reasons say why). */
 export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, policy: Policy): PairReport {
   const reasons: Reason[] = [...planned.reasons];
-  if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: null });
+  if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: outcome.failure.side ?? null });
   const measurement = outcome?.ok ? outcome.measurement : null;
   const checks = evaluatePolicy(policy, measurement);
   return {

@@ -1,139 +1,264 @@
 /**
- * Finds every link a page could follow or load, without a DOM: a small
- * tag/attribute tokenizer that knows comments, raw-text elements (script,
- * style, textarea, title) and entity escapes. It errs on the side of seeing
- * too much: a value it reports that is not really a link can only make
- * verify-bundle stricter.
+ * Reads a bundle page as a browser does, with parse5 (an implementation of
+ * the WHATWG parsing rules browsers follow), and reports what the page would
+ * run, load or navigate to. A hand-written scanner is always one trick behind
+ * a browser's tokenizer (`<!-->`, `<svg><style>`, entities in SVG text); the
+ * tree a real parser builds is what the reader gets.
  *
- * Scanned: href, src, poster, srcset, data (object), action, formaction,
- * background, cite, longdesc, manifest, icon, xlink:href; `data-*` attributes
- * whose name ends in -src, -href, -url, -file, -media or -poster (the
- * convention for lazy-loaded bundle files); CSS url(...) and @import in style
- * attributes, <style> elements and .css files.
+ * The rules (docs/report-pages.md, "What verify-bundle checks"):
+ * - the page is UTF-8 and begins `<!doctype html><html lang=…><head>`, then
+ *   the Content-Security-Policy meta as the first element of `<head>`, then
+ *   `<meta charset="utf-8">`, all in its first 1024 bytes, so every browser
+ *   decodes it the same way and meets the policy before anything else;
+ * - the policy is as strict as `judgePolicy` demands;
+ * - every `<script>` is either a data block (`type` exactly
+ *   `application/json`, no `src`) or an inline script whose SHA-256 the
+ *   policy lists; no event-handler (`on…`) attribute;
+ * - no `<meta http-equiv=refresh>`, no `srcdoc`, no `<base>`, no `<noscript>`;
+ * - every URL in an attribute or in CSS is returned as a link for the caller
+ *   to resolve; an https link to the runs' server is only acceptable where a
+ *   reader clicks it (`<a href>`, `<area href>`), never where it loads.
  */
+import { createHash } from 'node:crypto';
+import { parse } from 'parse5';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+import type { Problem } from '../errors.js';
+import { cssLinks } from './css.js';
+import { judgePolicy } from './csp.js';
+
+type Node = DefaultTreeAdapterTypes.Node;
+type Element = DefaultTreeAdapterTypes.Element;
+
+/** How a browser would use a URL found in a page. */
+export type LinkUse = 'navigate' | 'load' | 'text';
 
 export interface FoundLink {
-  /** The attribute (or `css`) the value came from. */
+  /** The attribute (`href`, `style`, `css` for a style element …) the value came from. */
   attr: string;
   value: string;
   line: number;
+  /**
+   * `navigate`: a link the reader clicks; `load`: fetched by the page (or
+   * by a click, like `ping`) without the reader choosing the destination;
+   * `text`: an address written in an attribute that is not a URL attribute,
+   * which a script or an animation could still turn into one.
+   */
+  use: LinkUse;
 }
 
-const LINK_ATTRS = new Set(['href', 'src', 'poster', 'srcset', 'imagesrcset', 'data', 'action', 'formaction', 'background', 'cite', 'longdesc', 'manifest', 'icon', 'xlink:href']);
+/** What one page breaks (its rule problems) and the URLs it holds, for the caller to resolve. */
+export interface PageScan {
+  problems: Problem[];
+  links: FoundLink[];
+}
+
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+const NAMESPACES = new Set([HTML_NS, SVG_NS, MATHML_NS, 'http://www.w3.org/1999/xlink', 'http://www.w3.org/XML/1998/namespace', 'http://www.w3.org/2000/xmlns/']);
+
+/** Attributes whose whole value is one URL. */
+const URL_ATTRS = new Set([
+  'href', 'xlink:href', 'src', 'poster', 'data', 'action', 'formaction', 'background', 'cite', 'longdesc', 'manifest', 'icon',
+  'codebase', 'classid', 'profile', 'lowsrc', 'dynsrc', 'usemap', 'itemtype', 'attributionsrc',
+]);
+/** Attributes holding several URLs. */
+const SRCSET_ATTRS = new Set(['srcset', 'imagesrcset']);
+const SPACED_ATTRS = new Set(['ping', 'archive']);
+/** `data-*` attributes named like a lazy-loaded bundle file. */
 const DATA_LINK = /^data-[a-z0-9_.-]*-?(src|href|url|file|media|poster)$/;
-const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title']);
+/** An address anywhere in an attribute that is not a URL attribute. */
+const ADDRESS_IN_TEXT = /(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?\/\/[^\s"'<>`]*|\b(?:javascript|vbscript):[^\s"'<>`]*/g;
+/** What the first 1024 bytes must be (see the file comment). */
+const PROLOGUE =
+  /^\uFEFF?[\t\n\f\r ]*<!doctype html>[\t\n\f\r ]*<html(?:[\t\n\f\r ]+lang="[A-Za-z0-9-]*")?>[\t\n\f\r ]*<head>[\t\n\f\r ]*<meta[\t\n\f\r ]+http-equiv="Content-Security-Policy"[\t\n\f\r ]+content="[^"<>]*">[\t\n\f\r ]*<meta[\t\n\f\r ]+charset="utf-8">/i;
+const PROLOGUE_BYTES = 1024;
+/**
+ * Extensions a browser opens from file:// as a document that can run script,
+ * other than .html/.htm (parsed here). Chromium maps them by extension; the
+ * XML ones run an XHTML <script> (.xml, .xsd, .rss, .atom, .xbl were seen to).
+ */
+export const ACTIVE_DOCUMENT = /\.(svg|svgz|xhtml|xht|xml|xsd|xsl|xslt|xbl|xul|rss|atom|rdf|mht|mhtml|shtml|shtm)$/i;
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', colon: ':', sol: '/', tab: '\t', newline: '\n', period: '.', num: '#', quest: '?', equals: '=' };
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);?/gi, (whole, body: string) => {
-    if (body[0] === '#') {
-      const code = body[1] === 'x' || body[1] === 'X' ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[body.toLowerCase()] ?? whole;
-  });
+function attrName(a: { name: string; prefix?: string }): string {
+  return a.prefix ? `${a.prefix}:${a.name}` : a.name;
 }
-
-/** 1-based line of each offset, by binary search over the line starts (pages can be megabytes). */
-function lineCounter(text: string): (index: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return (index) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+function attr(el: Element, name: string): string | undefined {
+  return el.attrs.find((a) => attrName(a) === name)?.value;
 }
-
-const TAG_NAME = /<([a-zA-Z][a-zA-Z0-9:-]*)/y;
-const ATTRIBUTE = /[\s/]*([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/y;
-
-/** url(...) and @import "..." references in a piece of CSS. */
-export function cssLinks(css: string): string[] {
-  const out: string[] = [];
-  const clean = css.replace(/\/\*[\s\S]*?\*\//g, '');
-  for (const m of clean.matchAll(/url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)/gi)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
-  for (const m of clean.matchAll(/@import\s+(?:"([^"]*)"|'([^']*)')/gi)) out.push(m[1] ?? m[2] ?? '');
-  return out;
+function isElement(node: Node): node is Element {
+  return 'tagName' in node;
 }
-
-/** The URLs of a srcset: comma-separated candidates, each a URL then an optional descriptor. */
+function textOf(el: Element): string {
+  return el.childNodes.map((c) => (c.nodeName === '#text' ? (c as DefaultTreeAdapterTypes.TextNode).value : '')).join('');
+}
+/**
+ * The URLs of a srcset, split as the HTML standard's srcset parser splits
+ * them: a URL is a run of non-whitespace (so `data:` URLs keep their
+ * commas), trailing commas end it, and its descriptors run to the next comma
+ * outside parentheses.
+ */
 export function srcsetUrls(value: string): string[] {
-  return value
-    .split(',')
-    .map((part) => part.trim().split(/\s+/)[0] ?? '')
-    .filter((u) => u.length > 0);
-}
-
-function isLinkAttr(name: string): boolean {
-  return LINK_ATTRS.has(name) || DATA_LINK.test(name);
-}
-
-export function scanHtml(html: string): FoundLink[] {
-  const found: FoundLink[] = [];
-  const lineAt = lineCounter(html);
-  const push = (attr: string, value: string, index: number): void => {
-    found.push({ attr, value, line: lineAt(index) });
-  };
+  const out: string[] = [];
+  const ws = /[\t\n\f\r ]/;
   let i = 0;
-  while (i < html.length) {
-    const lt = html.indexOf('<', i);
-    if (lt < 0) break;
-    if (html.startsWith('<!--', lt)) {
-      const end = html.indexOf('-->', lt + 4);
-      i = end < 0 ? html.length : end + 3;
-      continue;
-    }
-    if (html.startsWith('<!', lt) || html.startsWith('<?', lt)) {
-      const end = html.indexOf('>', lt + 2);
-      i = end < 0 ? html.length : end + 1;
-      continue;
-    }
-    TAG_NAME.lastIndex = lt;
-    const nameMatch = TAG_NAME.exec(html);
-    if (!nameMatch) {
-      i = lt + 1;
-      continue;
-    }
-    const tag = nameMatch[1]!.toLowerCase();
-    let j = lt + nameMatch[0].length;
-    // Attributes until the closing '>' (quoted values may contain '>').
-    while (j < html.length && html[j] !== '>') {
-      ATTRIBUTE.lastIndex = j;
-      const attr = ATTRIBUTE.exec(html);
-      if (!attr || attr[0].length === 0) {
-        j++;
-        continue;
+  for (;;) {
+    while (i < value.length && (ws.test(value[i]!) || value[i] === ',')) i++;
+    if (i >= value.length) return out;
+    const start = i;
+    while (i < value.length && !ws.test(value[i]!)) i++;
+    let url = value.slice(start, i);
+    if (url.endsWith(',')) url = url.replace(/,+$/, '');
+    else {
+      let inParens = false;
+      for (; i < value.length; i++) {
+        const c = value[i];
+        if (c === '(') inParens = true;
+        else if (c === ')') inParens = false;
+        else if (c === ',' && !inParens) {
+          i++;
+          break;
+        }
       }
-      const name = attr[1]!.toLowerCase();
-      const raw = attr[2] ?? attr[3] ?? attr[4];
-      if (raw !== undefined) {
-        const value = decodeEntities(raw);
-        if (name === 'srcset' || name === 'imagesrcset') for (const u of srcsetUrls(value)) push(name, u, j);
-        else if (name === 'style') for (const u of cssLinks(value)) push('css', u, j);
-        else if (isLinkAttr(name)) push(name, value.trim(), j);
-      }
-      j += attr[0].length;
     }
-    i = j + 1;
-    if (RAW_TEXT.has(tag)) {
-      const closer = new RegExp(`</${tag}`, 'gi');
-      closer.lastIndex = i;
-      const close = closer.exec(html)?.index ?? -1;
-      const body = html.slice(i, close < 0 ? html.length : close);
-      if (tag === 'style') for (const u of cssLinks(body)) push('css', u, i);
-      i = close < 0 ? html.length : close;
+    if (url.length > 0) out.push(url);
+  }
+}
+
+function headOf(doc: DefaultTreeAdapterTypes.Document): Element | undefined {
+  const html = doc.childNodes.find((n): n is Element => isElement(n) && n.tagName === 'html');
+  return html?.childNodes.find((n): n is Element => isElement(n) && n.tagName === 'head');
+}
+
+/** Checks one page's bytes against the page rules; `page` is its bundle-relative path, used in messages. */
+export function scanPage(bytes: Buffer, page: string): PageScan {
+  const problems: Problem[] = [];
+  const links: FoundLink[] = [];
+  const problem = (code: string, message: string, line?: number): void => {
+    problems.push({ code, message: `${page}: ${message}`, where: line === undefined ? { file: page } : { file: page, line } });
+  };
+
+  let html: string;
+  try {
+    html = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    problem('BUNDLE_PAGE_ENCODING', 'is not valid UTF-8, so a browser would read other characters than this check does');
+    return { problems, links };
+  }
+  const doc = parse(html, { sourceCodeLocationInfo: true, scriptingEnabled: true });
+
+  // The policy: the first element of <head>, strict enough.
+  let scriptHashes = new Set<string>();
+  const head = headOf(doc);
+  const first = head?.childNodes.find(isElement);
+  const cspLine = first?.sourceCodeLocation?.startLine;
+  if (!first || first.tagName !== 'meta' || attr(first, 'http-equiv')?.trim().toLowerCase() !== 'content-security-policy' || attr(first, 'content') === undefined) {
+    problem('BUNDLE_PAGE_CSP', 'the first element of <head> is not <meta http-equiv="Content-Security-Policy" content="…">', cspLine);
+  } else {
+    const verdict = judgePolicy(attr(first, 'content')!);
+    if (!verdict.ok) problem('BUNDLE_PAGE_CSP', `its Content-Security-Policy is too weak: ${verdict.why}`, cspLine);
+    else {
+      scriptHashes = verdict.scriptHashes;
+      const prologue = PROLOGUE.exec(html);
+      if (!prologue || Buffer.byteLength(prologue[0]) > PROLOGUE_BYTES) {
+        problem(
+          'BUNDLE_PAGE_ENCODING',
+          `does not begin <!doctype html><html lang="…"><head><meta http-equiv="Content-Security-Policy" …><meta charset="utf-8"> within its first ${PROLOGUE_BYTES} bytes, so a browser may decode it otherwise`,
+        );
+      }
     }
   }
-  return found;
+
+  const visit = (node: Node): void => {
+    if (isElement(node)) element(node);
+    const children = node.nodeName === 'template' ? (node as DefaultTreeAdapterTypes.Template).content.childNodes : 'childNodes' in node ? node.childNodes : [];
+    for (const child of children) visit(child);
+  };
+
+  const element = (el: Element): void => {
+    const loc = el.sourceCodeLocation;
+    const line = loc?.startLine ?? 0;
+    const lineOf = (name: string): number => loc?.attrs?.[name]?.startLine ?? line;
+    const tag = el.tagName;
+    const ns = el.namespaceURI as string;
+
+    if (tag === 'base' && ns === HTML_NS) {
+      problem('BUNDLE_PAGE_ELEMENT', '<base> changes where every relative link points', line);
+      return;
+    }
+    if (tag === 'noscript') {
+      problem('BUNDLE_PAGE_ELEMENT', '<noscript> is read as markup when scripting is off and as text when it is on', line);
+      return;
+    }
+    if (tag === 'meta' && attr(el, 'http-equiv')?.trim().toLowerCase() === 'refresh') {
+      problem('BUNDLE_PAGE_REFRESH', '<meta http-equiv="refresh"> navigates without the reader', line);
+      return;
+    }
+    if (tag === 'script') script(el, line);
+    if (tag === 'style') for (const c of cssLinks(textOf(el))) links.push({ attr: `<style> ${c.via}`, value: c.value, line, use: 'load' });
+
+    // A policy is judged by judgePolicy (the first) or can only narrow what the first allows (any later one).
+    const policy = tag === 'meta' && attr(el, 'http-equiv')?.trim().toLowerCase() === 'content-security-policy';
+    const clickable = (tag === 'a' && (ns === HTML_NS || ns === SVG_NS)) || (tag === 'area' && ns === HTML_NS);
+    for (const a of el.attrs) {
+      const name = attrName(a).toLowerCase();
+      const at = lineOf(name);
+      const value = a.value;
+      if (name.startsWith('on')) {
+        problem('BUNDLE_PAGE_SCRIPT', `<${tag} ${name}=…> is an inline event handler (a script no hash can allow)`, at);
+        continue;
+      }
+      if (name === 'srcdoc') {
+        problem('BUNDLE_PAGE_SRCDOC', `<${tag} srcdoc> holds a whole page this check does not vouch for`, at);
+        continue;
+      }
+      if (name === 'xmlns' || name.startsWith('xmlns:')) {
+        if (!NAMESPACES.has(value)) links.push({ attr: name, value, line: at, use: 'load' });
+        continue;
+      }
+      if (policy && name === 'content') continue;
+      if (tag === 'script' && (name === 'src' || name === 'href' || name === 'xlink:href')) continue;
+      if (URL_ATTRS.has(name) || DATA_LINK.test(name)) {
+        links.push({ attr: name, value: value.trim(), line: at, use: clickable && (name === 'href' || name === 'xlink:href') ? 'navigate' : 'load' });
+      } else if (SRCSET_ATTRS.has(name)) {
+        for (const u of srcsetUrls(value)) links.push({ attr: name, value: u, line: at, use: 'load' });
+      } else if (SPACED_ATTRS.has(name)) {
+        for (const u of value.split(/[\s,]+/).filter((x) => x.length > 0)) links.push({ attr: name, value: u, line: at, use: 'load' });
+      } else if (name === 'style') {
+        for (const c of cssLinks(value)) links.push({ attr: `style ${c.via}`, value: c.value, line: at, use: 'load' });
+      } else {
+        // SVG presentation attributes (fill, filter, mask …) take url(); animations can set any attribute.
+        if (value.includes('(') || value.includes('\\')) for (const c of cssLinks(value)) links.push({ attr: `${name} ${c.via}`, value: c.value, line: at, use: 'load' });
+        for (const m of value.matchAll(ADDRESS_IN_TEXT)) links.push({ attr: name, value: m[0], line: at, use: 'text' });
+      }
+    }
+  };
+
+  const script = (el: Element, line: number): void => {
+    const src = attr(el, 'src') ?? attr(el, 'href') ?? attr(el, 'xlink:href');
+    if (src !== undefined) {
+      problem('BUNDLE_PAGE_SCRIPT', `<script> loads ${JSON.stringify(src.slice(0, 120))}: only inline scripts listed by hash are allowed`, line);
+      return;
+    }
+    const type = attr(el, 'type');
+    if (type === 'application/json') return;
+    const body = textOf(el);
+    const javascript = type === undefined || type === '' || type.trim().toLowerCase() === 'text/javascript' || type.trim().toLowerCase() === 'module';
+    if (!javascript) {
+      problem('BUNDLE_PAGE_SCRIPT', `<script type="${type}"> is neither JavaScript listed by hash nor a data block (type exactly application/json)`, line);
+      return;
+    }
+    const digest = createHash('sha256').update(body, 'utf8').digest('base64');
+    if (!scriptHashes.has(digest)) {
+      problem('BUNDLE_PAGE_SCRIPT', `an inline <script> (sha256-${digest}) is not listed in the policy's script-src`, line);
+    }
+  };
+
+  visit(doc);
+  return { problems, links };
 }
 
+/** The URLs a stylesheet file loads. */
 export function scanCss(css: string): FoundLink[] {
-  return cssLinks(css).map((value) => ({ attr: 'css', value, line: 0 }));
+  return cssLinks(css).map((c) => ({ attr: `css ${c.via}`, value: c.value, line: 0, use: 'load' as const }));
 }

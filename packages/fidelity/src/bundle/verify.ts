@@ -1,9 +1,22 @@
 /**
  * verify-bundle: a bundle is intact when every file matches SHA256SUMS (none
- * missing, none extra, none changed), every link in every page resolves to a
- * sealed file or to the runs' declared server over https, and every
- * bundle-relative path in report.json is sealed.
+ * missing, none extra, none changed), every page is one a browser opens
+ * without running, loading or being sent anywhere unvetted (scan.ts), every
+ * link in every page resolves to a sealed file or, where a reader clicks it,
+ * to the runs' declared server over https, and every bundle-relative path in
+ * report.json is sealed.
+ *
+ * The root cause comes first and alone. A file that fails the seal (changed
+ * or missing) is reported by that one problem: its content is not what was
+ * sealed, so nothing read from it is reported (a changed page is not
+ * scanned, a changed report.json is not parsed). Links resolve against
+ * SHA256SUMS, so a link to a listed file that is missing or changed is not
+ * reported again. When report.json is missing, changed or invalid, the runs'
+ * servers are unknown: an https link a reader clicks is then not judged
+ * (the report.json problem already fails the bundle); every other page rule
+ * still applies.
  */
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
@@ -11,9 +24,11 @@ import { sha256File } from '../hash.js';
 import { Report } from '../schemas/report.js';
 import { walk } from './files.js';
 import { allowedOrigins, judgeExternal, judgeLink } from './links.js';
-import { scanCss, scanHtml } from './scan.js';
+import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
+import type { FoundLink } from './scan.js';
 import { parseSeal, SEAL_FILE } from './seal.js';
 
+/** What {@link verifyBundle} found: files re-hashed, links resolved, and every problem (empty when `ok`). */
 export interface BundleCheck {
   ok: boolean;
   /** Files re-hashed against the seal. */
@@ -23,7 +38,7 @@ export interface BundleCheck {
   errors: Problem[];
 }
 
-const PAGE = /\.(html?|xhtml|svg)$/i;
+const PAGE = /\.html?$/i;
 const CSS = /\.css$/i;
 const SOURCE_FILES = ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS'];
 
@@ -47,6 +62,21 @@ function reportPaths(report: Report): { where: string; path: string; folder?: bo
   return out;
 }
 
+/**
+ * Re-checks a bundle written by {@link compare}, anywhere: every file against its SHA256SUMS line
+ * (nothing missing, extra or changed), report.json against its schema, and every link in the pages
+ * and path in report.json resolving to a sealed file (links leave the bundle only for the runs' CI
+ * server). Problems are returned, not thrown: `BUNDLE_NOT_FOUND`, `BUNDLE_SEAL_MISSING`,
+ * `BUNDLE_SEAL_MALFORMED`, `BUNDLE_FILE_MISSING`, `BUNDLE_FILE_EXTRA`, `BUNDLE_FILE_CHANGED`,
+ * `BUNDLE_REPORT_MISSING`, `BUNDLE_REPORT_INVALID`, `BUNDLE_INDEX_MISSING`, `BUNDLE_LINK_BROKEN`,
+ * `BUNDLE_LINK_EXTERNAL`.
+ *
+ * @example
+ * ```ts
+ * const check = await verifyBundle('bundle');
+ * if (!check.ok) for (const e of check.errors) console.error(e.code, e.message);
+ * ```
+ */
 export async function verifyBundle(dir: string): Promise<BundleCheck> {
   const errors: Problem[] = [];
   let links = 0;
@@ -77,22 +107,29 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     if (!sealed.has(entry.path)) errors.push({ code: 'BUNDLE_FILE_EXTRA', message: `${entry.path} is not listed in ${SEAL_FILE}`, where: { file: entry.path } });
   }
   let files = 0;
+  // Files whose bytes are not the sealed ones: reported once, never read further.
+  const failed = new Set<string>();
   for (const e of entries) {
     if (!present.has(e.path)) {
       errors.push({ code: 'BUNDLE_FILE_MISSING', message: `${e.path} is listed in ${SEAL_FILE} but missing`, where: { file: e.path } });
+      failed.add(e.path);
       continue;
     }
     const actual = await sha256File(path.join(dir, e.path));
     files++;
-    if (actual !== e.sha256) errors.push({ code: 'BUNDLE_FILE_CHANGED', message: `${e.path} changed: sealed ${e.sha256}, now ${actual}`, where: { file: e.path } });
+    if (actual !== e.sha256) {
+      errors.push({ code: 'BUNDLE_FILE_CHANGED', message: `${e.path} changed: sealed ${e.sha256}, now ${actual}`, where: { file: e.path } });
+      failed.add(e.path);
+    }
   }
-  const resolves = (p: string): boolean => sealed.has(p) && present.has(p);
+  const resolves = (p: string): boolean => sealed.has(p);
+  const intact = (p: string): boolean => sealed.has(p) && present.has(p) && !failed.has(p);
 
   // report.json: its servers decide which outside links the pages may carry.
   let report: Report | null = null;
-  if (!resolves('report.json')) {
+  if (!sealed.has('report.json')) {
     errors.push({ code: 'BUNDLE_REPORT_MISSING', message: 'report.json is missing or not sealed', where: { file: 'report.json' } });
-  } else {
+  } else if (intact('report.json')) {
     try {
       const parsed = Report.safeParse(JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8')));
       if (parsed.success) report = parsed.data;
@@ -104,7 +141,8 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
       errors.push({ code: 'BUNDLE_REPORT_INVALID', message: `report.json is not JSON: ${(error as Error).message}`, where: { file: 'report.json' } });
     }
   }
-  const origins = allowedOrigins(report?.runs.map((r) => r.server_url) ?? []);
+  // null: unknown, because report.json could not be trusted.
+  const origins = report ? allowedOrigins(report.runs.map((r) => r.server_url)) : null;
 
   if (report) {
     for (const ref of reportPaths(report)) {
@@ -123,7 +161,7 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     report.runs.forEach((run, r) => {
       for (const key of ['run', 'artifact'] as const) {
         links++;
-        const verdict = judgeExternal(run.links[key], origins);
+        const verdict = judgeExternal(run.links[key], origins!);
         if (verdict.kind === 'refused' || verdict.kind === 'broken') {
           errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}].links.${key}: ${verdict.why}`, where: { file: 'report.json', path: `runs[${r}].links.${key}` } });
         }
@@ -131,24 +169,59 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     });
   }
 
-  if (!resolves('index.html')) errors.push({ code: 'BUNDLE_INDEX_MISSING', message: 'index.html is missing or not sealed', where: { file: 'index.html' } });
+  if (!sealed.has('index.html')) {
+    errors.push({ code: 'BUNDLE_INDEX_MISSING', message: 'index.html is missing or not sealed', where: { file: 'index.html' } });
+  }
 
-  for (const page of entries.map((e) => e.path).filter((p) => present.has(p) && (PAGE.test(p) || CSS.test(p)))) {
-    const text = await readFile(path.join(dir, page), 'utf8');
-    const found = CSS.test(page) ? scanCss(text) : scanHtml(text);
+  for (const file of entries.map((e) => e.path).filter(intact)) {
+    if (ACTIVE_DOCUMENT.test(file)) {
+      errors.push({ code: 'BUNDLE_PAGE_TYPE', message: `${file}: a browser opens this type as a document that can run script; a bundle's only pages are .html`, where: { file } });
+      continue;
+    }
+    const isPage = PAGE.test(file);
+    if (!isPage && !CSS.test(file)) continue;
+    const bytes = await readFile(path.join(dir, file));
+    // Judge exactly the bytes the seal vouches for, even if the file changed since it was hashed.
+    if (createHash('sha256').update(bytes).digest('hex') !== sealed.get(file)) {
+      errors.push({ code: 'BUNDLE_FILE_CHANGED', message: `${file} changed while it was verified`, where: { file } });
+      continue;
+    }
+    let found: FoundLink[];
+    if (isPage) {
+      const scan = scanPage(bytes, file);
+      errors.push(...scan.problems);
+      found = scan.links;
+    } else found = scanCss(bytes.toString('utf8'));
     for (const link of found) {
-      const verdict = judgeLink(link.value, page, origins);
-      if (verdict.kind === 'fragment') continue;
+      const problem = judgeFound(link, file, origins, resolves);
+      if (problem === 'skip') continue;
       links++;
-      const where = { file: page, line: link.line };
-      const shown = link.value.length > 120 ? `${link.value.slice(0, 117)}...` : link.value;
-      if (verdict.kind === 'broken') errors.push({ code: 'BUNDLE_LINK_BROKEN', message: `${page}: ${link.attr}="${shown}": ${verdict.why}`, where });
-      else if (verdict.kind === 'refused') errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `${page}: ${link.attr}="${shown}": ${verdict.why}`, where });
-      else if (verdict.kind === 'file' && !resolves(verdict.path)) {
-        errors.push({ code: 'BUNDLE_LINK_BROKEN', message: `${page}: ${link.attr}="${shown}" points at ${verdict.path}, which is not a sealed file of the bundle`, where });
-      }
+      if (problem) errors.push(problem);
     }
   }
 
   return { ok: errors.length === 0, files, links, errors };
+}
+
+/**
+ * One link of a page: null when it is fine, 'skip' when there is nothing to
+ * judge (a fragment, or an https link to click while the servers are unknown).
+ */
+function judgeFound(link: FoundLink, page: string, origins: ReadonlySet<string> | null, resolves: (p: string) => boolean): Problem | null | 'skip' {
+  const verdict = judgeLink(link.value, page, origins ?? new Set());
+  if (verdict.kind === 'fragment') return 'skip';
+  const where = { file: page, line: link.line };
+  const shown = link.value.length > 120 ? `${link.value.slice(0, 117)}...` : link.value;
+  const said = `${page}: ${link.attr}="${shown}"`;
+  const https = /^\s*https:/i.test(link.value);
+  if (link.use === 'load' && (verdict.kind === 'external' || (verdict.kind === 'refused' && https))) {
+    return { code: 'BUNDLE_LINK_EXTERNAL', message: `${said}: the page would load it from the network; only a link the reader clicks may leave the bundle`, where };
+  }
+  if (origins === null && https && verdict.kind === 'refused') return 'skip';
+  if (verdict.kind === 'broken') return link.use === 'text' ? null : { code: 'BUNDLE_LINK_BROKEN', message: `${said}: ${verdict.why}`, where };
+  if (verdict.kind === 'refused') return { code: 'BUNDLE_LINK_EXTERNAL', message: `${said}: ${verdict.why}`, where };
+  if (verdict.kind === 'file' && link.use !== 'text' && !resolves(verdict.path)) {
+    return { code: 'BUNDLE_LINK_BROKEN', message: `${said} points at ${verdict.path}, which is not a sealed file of the bundle`, where };
+  }
+  return null;
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import { sha256File } from '../hash.js';
-import { Report } from '../schemas/report.js';
+import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
 import { copyVerified, writeDurable, walk } from './files.js';
 import { comparisonFramesCsv, pairFramesCsv } from './frames-csv.js';
@@ -43,8 +43,59 @@ export interface BundleContents {
   files?: { path: string; text: string }[];
   /** Which ffmpeg the pair assets are extracted with (the one that measured). */
   ffmpeg: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg child extracting stills and audio (default: media/frames.ts). */
+  timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
+  /**
+   * Puts one pair's files under `prefix` and returns them as PairReport.files.
+   * Default: writePairFiles from the media copies in the bundle; merge copies
+   * the files its shards already made instead.
+   */
+  pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
+}
+
+/** One pair's files to write: where, for which pair report, from which media. */
+export interface PairFilesInput {
+  /** The folder being written (bundle or partial). */
+  dir: string;
+  pair: PairReport;
+  /** Folder-relative prefix of this pair's files, `pairs/<candidate run>/<slot_id>`. */
+  prefix: string;
+  /** Readable files with the pair's media bytes; null where that side has none. */
+  baselinePath: string | null;
+  candidatePath: string | null;
+  ffmpeg: ResolveOptions;
+  /** Wall-clock limit of each still / audio extraction (the pairs' decode limit). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * A measured pair's own files: the per-frame CSV and, when it is valid, the
+ * stills, heat map and difference WAV. Returns them in PairReport.files
+ * order; nothing for a pair without video metrics.
+ */
+export async function writePairFiles(input: PairFilesInput): Promise<Record<string, string>> {
+  const { pair, prefix, dir } = input;
+  if (!pair.video) return {};
+  const rel = `${prefix}/frames.csv`;
+  await writeDurable(path.join(dir, ...rel.split('/')), pairFramesCsv(pair.video));
+  let files: Record<string, string> = { frames_csv: rel };
+  if (pair.status !== 'invalid' && input.baselinePath !== null && input.candidatePath !== null) {
+    const assets = await makePairAssets({
+      pair,
+      baselinePath: input.baselinePath,
+      candidatePath: input.candidatePath,
+      outDir: dir,
+      prefix,
+      ffmpeg: input.ffmpeg,
+      ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    files = { ...files, ...assets };
+  }
+  return files;
 }
 
 export const PAGES = PAGE_FILE;
@@ -88,22 +139,20 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
     const cmpDir = contents.comparisonDirs[c]!;
     for (const pair of cmp.pairs) {
       progress({ step: 'pairs', done: donePairs++, total: totalPairs });
-      if (!pair.video) continue;
       const prefix = `${cmpDir}/${pair.slot_id}`;
-      await writeDurable(at(`${prefix}/frames.csv`), pairFramesCsv(pair.video));
-      pair.files = { ...pair.files, frames_csv: `${prefix}/frames.csv` };
-      if (pair.status !== 'invalid' && pair.baseline_media && pair.candidate_media) {
-        const assets = await makePairAssets({
-          pair,
-          baselinePath: at(pair.baseline_media),
-          candidatePath: at(pair.candidate_media),
-          outDir: dir,
-          prefix,
-          ffmpeg: contents.ffmpeg,
-          ...(contents.signal ? { signal: contents.signal } : {}),
-        });
-        pair.files = { ...pair.files, ...assets };
-      }
+      const files = contents.pairFiles
+        ? await contents.pairFiles(pair, prefix, dir)
+        : await writePairFiles({
+            dir,
+            pair,
+            prefix,
+            baselinePath: pair.baseline_media ? at(pair.baseline_media) : null,
+            candidatePath: pair.candidate_media ? at(pair.candidate_media) : null,
+            ffmpeg: contents.ffmpeg,
+            ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
+            ...(contents.signal ? { signal: contents.signal } : {}),
+          });
+      pair.files = { ...pair.files, ...files };
     }
     await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs));
     cmp.files = { ...cmp.files, frames_csv: `${cmpDir}/frames.csv` };

@@ -6,7 +6,9 @@
 import { FidelityError } from '../errors.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
-import type { Comparison } from '../schemas/report.js';
+import type { Comparison, Report } from '../schemas/report.js';
+import type { VerifiedRun } from '../archive/types.js';
+import { hardwareClass } from './pairs.js';
 import { CALIBRATED_METRICS } from './metrics.js';
 import { binomialTail, bonferroni, canDecide, conformalP, smallestP, worstOf } from './stats.js';
 import type { Calibration, ComparisonNoise, MetricNoise, PairNoise } from './schema.js';
@@ -127,4 +129,22 @@ export function withNoise(comparison: Comparison, calibration: Calibration, alph
   const keys = verdictMetrics(policy);
   const pairs = comparison.pairs.map((p) => (p.video ? { ...p, noise: pairNoise(calibration, { video: p.video, audio: p.audio }, alpha, keys) } : p));
   return { ...comparison, pairs, noise: comparisonNoise(calibration, pairs.map((p) => p.noise ?? null), alpha, keys) };
+}
+
+/**
+ * A checked calibration, ready for a comparison's report: refuses a mismatch
+ * (CALIBRATION_MISMATCH_*) before any measuring, then adds the noise verdicts
+ * to an assembled report and gives the calibration file the bundle seals.
+ */
+export function judgeNoise(
+  calibration: Calibration,
+  alpha: number,
+  target: { decoderSha256: string; baseline: Pick<VerifiedRun, 'ci' | 'plan_sha256'> },
+): { apply(report: Report): Report; file: { path: string; text: string } } {
+  checkCalibrationMatches(calibration, { decoderSha256: target.decoderSha256, planSha256: target.baseline.plan_sha256, baselineHardware: hardwareClass(target.baseline) });
+  return {
+    apply: (report) => ({ ...report, comparisons: report.comparisons.map((c) => withNoise(c, calibration, alpha, report.policy)) }),
+    // The noise sample a report was judged against travels with it, sealed, so every verdict can be recomputed.
+    file: { path: 'calibration.json', text: `${JSON.stringify(calibration, null, 1)}\n` },
+  };
 }

@@ -4,15 +4,13 @@
  *   in the pool compare uses (same metric code, same compatibility checks)
  *   -> calibration.json (and, when asked, a calibrated policy).
  */
-import { setMaxListeners } from 'node:events';
 import type { VerifiedRun } from '../archive/types.js';
 import { sourceName } from '../bundle/report-model.js';
-import { verifyAll } from '../compare.js';
+import { verifyAll } from '../comparison/plan.js';
+import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
-import { createMeasurePool } from '../pool/pool.js';
-import { defaultThreadCount } from '../pool/threads.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Policy, PolicyCheck } from '../schemas/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -50,38 +48,17 @@ export interface CalibrateResult {
 const sortValues = (values: (number | null)[]): (number | null)[] =>
   values.sort((a, b) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b));
 
-async function measurePairs(pairs: readonly NoisePair[], options: CalibrateOptions): Promise<(MeasureOutcome | null)[]> {
-  const outcomes: (MeasureOutcome | null)[] = pairs.map(() => null);
-  const jobs = pairs.map((p, i) => ({ p, i })).filter((j) => j.p.reason === null);
-  if (jobs.length === 0) return outcomes;
-  const controller = new AbortController();
-  setMaxListeners(jobs.length + 10, controller.signal);
-  const forward = (): void => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) forward();
-  else options.signal?.addEventListener('abort', forward, { once: true });
-  const cores = options.threads ?? defaultThreadCount();
-  const pool = createMeasurePool({
-    threads: Math.max(1, Math.min(cores, jobs.length)),
-    cores,
+async function measureNoisePairs(pairs: readonly NoisePair[], framesPerPair: number, options: CalibrateOptions): Promise<Map<string, MeasureOutcome>> {
+  const jobs: MediaJob[] = pairs
+    .filter((p) => p.reason === null)
+    .map((p) => ({ id: p.id, baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id), candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id) }));
+  return measureMediaJobs(jobs, framesPerPair, {
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: (e) => options.onProgress!({ stage: 'measure', pairsDone: e.pairsDone, pairsTotal: e.pairsTotal }) } : {}),
   });
-  let done = 0;
-  try {
-    options.onProgress?.({ stage: 'measure', pairsDone: 0, pairsTotal: jobs.length });
-    await Promise.all(
-      jobs.map(async ({ p, i }) => {
-        const job = { id: p.id, baseline: await p.baseline.run.mediaPath(p.baseline.slot_id), candidate: await p.candidate.run.mediaPath(p.candidate.slot_id) };
-        outcomes[i] = await pool.measure(job, { signal: controller.signal });
-        options.onProgress?.({ stage: 'measure', pairsDone: ++done, pairsTotal: jobs.length });
-      }),
-    );
-  } finally {
-    options.signal?.removeEventListener('abort', forward);
-    await pool.destroy();
-  }
-  if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the calibration was cancelled; nothing was written');
-  return outcomes;
 }
 
 function checkOneWorkload(runs: readonly VerifiedRun[], labels: readonly string[]): void {
@@ -111,7 +88,7 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
     ...(options.requireDigest ? { requireDigest: true } : {}),
     ...(options.tempDir ? { tempDir: options.tempDir } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: (e) => e.stage === 'verify' && options.onProgress!(e) } : {}),
+    ...(options.onProgress ? { onVerify: (e) => options.onProgress!({ stage: 'verify', ...e }) } : {}),
   });
   try {
     checkOneWorkload(runs, inputs.map(sourceName));
@@ -122,13 +99,13 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
         'no same-hardware pair can be formed: give a run with repetitions > 1, or two or more runs of the same GPU model and count and the same workload',
       );
     }
-    const outcomes = await measurePairs(pairs, options);
+    const outcomes = await measureNoisePairs(pairs, runs[0]!.plan.video.frames, options);
     const excluded: Calibration['excluded'] = [];
     const measured: Calibration['pairs'] = [];
     const values = new Map<string, (number | null)[]>(CALIBRATED_METRICS.map((m) => [m.key, []]));
     let floor: number[] = [];
-    pairs.forEach((p, i) => {
-      const o = outcomes[i];
+    pairs.forEach((p) => {
+      const o = outcomes.get(p.id);
       if (p.reason) return excluded.push({ pair: p.id, code: p.reason.code, message: p.reason.message });
       if (!o || !o.ok) return excluded.push({ pair: p.id, code: o ? o.failure.code : 'INTERNAL', message: o ? o.failure.message : 'not measured' });
       measured.push({ id: p.id, kind: p.kind, hardware: p.hardware, case_id: p.case_id });

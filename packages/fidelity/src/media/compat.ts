@@ -3,11 +3,18 @@
  * sample (metrics.md, "Decoding"). The first disagreement wins, in the order
  * below, so a pair carries one stable reason code.
  */
-import type { MeasureFailure } from '../schemas/measurement.js';
-import type { MediaProbe, Rational, VideoProbe } from './probe.js';
+import type { MeasureFailure, FailureSide } from '../schemas/measurement.js';
+import { isFidelityError } from '../errors.js';
+import { checkFfmpegSize } from '../metrics/ssim-ffmpeg.js';
+import { checkGaussianSize } from '../metrics/ssim-gaussian.js';
+import { checkBoxSize } from '../metrics/ssim-rgb7.js';
+import { presentation } from './edit-list.js';
+import type { Segment, TrackEdits } from './edit-list.js';
+import type { AudioProbe, MediaProbe, Rational, StreamSummary, VideoProbe } from './probe.js';
 
-function fail(code: string, message: string): MeasureFailure {
-  return { code, message };
+/** `side` where the disagreement is one side's (an extra stream, a frame too small); a difference between the two has none. */
+function fail(code: string, message: string, side?: FailureSide): MeasureFailure {
+  return side ? { code, message, side } : { code, message };
 }
 
 /**
@@ -33,24 +40,175 @@ function firstTimestampMismatch(a: VideoProbe, b: VideoProbe): number {
   return -1;
 }
 
+/** Exact rationals: every time here is ticks x time base, compared without rounding. */
+interface Fraction {
+  num: bigint;
+  den: bigint;
+}
+
+function frac(ticks: number | bigint, tb: Rational): Fraction {
+  return { num: BigInt(ticks) * BigInt(tb.num), den: BigInt(tb.den) };
+}
+
+function minus(x: Fraction, y: Fraction): Fraction {
+  return { num: x.num * y.den - y.num * x.den, den: x.den * y.den };
+}
+
+/** |x| <= tolerance, both with positive denominators. */
+function within(x: Fraction, tolerance: Fraction): boolean {
+  const n = x.num < 0n ? -x.num : x.num;
+  return n * tolerance.den <= tolerance.num * x.den;
+}
+
+function secondsOf(x: Fraction): string {
+  return (Number(x.num) / Number(x.den)).toFixed(6);
+}
+
+function sideOf(baselineHas: boolean, candidateHas: boolean): FailureSide {
+  return baselineHas && candidateHas ? 'both' : baselineHas ? 'baseline' : 'candidate';
+}
+
+function describeStreams(streams: readonly StreamSummary[]): string {
+  return streams.map((s) => `#${s.index} ${s.coverArt ? 'cover art' : s.type} (${s.codec})`).join(', ');
+}
+
+/**
+ * Exactly one video stream and at most one audio stream are measured; any
+ * other stream (a second video or audio, cover art, subtitles, data) would go
+ * unmeasured, so the pair is not compared. The code names the kind of the
+ * extra stream, `side` the file that has it.
+ */
+function checkStreams(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
+  const kinds = [
+    { code: 'EXTRA_VIDEO_STREAM', what: 'video stream', extra: (p: MediaProbe) => p.streams.filter((s) => s.type === 'video').length > 1 },
+    { code: 'EXTRA_AUDIO_STREAM', what: 'audio stream', extra: (p: MediaProbe) => p.streams.filter((s) => s.type === 'audio').length > 1 },
+    { code: 'EXTRA_STREAM', what: 'stream that is neither video nor audio', extra: (p: MediaProbe) => p.streams.some((s) => s.type !== 'video' && s.type !== 'audio') },
+  ];
+  for (const { code, what, extra } of kinds) {
+    const [x, y] = [extra(baseline), extra(candidate)];
+    if (!x && !y) continue;
+    const side = sideOf(x, y);
+    const who = side === 'both' ? 'Both files have' : `The ${side} has`;
+    return fail(
+      code,
+      `${who} an extra ${what} (one video and at most one audio stream are measured): baseline ${describeStreams(baseline.streams)}; candidate ${describeStreams(candidate.streams)}`,
+      side,
+    );
+  }
+  return null;
+}
+
+/** The metric windows must fit the planes: Gaussian SSIM 11x11 and 7x7 SSIM on luma, FFmpeg's 8x8 on every plane. */
+function checkFrameSize(v: VideoProbe): string | null {
+  const g = v.geometry!;
+  try {
+    checkGaussianSize(g.width, g.height);
+    checkBoxSize(g.width, g.height);
+    checkFfmpegSize(g.width, g.height);
+    checkFfmpegSize(g.chromaWidth, g.chromaHeight);
+    return null;
+  } catch (error) {
+    if (isFidelityError(error) && error.code === 'FRAME_TOO_SMALL') return error.message;
+    throw error;
+  }
+}
+
+function describeMatrix(v: VideoProbe): string {
+  if (!v.displayMatrix) return 'none (as coded)';
+  return `${v.rotation === null ? '' : `rotation ${v.rotation} degrees, `}matrix [${v.displayMatrix.join(' ')}]`;
+}
+
+function sameMatrix(a: VideoProbe, b: VideoProbe): boolean {
+  if (!a.displayMatrix || !b.displayMatrix) return a.displayMatrix === b.displayMatrix;
+  return a.displayMatrix.every((x, i) => x === b.displayMatrix![i]);
+}
+
+function describeSegments(segments: readonly Segment[]): string {
+  return segments
+    .map((s) => {
+      const length = s.num < 0n ? 'all' : `${secondsOf({ num: s.num, den: s.den })} s`;
+      return s.empty ? `delay ${length}` : `show ${length}${s.rate === 65536 ? '' : ` at rate ${s.rate / 65536}`}`;
+    })
+    .join(', then ');
+}
+
+/**
+ * Two edit lists agree when a player shows the same: the same delays and
+ * shown stretches, in the same order, at the same rates, each as long as the
+ * other within one tick of the coarser time scale. Where the stretch starts
+ * in the media is left out: that offset is the encoder's (B-frame delay, AAC
+ * priming), and what it hides shows in the frame timestamps and samples.
+ */
+function sameEdits(x: TrackEdits, y: TrackEdits): boolean {
+  const [p, q] = [presentation(x), presentation(y)];
+  if (p.length !== q.length) return false;
+  return p.every((s, i) => {
+    const t = q[i]!;
+    if (s.empty !== t.empty || s.rate !== t.rate || s.den === 0n || t.den === 0n) return false;
+    // A fragmented file's whole media has no length in moov: its frames and samples are compared instead.
+    if (s.num < 0n || t.num < 0n) return true;
+    const tick: Fraction = s.den < t.den ? { num: 1n, den: s.den } : { num: 1n, den: t.den };
+    return within(minus({ num: s.num, den: s.den }, { num: t.num, den: t.den }), tick);
+  });
+}
+
+/** null when both agree, or when a side is not MP4 / MOV (no edit list to read). */
+function checkEdits(code: string, stream: string, x: TrackEdits | null, y: TrackEdits | null): MeasureFailure | null {
+  if (!x || !y || sameEdits(x, y)) return null;
+  return fail(
+    code,
+    `The ${stream} edit lists differ (what a player shows): baseline ${describeSegments(presentation(x))}; candidate ${describeSegments(presentation(y))}`,
+  );
+}
+
+/** First audio timestamp minus first video timestamp, in seconds; null when the audio has no timestamp. */
+function audioOffset(v: VideoProbe, x: AudioProbe): Fraction | null {
+  if (x.startPts === null) return null;
+  return minus(frac(x.startPts, x.timeBase), frac(v.pts[0]!, v.timeBase));
+}
+
+function checkAudioStart(a: VideoProbe, x: AudioProbe, b: VideoProbe, y: AudioProbe): MeasureFailure | null {
+  const [p, q] = [audioOffset(a, x), audioOffset(b, y)];
+  if (!p && !q) return null;
+  const show = (o: Fraction | null): string => (o ? `${secondsOf(o)} s` : 'unknown');
+  // One audio sample, at the common rate (the sample rates were compared before).
+  if (p && q && within(minus(p, q), { num: 1n, den: BigInt(x.sampleRate) })) return null;
+  return fail(
+    'INCOMPATIBLE_AUDIO_START',
+    `The audio starts at a different time relative to the video (first audio timestamp minus first video timestamp): baseline ${show(p)}, candidate ${show(q)} (more than one audio sample apart)`,
+  );
+}
+
 /** null when the pair is comparable; otherwise the reason, with both sides' values. */
 export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
   const a = baseline.video;
   const b = candidate.video;
   if (!a || !b) {
     const side = !a ? 'baseline' : 'candidate';
-    return fail('NO_VIDEO_STREAM', `The ${side} has no video stream`);
+    return fail('NO_VIDEO_STREAM', `The ${side} has no video stream`, side);
   }
+  const streams = checkStreams(baseline, candidate);
+  if (streams) return streams;
   if (a.width !== b.width || a.height !== b.height) {
     return fail('INCOMPATIBLE_SIZE', `Frame size differs: baseline ${a.width}x${a.height}, candidate ${b.width}x${b.height}`);
   }
   for (const [side, v] of [['baseline', a], ['candidate', b]] as const) {
     if (!v.geometry) {
-      return fail('UNSUPPORTED_PIXEL_FORMAT', `The ${side} is ${v.pixFmt}; only 8-bit planar YUV is read without conversion`);
+      return fail('UNSUPPORTED_PIXEL_FORMAT', `The ${side} is ${v.pixFmt}; only 8-bit planar YUV is read without conversion`, side);
     }
   }
   if (a.pixFmt !== b.pixFmt) {
     return fail('INCOMPATIBLE_PIXEL_FORMAT', `Pixel format differs: baseline ${a.pixFmt}, candidate ${b.pixFmt}`);
+  }
+  // Same size and layout from here, so a frame too small is too small on both sides.
+  const small = checkFrameSize(a);
+  if (small) return fail('FRAME_TOO_SMALL', `Both sides are ${a.width}x${a.height} ${a.pixFmt}: ${small}`, 'both');
+  if (!sameMatrix(a, b)) {
+    return fail('INCOMPATIBLE_DISPLAY_MATRIX', `The video display matrix differs (how a player turns the picture): baseline ${describeMatrix(a)}, candidate ${describeMatrix(b)}`);
+  }
+  const [sa, sb] = [a.sampleAspect, b.sampleAspect];
+  if (BigInt(sa.num) * BigInt(sb.den) !== BigInt(sb.num) * BigInt(sa.den)) {
+    return fail('INCOMPATIBLE_ASPECT_RATIO', `The video sample aspect ratio differs (how a player stretches the picture): baseline ${sa.num}:${sa.den}, candidate ${sb.num}:${sb.den}`);
   }
   if (a.frames !== b.frames) {
     return fail('INCOMPATIBLE_FRAME_COUNT', `Frame count differs: baseline ${a.frames}, candidate ${b.frames}`);
@@ -62,6 +220,8 @@ export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe):
       `Frame ${bad} is at ${seconds(a.pts[bad]!, a.timeBase)} s in the baseline and ${seconds(b.pts[bad]!, b.timeBase)} s in the candidate (more than one time-base tick apart)`,
     );
   }
+  const videoEdits = checkEdits('INCOMPATIBLE_VIDEO_EDIT_LIST', 'video', a.editList, b.editList);
+  if (videoEdits) return videoEdits;
   const x = baseline.audio;
   const y = candidate.audio;
   if (!x !== !y) {
@@ -77,6 +237,10 @@ export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe):
     if (x.samples !== y.samples) {
       return fail('INCOMPATIBLE_SAMPLE_COUNT', `Audio sample count differs: baseline ${x.samples}, candidate ${y.samples} per channel`);
     }
+    const start = checkAudioStart(a, x, b, y);
+    if (start) return start;
+    const audioEdits = checkEdits('INCOMPATIBLE_AUDIO_EDIT_LIST', 'audio', x.editList, y.editList);
+    if (audioEdits) return audioEdits;
   }
   return null;
 }

@@ -3,9 +3,16 @@
  * reports what they are. Everything else asks this module; nothing else reads
  * FIDELITY_FFMPEG or looks at npm packages.
  *
- * Order: explicit option -> FIDELITY_FFMPEG / FIDELITY_FFPROBE -> ffmpeg-static
- * (only when its binary file really exists: its install step downloads it and
- * may have failed) -> @ffmpeg-installer / @ffprobe-installer -> PATH.
+ * ffmpeg and ffprobe always come from the same place, because both parse the
+ * same untrusted MP4s and a report names one decoder. Places, in order:
+ * explicit options -> FIDELITY_FFMPEG / FIDELITY_FFPROBE -> the npm packages
+ * @ffmpeg-installer + @ffprobe-installer -> the first PATH folder that holds
+ * both. When only one of a pair is given (one option, one variable), the
+ * other is the file of that name in the same folder, or nothing runs.
+ * The npm packages stay ahead of PATH so that every machine decodes with the
+ * same pinned binaries (the golden values and committed fixtures record their
+ * SHA-256); `fidelity doctor` says when they are old or differ, and how to
+ * point both variables at a maintained build.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, accessSync, constants as fsConstants, statSync } from 'node:fs';
@@ -14,14 +21,20 @@ import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
 
+/** Which of the two binaries: `ffmpeg` decodes, `ffprobe` reads stream properties. */
 export type BinaryKind = 'ffmpeg' | 'ffprobe';
-export type BinarySource = 'option' | 'env' | 'ffmpeg-static' | 'installer' | 'path';
+/** Where a pair came from: a {@link ResolveOptions} path, FIDELITY_FFMPEG / FIDELITY_FFPROBE, the npm packages, or PATH. */
+export type BinarySource = 'option' | 'env' | 'installer' | 'path';
 
+/** One place a binary could come from, before anything was run. */
 export interface BinaryCandidate {
   source: BinarySource;
   path: string;
 }
 
+/**
+ * A binary that ran: where it came from, its path, its `-version` line and the SHA-256 of its file (recorded in every report).
+ */
 export interface BinaryIdentity {
   kind: BinaryKind;
   source: BinarySource;
@@ -31,6 +44,11 @@ export interface BinaryIdentity {
   sha256: string;
 }
 
+/**
+ * Where to take ffmpeg and ffprobe from. Both paths given: those two. One given: the other binary of
+ * that name in the same folder. Neither: FIDELITY_FFMPEG / FIDELITY_FFPROBE (same rule), then the npm
+ * packages, then the first PATH folder holding both. `env` replaces `process.env` for the lookup.
+ */
 export interface ResolveOptions {
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -67,26 +85,50 @@ function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-/** Every place the binary could come from, in priority order, without running anything. */
-export function binaryCandidates(kind: BinaryKind, options: ResolveOptions = {}): BinaryCandidate[] {
+/** One place both binaries come from; `derived` names the one that was not given but looked for beside the other. */
+export interface ToolchainCandidate {
+  source: BinarySource;
+  ffmpeg: string;
+  ffprobe: string;
+  derived?: BinaryKind;
+}
+
+function explicitPair(source: BinarySource, ffmpeg: string | undefined, ffprobe: string | undefined): ToolchainCandidate | undefined {
+  if (ffmpeg && ffprobe) return { source, ffmpeg, ffprobe };
+  if (ffmpeg) return { source, ffmpeg, ffprobe: path.join(path.dirname(ffmpeg), 'ffprobe'), derived: 'ffprobe' };
+  if (ffprobe) return { source, ffmpeg: path.join(path.dirname(ffprobe), 'ffmpeg'), ffprobe, derived: 'ffmpeg' };
+  return undefined;
+}
+
+/**
+ * Every place a matched ffmpeg + ffprobe pair could come from, in priority order, without running
+ * anything. An explicit pair (options, then environment) is listed even when its files do not
+ * exist: the caller asked for it, and {@link resolveFfmpeg} says why it does not run.
+ */
+export function toolchainCandidates(options: ResolveOptions = {}): ToolchainCandidate[] {
   const env = options.env ?? process.env;
-  const out: BinaryCandidate[] = [];
-  const explicit = kind === 'ffmpeg' ? options.ffmpegPath : options.ffprobePath;
-  if (explicit) out.push({ source: 'option', path: explicit });
-  const fromEnv = kind === 'ffmpeg' ? env.FIDELITY_FFMPEG : env.FIDELITY_FFPROBE;
-  if (fromEnv) out.push({ source: 'env', path: fromEnv });
-  if (kind === 'ffmpeg') {
-    const staticPath = tryRequirePath('ffmpeg-static', (m) => m);
-    if (staticPath && existsSync(staticPath)) out.push({ source: 'ffmpeg-static', path: staticPath });
-    const installer = tryRequirePath('@ffmpeg-installer/ffmpeg', (m) => (m as { path?: string }).path);
-    if (installer && existsSync(installer)) out.push({ source: 'installer', path: installer });
-  } else {
-    const installer = tryRequirePath('@ffprobe-installer/ffprobe', (m) => (m as { path?: string }).path);
-    if (installer && existsSync(installer)) out.push({ source: 'installer', path: installer });
+  const out: ToolchainCandidate[] = [];
+  const option = explicitPair('option', options.ffmpegPath, options.ffprobePath);
+  if (option) out.push(option);
+  const fromEnv = explicitPair('env', env.FIDELITY_FFMPEG || undefined, env.FIDELITY_FFPROBE || undefined);
+  if (fromEnv) out.push(fromEnv);
+  const ffmpeg = tryRequirePath('@ffmpeg-installer/ffmpeg', (m) => (m as { path?: string }).path);
+  const ffprobe = tryRequirePath('@ffprobe-installer/ffprobe', (m) => (m as { path?: string }).path);
+  if (ffmpeg && ffprobe && existsSync(ffmpeg) && existsSync(ffprobe)) out.push({ source: 'installer', ffmpeg, ffprobe });
+  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  for (const dir of dirs) {
+    const pair = { ffmpeg: path.join(dir, 'ffmpeg'), ffprobe: path.join(dir, 'ffprobe') };
+    if (isExecutableFile(pair.ffmpeg) && isExecutableFile(pair.ffprobe)) {
+      out.push({ source: 'path', ...pair });
+      break;
+    }
   }
-  const onPath = findOnPath(kind, env);
-  if (onPath) out.push({ source: 'path', path: onPath });
   return out;
+}
+
+/** Every place one binary could come from, in priority order: the `kind` half of {@link toolchainCandidates}. */
+export function binaryCandidates(kind: BinaryKind, options: ResolveOptions = {}): BinaryCandidate[] {
+  return toolchainCandidates(options).map((c) => ({ source: c.source, path: c[kind] }));
 }
 
 function runVersion(file: string): Promise<string> {
@@ -100,37 +142,62 @@ function runVersion(file: string): Promise<string> {
 
 const HOW_TO_FIX =
   'Install the project dependencies (they ship ffmpeg in @ffmpeg-installer/ffmpeg and @ffprobe-installer/ffprobe), ' +
-  'put ffmpeg/ffprobe on PATH, or point FIDELITY_FFMPEG / FIDELITY_FFPROBE at working binaries.';
+  'put a folder holding both ffmpeg and ffprobe on PATH, or point FIDELITY_FFMPEG and FIDELITY_FFPROBE at two binaries of the same build ' +
+  '(on Debian/Ubuntu: apt-get install ffmpeg, then FIDELITY_FFMPEG=/usr/bin/ffmpeg FIDELITY_FFPROBE=/usr/bin/ffprobe).';
 
-/**
- * Picks the first candidate. An explicit choice (option or env) that does not
- * run is an error rather than a silent fall-through: the user asked for it.
- */
-export async function resolveBinary(kind: BinaryKind, options: ResolveOptions = {}): Promise<BinaryIdentity> {
-  const candidates = binaryCandidates(kind, options);
-  const first = candidates[0];
+function firstCandidate(options: ResolveOptions): ToolchainCandidate {
+  const first = toolchainCandidates(options)[0];
   if (!first) {
-    throw new FidelityError('FFMPEG_NOT_FOUND', `No ${kind} binary found. ${HOW_TO_FIX}`);
+    const env = options.env ?? process.env;
+    const lone = ['ffmpeg', 'ffprobe'].filter((k) => findOnPath(k, env));
+    const hint = lone.length === 1 ? ` (PATH has ${lone[0]} but no folder on it holds both, and they are never mixed)` : '';
+    throw new FidelityError('FFMPEG_NOT_FOUND', `No ffmpeg + ffprobe pair found${hint}. ${HOW_TO_FIX}`);
+  }
+  return first;
+}
+
+async function identify(kind: BinaryKind, c: ToolchainCandidate): Promise<BinaryIdentity> {
+  const file = c[kind];
+  if (c.derived === kind && !existsSync(file)) {
+    const other: BinaryKind = kind === 'ffmpeg' ? 'ffprobe' : 'ffmpeg';
+    const given = c.source === 'env' ? `FIDELITY_${other.toUpperCase()}` : `the ${other}Path option`;
+    const missing = c.source === 'env' ? `FIDELITY_${kind.toUpperCase()}` : `${kind}Path`;
+    throw new FidelityError(
+      'FFMPEG_NOT_FOUND',
+      `${given} is set but ${missing} is not, and there is no ${kind} beside it (${file}). ffmpeg and ffprobe are always taken from the same build: set both, or put ${kind} in that folder. ${HOW_TO_FIX}`,
+    );
   }
   let version: string;
   try {
-    version = await runVersion(first.path);
+    version = await runVersion(file);
   } catch (cause) {
     throw new FidelityError(
       'FFMPEG_BROKEN',
-      `The ${kind} binary from ${first.source} (${first.path}) does not run: ${(cause as Error).message.split('\n')[0]}. ${HOW_TO_FIX}`,
+      `The ${kind} binary from ${c.source} (${file}) does not run: ${(cause as Error).message.split('\n')[0]}. ${HOW_TO_FIX}`,
       { cause },
     );
   }
   if (!version.startsWith(`${kind} version`)) {
     throw new FidelityError(
       'FFMPEG_BROKEN',
-      `The ${kind} binary from ${first.source} (${first.path}) printed "${version}" instead of a ${kind} version line. ${HOW_TO_FIX}`,
+      `The ${kind} binary from ${c.source} (${file}) printed "${version}" instead of a ${kind} version line. ${HOW_TO_FIX}`,
     );
   }
-  return { kind, source: first.source, path: first.path, version, sha256: await sha256File(first.path) };
+  return { kind, source: c.source, path: file, version, sha256: await sha256File(file) };
 }
 
+/**
+ * Resolves one binary of the pair {@link resolveFfmpeg} would use. An explicit choice (option or
+ * environment) that does not run is an error rather than a silent fall-through: the user asked for it.
+ *
+ * @throws FidelityError `FFMPEG_NOT_FOUND` when no pair exists (or only half of an explicit pair),
+ *   `FFMPEG_BROKEN` when the binary does not run or is not the kind asked for.
+ */
+export async function resolveBinary(kind: BinaryKind, options: ResolveOptions = {}): Promise<BinaryIdentity> {
+  return identify(kind, firstCandidate(options));
+}
+
+/** The resolved pair; both always come from the same source (`ffmpeg.source === ffprobe.source`). */
 export interface FfmpegToolchain {
   ffmpeg: BinaryIdentity;
   ffprobe: BinaryIdentity;
@@ -138,13 +205,29 @@ export interface FfmpegToolchain {
 
 const cache = new Map<string, Promise<FfmpegToolchain>>();
 
-/** Resolves both binaries once per distinct option set; the identity goes into every report. */
+/**
+ * Resolves the ffmpeg + ffprobe pair once per distinct option set and reports what they are: source,
+ * path, version line and SHA-256 of each (the decoder identity every report records).
+ *
+ * @throws FidelityError `FFMPEG_NOT_FOUND` when no pair exists (or only half of an explicit pair, with
+ *   no matching binary beside it), `FFMPEG_BROKEN` when a binary does not run or is not what it claims.
+ * @example
+ * ```ts
+ * const { ffmpeg, ffprobe } = await resolveFfmpeg({ env: { ...process.env, FIDELITY_FFMPEG: '/usr/bin/ffmpeg' } });
+ * console.log(ffmpeg.source, ffmpeg.version, ffprobe.path); // env, ffmpeg version 5.1..., /usr/bin/ffprobe
+ * ```
+ */
 export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolchain> {
   const env = options.env ?? process.env;
   const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
   let hit = cache.get(key);
   if (!hit) {
-    hit = Promise.all([resolveBinary('ffmpeg', options), resolveBinary('ffprobe', options)]).then(([ffmpeg, ffprobe]) => ({ ffmpeg, ffprobe }));
+    hit = (async () => {
+      const c = firstCandidate(options);
+      // ffmpeg first, so that a broken explicit ffmpeg is reported before a missing ffprobe beside it.
+      const ffmpeg = await identify('ffmpeg', c);
+      return { ffmpeg, ffprobe: await identify('ffprobe', c) };
+    })();
     hit.catch(() => cache.delete(key));
     cache.set(key, hit);
   }

@@ -28,12 +28,18 @@ export interface ExtractedFrame {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 
+/**
+ * All of a pipe's bytes. A pipe destroyed by the child's kill (timeout,
+ * abort) emits only 'close', never 'end': it settles then too, with what it
+ * got, and the child's exit says why it stopped.
+ */
 function collect(stream: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('error', reject);
     stream.on('end', () => resolve(Buffer.concat(chunks)));
+    stream.on('close', () => resolve(Buffer.concat(chunks)));
   });
 }
 
@@ -69,7 +75,7 @@ export async function extractFrame(
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: [1, 3], timeoutMs });
     const [rgb, y, exit] = await Promise.all([collect(child.pipe(1)), collect(child.pipe(3)), child.exited]);
     const failed = exitError(label, exit, timeoutMs);
-    if (failed) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${failed.message}`, { cause: failed });
+    if (failed) throw failed.code === 'ABORTED' ? failed : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${failed.message}`, { cause: failed });
     if (rgb.length === 0 && y.length === 0) {
       throw new FidelityError('FRAME_NOT_FOUND', `The stream has no frame ${index}`);
     }
@@ -112,7 +118,7 @@ export async function extractAudio(
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: [1], timeoutMs });
     const [bytes, exit] = await Promise.all([collect(child.pipe(1)), child.exited]);
     const failed = exitError(label, exit, timeoutMs);
-    if (failed) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract audio: ${failed.message}`, { cause: failed });
+    if (failed) throw failed.code === 'ABORTED' ? failed : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract audio: ${failed.message}`, { cause: failed });
     const frames = Math.min(maxSamples, Math.floor(bytes.length / (4 * channels)));
     const out: Float32Array[] = [];
     for (let c = 0; c < channels; c++) {

@@ -1,10 +1,12 @@
 /**
- * What a file holds, learned before any frame is decoded: the first video
- * stream's geometry, pixel format, time base and every frame timestamp (from
- * packets: demuxing only, so it is cheap and exact; two ffprobe runs side by
- * side, stream info as JSON and the packet list as text), and the first audio
- * stream's layout and exact decoded sample count. Compatibility is judged on
- * this alone (compat.ts), so no metric starts on a pair that cannot be compared.
+ * What a file holds, learned before any frame is decoded: every stream's
+ * kind, the first video stream's geometry, pixel format, display matrix,
+ * time base and every frame timestamp (from packets: demuxing only, so it is
+ * cheap and exact; two ffprobe runs side by side, stream info as JSON and the
+ * packet list as text), the first audio stream's layout, start time and
+ * exact decoded sample count, and (MP4 / MOV) both tracks' edit lists.
+ * Compatibility is judged on this alone (compat.ts), so no metric starts on a
+ * pair that cannot be compared.
  */
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -12,6 +14,8 @@ import { FidelityError } from '../errors.js';
 import type { Child, ProcessScope } from './process.js';
 import { exitError, runToString } from './process.js';
 import { planeGeometry } from './pixel-formats.js';
+import { hidesHead, hidesTail, readEditLists } from './edit-list.js';
+import type { TrackEdits } from './edit-list.js';
 import { SOCKET_CHANNELS, openSocketChannel } from './socket-channel.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 
@@ -33,6 +37,17 @@ export interface VideoProbe {
   /** Presentation timestamps in time-base ticks, ascending; one per frame the decoder will output. */
   pts: number[];
   frames: number;
+  /**
+   * The display matrix a player applies (rotation, flip), as its nine
+   * integers in ffprobe's order; null when the stream has none (identity).
+   */
+  displayMatrix: number[] | null;
+  /** ffprobe's rotation of that matrix in degrees, for messages; null without a matrix. */
+  rotation: number | null;
+  /** Sample (pixel) aspect ratio a player scales by; 1:1 when the file gives none. */
+  sampleAspect: Rational;
+  /** The track's edit list (MP4 / MOV); null for other containers. */
+  editList: TrackEdits | null;
 }
 
 export interface AudioProbe {
@@ -43,12 +58,33 @@ export interface AudioProbe {
   channelLayout: string | null;
   /** Samples per channel, counted by decoding (container durations do not account for encoder priming). */
   samples: number;
+  timeBase: Rational;
+  /**
+   * The first decoded audio frame's timestamp in `timeBase` ticks (after the
+   * edit list and the encoder priming the decoder skips); null when ffprobe
+   * gives none.
+   */
+  startPts: number | null;
+  /** The track's edit list (MP4 / MOV); null for other containers. */
+  editList: TrackEdits | null;
+}
+
+/** One stream of the file, whatever its kind: the pair is measured only when these agree (compat.ts). */
+export interface StreamSummary {
+  index: number;
+  /** ffprobe's codec_type: video, audio, subtitle, data, attachment, or unknown. */
+  type: string;
+  codec: string;
+  /** A still image attached as a video stream (cover art). */
+  coverArt: boolean;
 }
 
 export interface MediaProbe {
   file: string;
   sizeBytes: number;
   formatName: string;
+  /** Every stream, in file order. */
+  streams: StreamSummary[];
   video: VideoProbe | null;
   audio: AudioProbe | null;
 }
@@ -72,7 +108,12 @@ const FfprobeStream = z.object({
   channel_layout: z.string().optional(),
   /** From the container's index (MP4: the sample table), when it has one. */
   nb_frames: z.string().optional(),
+  sample_aspect_ratio: z.string().optional(),
   disposition: z.record(z.string(), z.number()).optional(),
+  /** The container's track id ("0x1" for MP4 / MOV): the key to the edit lists. */
+  id: z.string().optional(),
+  // Loose on purpose: side data of kinds we do not read varies by ffprobe version and must not fail the probe.
+  side_data_list: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
 const FfprobeOutput = z.object({
@@ -114,6 +155,47 @@ function parseRational(text: string | undefined): Rational | null {
   const num = Number(match[1]);
   const den = Number(match[2]);
   return num > 0 && den > 0 ? { num, den } : null;
+}
+
+/** "16:9"-style ratio; null when absent or zero. */
+function parseRatio(text: string | undefined): Rational | null {
+  const match = /^(\d+):(\d+)$/.exec(text ?? '');
+  const [num, den] = [Number(match?.[1]), Number(match?.[2])];
+  return match && num > 0 && den > 0 ? { num, den } : null;
+}
+
+/**
+ * ffprobe prints a display matrix as three lines "0000000i:  a  b  c"; the
+ * row number before the colon is not part of it.
+ */
+function parseDisplayMatrix(text: string): number[] | null {
+  const values = text
+    .split('\n')
+    .map((line) => line.replace(/^\s*[0-9a-fA-F]+:/, ''))
+    .flatMap((line) => line.trim().split(/\s+/))
+    .filter((x) => x.length > 0)
+    .map(Number);
+  return values.length === 9 && values.every(Number.isInteger) ? values : null;
+}
+
+/** The identity in the matrix's fixed point (16.16, and 2.30 for the last column): a player changes nothing. */
+const IDENTITY_MATRIX = [65536, 0, 0, 0, 65536, 0, 0, 0, 1 << 30];
+
+function displayMatrixOf(stream: z.infer<typeof FfprobeStream>, label: string): { matrix: number[] | null; rotation: number | null } {
+  const entry = stream.side_data_list?.find((d) => d['side_data_type'] === 'Display Matrix');
+  const text = entry?.['displaymatrix'];
+  if (typeof text !== 'string') return { matrix: null, rotation: null };
+  const matrix = parseDisplayMatrix(text);
+  if (!matrix) throw undecodable(label, `ffprobe printed a display matrix that cannot be read: ${JSON.stringify(text)}`);
+  if (matrix.every((v, i) => v === IDENTITY_MATRIX[i])) return { matrix: null, rotation: null };
+  const rotation = Number(entry?.['rotation']);
+  return { matrix, rotation: Number.isFinite(rotation) ? rotation : null };
+}
+
+/** MP4 / MOV track id from ffprobe's stream id ("0x1"); null for other containers. */
+function trackIdOf(stream: z.infer<typeof FfprobeStream>): number | null {
+  const match = /^0x([0-9a-f]+)$/i.exec(stream.id ?? '');
+  return match ? Number.parseInt(match[1]!, 16) : null;
 }
 
 function undecodable(file: string, why: string): FidelityError {
@@ -164,6 +246,28 @@ async function countAudioSamples(scope: ProcessScope, tools: ProbeTools, file: s
   return bytes / frameBytes;
 }
 
+/**
+ * The first decoded audio frame's timestamp, as ffmpeg's decoders give it:
+ * after the edit list (a delay moves it, packets an edit hides are dropped)
+ * and after the priming the decoder skips. That is where the first sample
+ * the metrics read is played.
+ */
+async function audioStart(scope: ProcessScope, tools: ProbeTools, file: string, label: string, index: number): Promise<number | null> {
+  const text = await runToString(
+    scope,
+    tools.ffprobe,
+    ['-hide_banner', '-v', 'error', '-select_streams', String(index), '-show_entries', 'frame=best_effort_timestamp', '-of', 'csv=p=0', file],
+    { label: `ffprobe (audio start, ${label})`, timeoutMs: tools.timeoutMs },
+  );
+  for (const line of text.split('\n')) {
+    const value = line.replace(/,+$/, '').trim();
+    if (value.length === 0) continue;
+    const pts = Number(value);
+    return Number.isInteger(pts) ? pts : null;
+  }
+  return null;
+}
+
 function ended(stream: Readable): Promise<void> {
   return new Promise((resolve) => {
     stream.once('end', resolve);
@@ -199,15 +303,31 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
   const { streams, format } = parsed.data;
   const packets = parsePackets(packetText);
 
-  // Cover art is a video stream too; it is never the clip.
+  // Cover art is a video stream too; it is never the clip (compat.ts still counts it as a stream).
   const videoStream = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   const audioStream = streams.find((s) => s.codec_type === 'audio');
   if (!videoStream) throw new FidelityError('NO_VIDEO_STREAM', `${label}: ${file} has no video stream`);
+  const summaries: StreamSummary[] = streams.map((s) => ({
+    index: s.index,
+    type: s.codec_type ?? 'unknown',
+    codec: s.codec_name ?? 'unknown',
+    coverArt: s.disposition?.attached_pic === 1,
+  }));
+  const formatName = format?.format_name ?? 'unknown';
+  // Edit lists live in the moov box of MP4 / MOV ("mov,mp4,m4a,3gp,3g2,mj2"); other containers have none to read.
+  const tracks = formatName.split(',').includes('mov') ? await readEditLists(file, label) : null;
+  const editListOf = (s: z.infer<typeof FfprobeStream>): TrackEdits | null => {
+    const id = trackIdOf(s);
+    return tracks && id !== null ? (tracks.get(id) ?? null) : null;
+  };
 
   // A file cut short keeps an index that promises more packets than its data holds.
+  // PCM in MOV is the exception: its index (nb_frames) counts samples, checked against the decoded count below.
+  // An edit list that trims the tail drops packets on purpose (compared in compat.ts, not a truncation).
+  const isPcm = (s: z.infer<typeof FfprobeStream>): boolean => s.codec_type === 'audio' && (s.codec_name ?? '').startsWith('pcm_');
   for (const stream of [videoStream, audioStream]) {
     const listed = Number(stream?.nb_frames);
-    if (!stream || !Number.isInteger(listed) || listed <= 0) continue;
+    if (!stream || isPcm(stream) || hidesTail(editListOf(stream)) || !Number.isInteger(listed) || listed <= 0) continue;
     const present = packets.counts.get(stream.index) ?? 0;
     if (present < listed) {
       throw undecodable(label, `the file is truncated: its index lists ${listed} ${stream.codec_type} packets but only ${present} can be read`);
@@ -224,6 +344,7 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
     if (shown.some((t) => t === null)) throw undecodable(label, 'a video packet has no presentation timestamp');
     const pts = (shown as number[]).sort((a, b) => a - b);
     if (pts.length === 0) throw undecodable(label, 'the video stream has no frames');
+    const { matrix, rotation } = displayMatrixOf(videoStream, label);
     video = {
       index: videoStream.index,
       codec: videoStream.codec_name ?? 'unknown',
@@ -234,6 +355,11 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
       timeBase,
       pts,
       frames: pts.length,
+      displayMatrix: matrix,
+      rotation,
+      // "0:1" and "N/A" mean unknown, which players show as square pixels.
+      sampleAspect: parseRatio(videoStream.sample_aspect_ratio) ?? { num: 1, den: 1 },
+      editList: editListOf(videoStream),
     };
   }
 
@@ -241,8 +367,23 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
   if (audioStream) {
     const sampleRate = Number(audioStream.sample_rate);
     const channels = audioStream.channels ?? 0;
-    if (!Number.isInteger(sampleRate) || sampleRate <= 0 || channels <= 0) throw undecodable(label, 'the audio stream has no sample rate or channel count');
-    const samples = await countAudioSamples(scope, tools, file, label, { index: audioStream.index, channels });
+    const timeBase = parseRational(audioStream.time_base);
+    if (!Number.isInteger(sampleRate) || sampleRate <= 0 || channels <= 0 || !timeBase) {
+      throw undecodable(label, 'the audio stream has no sample rate, channel count or time base');
+    }
+    const [counted, started] = await Promise.allSettled([
+      countAudioSamples(scope, tools, file, label, { index: audioStream.index, channels }),
+      audioStart(scope, tools, file, label, audioStream.index),
+    ]);
+    // Both settle before one error is chosen (the count's first), so the message does not depend on timing.
+    if (counted.status === 'rejected') throw counted.reason;
+    if (started.status === 'rejected') throw started.reason;
+    const [samples, startPts] = [counted.value, started.value];
+    const listed = Number(audioStream.nb_frames);
+    const trimmed = hidesHead(editListOf(audioStream)) || hidesTail(editListOf(audioStream));
+    if (isPcm(audioStream) && !trimmed && Number.isInteger(listed) && samples < listed) {
+      throw undecodable(label, `the file is truncated: its index lists ${listed} audio samples but only ${samples} can be decoded`);
+    }
     audio = {
       index: audioStream.index,
       codec: audioStream.codec_name ?? 'unknown',
@@ -250,8 +391,11 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
       channels,
       channelLayout: audioStream.channel_layout ?? null,
       samples,
+      timeBase,
+      startPts,
+      editList: editListOf(audioStream),
     };
   }
 
-  return { file, sizeBytes: Number(format?.size ?? 0), formatName: format?.format_name ?? 'unknown', video, audio };
+  return { file, sizeBytes: Number(format?.size ?? 0), formatName, streams: summaries, video, audio };
 }

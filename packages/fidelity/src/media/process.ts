@@ -3,6 +3,8 @@
  * three promises hold everywhere: a child has a wall-clock limit, it is killed
  * when the caller aborts, and it never outlives the call that started it
  * (`ProcessScope.close()` kills what is left and waits for the exits).
+ * "Killed" means its whole process group: a decoder given as a wrapper script
+ * takes the processes it started down with it.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
@@ -41,6 +43,47 @@ export interface SpawnOptions {
   /** Output fds that are socket channels instead of pipes; the scope closes our ends with the child. */
   sockets?: Record<number, SocketChannel>;
   timeoutMs: number;
+}
+
+/** Process groups of children still running, killed by one exit hook if the process ends with them alive. */
+const liveGroups = new Set<number>();
+let exitHooked = false;
+
+/**
+ * Each child leads its own process group (spawn `detached`), so a wrapper
+ * script's own children die with it: a kill goes to the whole group.
+ * Windows has no process groups; there the child alone is killed.
+ */
+const GROUPS = process.platform !== 'win32';
+
+function killGroup(proc: ChildProcess): void {
+  if (GROUPS && proc.pid !== undefined) {
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+      return;
+    } catch {
+      // The group is gone already, or was never made: fall back to the child itself.
+    }
+  }
+  proc.kill('SIGKILL');
+}
+
+function trackGroup(pid: number | undefined): void {
+  if (!GROUPS || pid === undefined) return;
+  liveGroups.add(pid);
+  if (!exitHooked) {
+    exitHooked = true;
+    // process.exit() (a forced stop of the CLI) skips every close(): the children must not outlive it.
+    process.once('exit', () => {
+      for (const pgid of liveGroups) {
+        try {
+          process.kill(-pgid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    });
+  }
 }
 
 /**
@@ -90,7 +133,8 @@ export class ProcessScope {
     }
     let proc: ChildProcess;
     try {
-      proc = spawn(file, args, { stdio, windowsHide: true });
+      // A group of its own also keeps a terminal's Ctrl-C from reaching ffmpeg directly: the abort path stops it.
+      proc = spawn(file, args, { stdio, windowsHide: true, detached: GROUPS });
     } catch (error) {
       for (const channel of Object.values(sockets)) channel.ours.destroy();
       throw error;
@@ -101,6 +145,8 @@ export class ProcessScope {
     const ours = Object.values(sockets).map((channel) => channel.ours);
 
     let reason: ChildExit['reason'] = 'exit';
+    /** Set once 'close' (or a failed start) has settled `exited`. */
+    let ended = false;
     let stderr = Buffer.alloc(0);
     proc.stderr?.on('data', (chunk: Buffer) => {
       stderr = Buffer.concat([stderr, chunk]);
@@ -115,7 +161,9 @@ export class ProcessScope {
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (settled) return;
         settled = true;
+        ended = true;
         clearTimeout(timer);
+        if (proc.pid !== undefined) liveGroups.delete(proc.pid);
         this.#children.delete(child);
         const text = stderr.subarray(Math.max(0, stderr.length - STDERR_TAIL_BYTES)).toString('utf8').trim();
         resolve(startError === undefined ? { code, signal, reason, stderr: text } : { code, signal, reason, stderr: text, startError });
@@ -143,7 +191,15 @@ export class ProcessScope {
         const running = proc.exitCode === null && proc.signalCode === null;
         if (running) {
           if (reason === 'exit') reason = why;
-          proc.kill('SIGKILL');
+          killGroup(proc);
+        } else if (!ended && GROUPS && proc.pid !== undefined) {
+          // The child is gone but 'close' has not come: a process it started still holds its pipes.
+          try {
+            process.kill(-proc.pid, 'SIGKILL');
+            if (reason === 'exit') reason = why;
+          } catch {
+            // Nothing of the group is left.
+          }
         }
         // 'close' waits for every pipe to end, and a paused reader never ends its pipe:
         // once we give up on a child, its unread output goes too.
@@ -154,6 +210,7 @@ export class ProcessScope {
       },
     };
     this.#children.add(child);
+    trackGroup(proc.pid);
     // An abort that landed between the check above and now must still count.
     if (this.aborted) child.kill('aborted');
     return child;

@@ -9,6 +9,9 @@ import { AudioChannel } from './audio-channel.js';
 /** Cross-correlation search range for lag_estimate_samples, in seconds either way. */
 export const LAG_SEARCH_SECONDS = 0.5;
 
+/**
+ * The audio metrics of one pair: feed planar chunks of both sides in order, then `finish` for the {@link AudioMetrics}.
+ */
 export interface AudioAccumulator {
   /** Planar chunks, one Float32Array per channel, the same length on both sides and across channels. */
   push(a: Float32Array[], b: Float32Array[]): void;
@@ -32,6 +35,12 @@ function worstRmsRatio(channels: AudioChannelMetrics[]): AudioChannelMetrics {
   return worst;
 }
 
+/**
+ * Starts the per-channel audio metrics (docs/metrics.md: differences, SNR, Pearson, RMS ratio,
+ * spectral cosine, silence, lag diagnostic) for `channels` channels at `sampleRate` Hz.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` when `sampleRate` or `channels` is not a positive integer, or chunks of unequal lengths are pushed.
+ */
 export function createAudioAccumulator(sampleRate: number, channels: number): AudioAccumulator {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw invalidParameter('sampleRate', 'a positive integer', sampleRate);
   if (!Number.isInteger(channels) || channels <= 0) throw invalidParameter('channels', 'a positive integer', channels);

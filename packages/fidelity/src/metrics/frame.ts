@@ -11,6 +11,7 @@ export interface FrameGeometry {
   chromaHeight: number;
 }
 
+/** One decoded frame: the 8-bit Y, U and V planes and the packed rgb24 picture, with its geometry. */
 export interface DecodedFrame extends FrameGeometry {
   y: Uint8Array;
   u: Uint8Array;

@@ -28,6 +28,9 @@ export function percentileLinear(values: readonly number[], q: number): number {
   return gamma >= 0.5 ? b - diff * (1 - gamma) : a + diff * gamma;
 }
 
+/**
+ * The harmonic mean of positive values (0 when any value is 0 or below: one broken frame dominates, as it should).
+ */
 export function harmonicMean(values: readonly number[]): number {
   let inverse = 0;
   for (const v of values) {
@@ -54,6 +57,7 @@ export function summarize(values: readonly number[]): SeriesSummary {
   return { min, mean: sum / values.length, p05: percentileLinear(values, 5), max, worst_frame: worst };
 }
 
+/** Summarises a per-frame SSIM series: min, mean, p05, max, worst frame, harmonic mean, and the series itself. */
 export function summarizeSsim(values: readonly number[]): SsimSeries {
   return { ...summarize(values), harmonic_mean: harmonicMean(values), per_frame: [...values] };
 }

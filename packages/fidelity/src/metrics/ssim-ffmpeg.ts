@@ -21,9 +21,9 @@ import type { FrameGeometry } from './frame.js';
 
 const f32 = Math.fround;
 
-/** Int32 count of the filter's line buffers for a plane (or frame) of this width: 2 * SUM_LEN(w) records of 4. */
+/** Int32 count of the filter's line buffers for a plane (or frame) of this width: 2 * SUM_LEN(w) records of 4, as wasm/kernels.c defines it. */
 export function ffmpegTempInts(width: number): number {
-  return 2 * ((width >> 2) + 3) * 4;
+  return kernels().fn.ssim_ffmpeg_temp_ints(width);
 }
 
 export function checkFfmpegSize(width: number, height: number): void {
@@ -72,6 +72,7 @@ export function ssimFfmpegAll(y: number, u: number, v: number, geometry: FrameGe
   return all;
 }
 
+/** FFmpeg's SSIM of one frame pair: per plane and the area-weighted All. */
 export interface FfmpegSsim {
   y: number;
   u: number;

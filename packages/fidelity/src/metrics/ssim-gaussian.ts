@@ -4,7 +4,9 @@
  * data_range=255: an 11x11 Gaussian window (scipy.ndimage's kernel, radius
  * int(3.5 * 1.5 + 0.5) = 5), K1 = 0.01, K2 = 0.03, population statistics,
  * the SSIM map averaged over the windows that lie fully inside the plane.
- * Float64 throughout (wasm/kernels.c ssim_gauss).
+ * Computed in deterministic float32 on exact integer maps (wasm/kernels.c
+ * ssim_gauss, whose comment gives the accuracy rules): within 1e-6 of the
+ * float64 result, the same bits on every CPU.
  */
 import { kernels, Layout } from './wasm.js';
 import type { Kernels } from './wasm.js';
@@ -13,7 +15,6 @@ import { checkPlane, checkSize, tooSmall } from './planes.js';
 export const GAUSSIAN_SIGMA = 1.5;
 export const GAUSSIAN_RADIUS = 5;
 export const GAUSSIAN_WINDOW = 2 * GAUSSIAN_RADIUS + 1;
-const DATA_RANGE = 255;
 
 /** The centre tap first, then taps 1..5: scipy.ndimage._gaussian_kernel1d normalised to sum 1. */
 export function gaussianTaps(sigma = GAUSSIAN_SIGMA, radius = GAUSSIAN_RADIUS): number[] {
@@ -24,18 +25,18 @@ export function gaussianTaps(sigma = GAUSSIAN_SIGMA, radius = GAUSSIAN_RADIUS): 
 }
 
 const TAPS = gaussianTaps();
-const CONSTS = [(0.01 * DATA_RANGE) ** 2, (0.03 * DATA_RANGE) ** 2];
 
-/** Row maps, a 12-row ring of filtered rows and two vertically filtered rows, 4 maps each (wasm/kernels.c). */
+/** Bytes of the kernel's scratch for planes of this width, as wasm/kernels.c defines it. */
 export function gaussianScratchBytes(width: number): number {
-  const nv = width - 2 * GAUSSIAN_RADIUS;
-  return 8 * (4 * width + 4 * (GAUSSIAN_WINDOW + 1) * nv + 8 * nv + 8);
+  return kernels().fn.ssim_gauss_scratch_bytes(width);
 }
 
-/** Where the constants live inside one call's layout. */
-export function writeGaussianConstants(k: Kernels, taps: number, consts: number): void {
+/** Bytes the taps take in one call's layout. */
+export const GAUSSIAN_TAPS_BYTES = 8 * 8;
+
+/** Writes the filter taps where one call's layout put them. */
+export function writeGaussianTaps(k: Kernels, taps: number): void {
   k.f64(taps, TAPS.length).set(TAPS);
-  k.f64(consts, CONSTS.length).set(CONSTS);
 }
 
 export function checkGaussianSize(width: number, height: number): void {
@@ -52,12 +53,11 @@ export function ssimGaussian(a: Uint8Array, b: Uint8Array, width: number, height
   const layout = new Layout(k.base);
   const pa = layout.take(a.length);
   const pb = layout.take(b.length);
-  const taps = layout.take(8 * 8);
-  const consts = layout.take(8 * 2);
+  const taps = layout.take(GAUSSIAN_TAPS_BYTES);
   const scratch = layout.take(gaussianScratchBytes(width));
   k.reserve(layout.size - k.base);
   k.u8(pa, a.length).set(a);
   k.u8(pb, b.length).set(b);
-  writeGaussianConstants(k, taps, consts);
-  return k.fn.ssim_gauss(pa, pb, width, height, taps, consts, scratch);
+  writeGaussianTaps(k, taps);
+  return k.fn.ssim_gauss(pa, pb, width, height, taps, scratch);
 }

@@ -13,9 +13,9 @@ import { checkPlane, checkSize, tooSmall } from './planes.js';
 
 export const BOX_WINDOW = 7;
 
+/** Bytes of the kernel's scratch for rows of `cols` interleaved samples, as wasm/kernels.c defines it. */
 export function boxScratchBytes(cols: number): number {
-  const stride = (cols + 8 + 7) & ~7;
-  return 2 * 2 * stride + 2 * 4 * stride + 16;
+  return kernels().fn.ssim_box7_scratch_bytes(cols);
 }
 
 export function checkBoxSize(width: number, height: number): void {

@@ -22,7 +22,7 @@ import { PooledDiff, diffStatsAt, psnrFromSse } from './psnr.js';
 import { summarizePsnr, summarizeSsim } from './series.js';
 import { FfmpegSsimState, checkFfmpegSize } from './ssim-ffmpeg.js';
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
-import { checkGaussianSize, gaussianScratchBytes, writeGaussianConstants } from './ssim-gaussian.js';
+import { GAUSSIAN_TAPS_BYTES, checkGaussianSize, gaussianScratchBytes, writeGaussianTaps } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
 import { kernels, Layout } from './wasm.js';
 
@@ -72,6 +72,11 @@ export interface FrameValues {
   identical: boolean;
 }
 
+/**
+ * The video metrics of one pair, frame by frame: feed both streams' frames in order (`push`, or the
+ * two-part `pushValues` + an {@link FfmpegSeries} when frames are spread over threads), then `finish`
+ * for the {@link VideoMetrics}.
+ */
 export interface VideoAccumulator {
   /** Baseline a, candidate b: the next frame of each stream, in order. Both parts, in this thread. */
   addFrame(a: DecodedFrame, b: DecodedFrame): void;
@@ -90,6 +95,12 @@ export interface FfmpegSeries {
   next(a: PlanarFrame, b: PlanarFrame): FfmpegSsim;
 }
 
+/**
+ * Starts FFmpeg's SSIM (Y, U, V, All) over a stream of frame pairs of the given geometry. It carries
+ * state from one frame to the next, so it must see every frame, in order, in one thread.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a geometry that is not positive integers or an unknown chroma layout.
+ */
 export function createFfmpegSeries(geometry: FrameGeometry): FfmpegSeries {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;
@@ -132,31 +143,43 @@ export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: F
   checkFrame('a', a, g);
   checkFrame('b', b, g);
   const lumaSize = g.width * g.height;
-  const chromaSize = g.chromaWidth * g.chromaHeight;
   const rgbSize = 3 * lumaSize;
-  const k = kernels();
-  const layout = new Layout(k.base);
-  const ay = layout.take(lumaSize);
-  const by = layout.take(lumaSize);
-  const argb = layout.take(rgbSize);
-  const brgb = layout.take(rgbSize);
-  const taps = layout.take(8 * 8);
-  const consts = layout.take(8 * 2);
-  const out = layout.take(16);
-  const scratch = layout.take(Math.max(gaussianScratchBytes(g.width), boxScratchBytes(3 * g.width)));
-  k.reserve(layout.size - k.base);
-  k.u8(ay, lumaSize).set(a.y);
-  k.u8(by, lumaSize).set(b.y);
-  k.u8(argb, rgbSize).set(a.rgb);
-  k.u8(brgb, rgbSize).set(b.rgb);
-  writeGaussianConstants(k, taps, consts);
-
-  const ssim = k.fn.ssim_gauss(ay, by, g.width, g.height, taps, consts, scratch);
-  const rgb7 = k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / (3 * boxWindows(g.width, g.height));
-  const ySse = diffStatsAt(k, ay, by, lumaSize, out).sse;
-  const rgb = diffStatsAt(k, argb, brgb, rgbSize, out);
+  // Equal planes give exactly 1 from both SSIM kernels (D = 0 and var(d) = 0 in ssim_gauss; equal
+  // integer sums in ssim_box7) and no differences, so a byte compare (a fraction of a millisecond)
+  // stands in for the copies and the kernels: the same values, not an approximation of them.
+  const yEqual = equalBytes(a.y, b.y);
+  const rgbEqual = equalBytes(a.rgb, b.rgb);
+  let ssim = 1;
+  let ySse = 0;
+  let rgb7 = 1;
+  let rgb = { sad: 0, sse: 0 };
+  if (!yEqual || !rgbEqual) {
+    const k = kernels();
+    const layout = new Layout(k.base);
+    const ay = layout.take(lumaSize);
+    const by = layout.take(lumaSize);
+    const argb = layout.take(rgbSize);
+    const brgb = layout.take(rgbSize);
+    const taps = layout.take(GAUSSIAN_TAPS_BYTES);
+    const out = layout.take(16);
+    const scratch = layout.take(Math.max(gaussianScratchBytes(g.width), boxScratchBytes(3 * g.width)));
+    k.reserve(layout.size - k.base);
+    if (!yEqual) {
+      k.u8(ay, lumaSize).set(a.y);
+      k.u8(by, lumaSize).set(b.y);
+      writeGaussianTaps(k, taps);
+      ySse = diffStatsAt(k, ay, by, lumaSize, out).sse;
+      ssim = k.fn.ssim_gauss(ay, by, g.width, g.height, taps, scratch);
+    }
+    if (!rgbEqual) {
+      k.u8(argb, rgbSize).set(a.rgb);
+      k.u8(brgb, rgbSize).set(b.rgb);
+      rgb = diffStatsAt(k, argb, brgb, rgbSize, out);
+      rgb7 = k.fn.ssim_box7(argb, brgb, 3 * g.width, g.height, 3, scratch) / (3 * boxWindows(g.width, g.height));
+    }
+  }
   // Chroma only decides `identical`: a difference there alone shows in no other metric but ssim_ffmpeg.
-  const identical = ySse === 0 && rgb.sse === 0 && equalBytes(a.u, b.u) && equalBytes(a.v, b.v);
+  const identical = yEqual && rgbEqual && equalBytes(a.u, b.u) && equalBytes(a.v, b.v);
   return { ssim, rgb7, ySse, rgbSad: rgb.sad, rgbSse: rgb.sse, identical };
 }
 
@@ -167,6 +190,17 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** More frames than any stream has (a day at 60 fps): an index past it is a bug, not a frame. */
 const MAX_FRAMES = 24 * 3600 * 60;
 
+/**
+ * Starts the per-pair video metrics (docs/metrics.md) for frames of the given geometry.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad geometry, or (from `push`) frames of another size or a frame count over 60 hours at 24 fps.
+ * @example
+ * ```ts
+ * const acc = createVideoAccumulator({ width: 112, height: 64, chroma: '420' });
+ * for (const [a, b] of framePairs) acc.push(a, b); // DecodedFrame of each side
+ * const metrics = acc.finish(); // VideoMetrics: ssim, ssim_ffmpeg, ssim_rgb7, psnr_y, psnr_db, mae
+ * ```
+ */
 export function createVideoAccumulator(geometry: FrameGeometry): VideoAccumulator {
   const g = checkGeometry(geometry);
   const lumaSize = g.width * g.height;

@@ -27,9 +27,13 @@ const WebAssemblyApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAs
 interface KernelExports {
   memory: WasmMemory;
   heap_base(): number;
-  ssim_gauss(a: number, b: number, w: number, h: number, taps: number, consts: number, scratch: number): number;
+  ssim_gauss(a: number, b: number, w: number, h: number, taps: number, scratch: number): number;
   ssim_box7(a: number, b: number, cols: number, h: number, step: number, scratch: number): number;
   ssim_ffmpeg_plane(a: number, b: number, w: number, h: number, temp: number): number;
+  // The scratch each kernel's pointer arithmetic needs, defined next to that arithmetic (one definition, as FFmpeg's SUM_LEN).
+  ssim_gauss_scratch_bytes(w: number): number;
+  ssim_box7_scratch_bytes(cols: number): number;
+  ssim_ffmpeg_temp_ints(w: number): number;
   diff_stats(a: number, b: number, n: number, out: number): void;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Pairs baseline and candidate records by slot_id over the plan's
- * measurement slots (run-archive.md, "The pair"). Warmups are never paired:
+ * measurement slots (docs/run-archive.md, "How runs are paired"). Warmups are never paired:
  * they exist to warm caches, and their output is not part of the workload's
  * result. A slot that cannot be measured keeps its reasons, so
  * valid + invalid = planned always holds.
@@ -11,6 +11,7 @@ import { measurementSlotId, type RunRecord } from '../schemas/run-archive.js';
 
 export type PairingInput = Pick<VerifiedRun, 'plan' | 'records' | 'media'>;
 
+/** One side of a planned pair: its record's status and error, and its sealed media. */
 export interface PairSide {
   status: 'ok' | 'failed';
   error: string | null;
@@ -18,6 +19,7 @@ export interface PairSide {
   media: MediaEntry | null;
 }
 
+/** A baseline slot and the candidate's slot of the same id, before measuring; `reasons` say why it cannot be measured. */
 export interface PlannedPair {
   slot_id: string;
   case_id: string;

@@ -1,6 +1,6 @@
 /**
  * Two runs are comparable only when they ran the same workload
- * (run-archive.md, "plan.json"): same plan_id, model id and revision, media
+ * (docs/run-archive.md, "plan.json"): same plan_id, model id and revision, media
  * specs, repetitions and case list (ids, prompts, seeds, order). Every
  * differing field is named, so one refusal says all that differs.
  *
@@ -12,6 +12,7 @@
 import type { Problem } from '../errors.js';
 import type { PlanJson } from '../schemas/run-archive.js';
 
+/** One field in which two plans differ, with both values. */
 export interface WorkloadDifference {
   /** A JSON path into plan.json, e.g. `cases[3].seed`, `video.fps`. */
   field: string;
@@ -36,6 +37,10 @@ function at(plan: PlanJson, dotted: string): unknown {
   return dotted.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], plan);
 }
 
+/**
+ * Every field in which two plans are not the same workload (docs/run-archive.md, "plan.json"): plan
+ * id, model, media specs, repetitions and the case list. Empty when the runs are comparable.
+ */
 export function workloadDifferences(baseline: PlanJson, candidate: PlanJson): WorkloadDifference[] {
   const out: WorkloadDifference[] = [];
   for (const field of SCALAR_FIELDS) {

@@ -5,6 +5,7 @@
  */
 import type { Policy } from '../schemas/policy.js';
 
+/** The example thresholds (uncalibrated: not a quality or release verdict), used when no policy is given. */
 export const DEFAULT_POLICY: Policy = {
   schema_version: 1,
   name: 'example-uncalibrated',

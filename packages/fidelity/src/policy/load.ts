@@ -50,6 +50,11 @@ export function parsePolicy(value: unknown, label = 'policy'): Policy {
   return policy;
 }
 
+/**
+ * Reads and checks a policy file (the shape of `report.json`'s `policy`).
+ *
+ * @throws FidelityError `POLICY_INVALID` when the file is unreadable, not JSON, or does not match the schema.
+ */
 export async function loadPolicy(file: string): Promise<Policy> {
   const label = file.split(/[\\/]/).pop() ?? file;
   let text: string;

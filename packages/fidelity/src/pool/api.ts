@@ -6,11 +6,13 @@
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 
+/** Progress of one pair: frames decoded and measured so far, out of the video's frame count. */
 export interface MeasureProgress {
   framesDone: number;
   framesTotal: number;
 }
 
+/** Options of {@link measurePair} (and of each pair in a pool). */
 export interface MeasureOptions {
   /** Which ffmpeg/ffprobe to use (see media/ffmpeg.ts). */
   ffmpeg?: ResolveOptions;
@@ -38,6 +40,7 @@ export interface MeasureOptions {
   videoThreads?: number;
 }
 
+/** One pair for a {@link MeasurePool}: the two MP4 paths, and per-pair options. */
 export interface PairJob {
   /** Caller's key, echoed in progress events (e.g. "<candidate run>/<slot_id>"). */
   id: string;
@@ -45,6 +48,7 @@ export interface PairJob {
   candidate: string;
 }
 
+/** Options of {@link createMeasurePool}. */
 export interface PoolOptions {
   /** Worker threads, one pair each; default defaultThreadCount(). */
   threads?: number;
@@ -62,6 +66,10 @@ export interface PoolOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A pool of worker threads, each measuring one pair at a time; `measure` queues a pair and resolves
+ * with its {@link MeasureOutcome}. Call `destroy` when done (it waits for the workers to exit).
+ */
 export interface MeasurePool {
   readonly threads: number;
   measure(job: PairJob, options?: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void }): Promise<MeasureOutcome>;
@@ -85,8 +93,21 @@ export const MeasureFailureCodes = [
   /** A side is not 8-bit planar YUV; converting would change the samples the metrics are defined on. */
   'UNSUPPORTED_PIXEL_FORMAT',
   'NO_VIDEO_STREAM',
+  // Stream layout, display and timing (metrics.md, "Decoding"): a side with an unmeasured stream, a picture
+  // turned differently, edit lists that show different things, audio that starts elsewhere against the video.
+  'EXTRA_VIDEO_STREAM',
+  'EXTRA_AUDIO_STREAM',
+  'EXTRA_STREAM',
+  'INCOMPATIBLE_DISPLAY_MATRIX',
+  'INCOMPATIBLE_ASPECT_RATIO',
+  'INCOMPATIBLE_VIDEO_EDIT_LIST',
+  'INCOMPATIBLE_AUDIO_EDIT_LIST',
+  'INCOMPATIBLE_AUDIO_START',
+  /** Both sides are smaller than a metric window: that pair is not measured, the others are. */
+  'FRAME_TOO_SMALL',
   'UNDECODABLE',
   'DECODE_TIMEOUT',
   'ABORTED',
 ] as const;
+/** One of {@link MeasureFailureCodes}. */
 export type MeasureFailureCode = (typeof MeasureFailureCodes)[number];

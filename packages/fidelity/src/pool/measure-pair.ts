@@ -17,7 +17,7 @@ import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/pr
 import { ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
 import { createVideoAccumulator } from '../metrics/video.js';
-import type { AudioMetrics, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
+import type { AudioMetrics, FailureSide, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
@@ -74,10 +74,28 @@ async function firstFailureWins<A, B>(scope: ProcessScope, a: Promise<A>, b: Pro
   return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value];
 }
 
-function countMismatch(what: string, baseline: number, candidate: number, expected: number): FidelityError {
-  const side: Side = baseline !== expected ? 'baseline' : 'candidate';
-  const got = side === 'baseline' ? baseline : candidate;
-  return new FidelityError('UNDECODABLE', `${side}: ffmpeg decoded ${got} ${what} where the container lists ${expected}`);
+/** A pair failure about one file (or both): the report names that side. */
+class SideFailure extends FidelityError {
+  readonly side: FailureSide;
+
+  constructor(code: string, message: string, side: FailureSide, cause?: unknown) {
+    super(code, message, cause === undefined ? {} : { cause });
+    this.side = side;
+  }
+}
+
+/** Failures of one side's probe or decoder carry that side; a cancellation is nobody's. */
+function blame<T>(side: Side, work: Promise<T>): Promise<T> {
+  return work.catch((error: unknown) => {
+    if (!isFidelityError(error) || error instanceof SideFailure || error.code === 'ABORTED') throw error;
+    throw new SideFailure(error.code, error.message, side, error);
+  });
+}
+
+/** The side whose decoder ended early is the one named, with the count it reached. */
+function endedEarly(what: string, side: FailureSide, got: number, expected: number): SideFailure {
+  const who = side === 'both' ? 'baseline and candidate' : side;
+  return new SideFailure('UNDECODABLE', `${who}: ffmpeg decoded ${got} ${what} where the container lists ${expected}`, side);
 }
 
 /**
@@ -110,8 +128,8 @@ async function measureVideo(
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
     const [a, b] = await bothSides(
-      openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity }),
-      openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity }),
+      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity })),
+      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity })),
     );
     const geometry = a.geometry;
     const accumulator = createVideoAccumulator(geometry);
@@ -136,13 +154,13 @@ async function measureVideo(
     }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {
-      const [fa, fb] = await bothSides(a.next(), b.next());
+      const [fa, fb] = await bothSides(blame('baseline', a.next()), blame('candidate', b.next()));
       if (!fa || !fb) {
-        if (fa || fb) throw countMismatch('frames', framesRead + (fa ? 1 : 0), framesRead + (fb ? 1 : 0), framesTotal);
+        if (fa || fb) throw endedEarly('frames', fa ? 'candidate' : 'baseline', framesRead, framesTotal);
         break;
       }
       if (framesRead === framesTotal) {
-        throw new FidelityError('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`);
+        throw new SideFailure('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`, 'both');
       }
       const index = framesRead++;
       if (helpers) {
@@ -155,8 +173,8 @@ async function measureVideo(
       }
     }
     await helpers?.drain();
-    await bothSides(a.finished(), b.finished());
-    if (framesRead !== framesTotal) throw countMismatch('frames', framesRead, framesRead, framesTotal);
+    await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     return accumulator.finish();
   } finally {
     await helpers?.close();
@@ -175,24 +193,25 @@ async function measureAudio(
 ): Promise<AudioMetrics> {
   await start;
   const [a, b] = await bothSides(
-    openAudioDecoder(scope, tools, files[0], 'baseline', streams[0]),
-    openAudioDecoder(scope, tools, files[1], 'candidate', streams[1]),
+    blame('baseline', openAudioDecoder(scope, tools, files[0], 'baseline', streams[0])),
+    blame('candidate', openAudioDecoder(scope, tools, files[1], 'candidate', streams[1])),
   );
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
   try {
     const expected = streams[0].samples;
     let samples = 0;
     for (;;) {
-      const [ca, cb] = await bothSides(a.next(sink.planes), b.next(sink.planes));
+      const [ca, cb] = await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes)));
       const la = ca?.[0]?.length ?? 0;
       const lb = cb?.[0]?.length ?? 0;
-      if (la !== lb) throw countMismatch('audio samples', samples + la, samples + lb, expected);
+      // Chunks are full until a decoder's last one: the shorter side is the one that ended.
+      if (la !== lb) throw endedEarly('audio samples', la < lb ? 'baseline' : 'candidate', samples + Math.min(la, lb), expected);
       if (!ca || !cb || la === 0) break;
       await sink.push(ca, cb);
       samples += la;
     }
-    await bothSides(a.finished(), b.finished());
-    if (samples !== expected) throw countMismatch('audio samples', samples, samples, expected);
+    await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    if (samples !== expected) throw endedEarly('audio samples', 'both', samples, expected);
     return await sink.finish();
   } finally {
     await sink.close();
@@ -263,13 +282,19 @@ export async function measurePairOn(baseline: string, candidate: string, options
   };
   const scope = new ProcessScope(options.signal);
   try {
-    const probes = await bothSides(probeMedia(scope, tools, baseline, 'baseline'), probeMedia(scope, tools, candidate, 'candidate'));
+    const probes = await bothSides(
+      blame('baseline', probeMedia(scope, tools, baseline, 'baseline')),
+      blame('candidate', probeMedia(scope, tools, candidate, 'candidate')),
+    );
     scope.throwIfAborted();
     return await measureProbed(scope, tools, probes, options, cores);
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();
-    if (isFidelityError(error) && FAILURE_CODES.has(error.code)) return { ok: false, failure: { code: error.code, message: error.message } };
+    if (isFidelityError(error) && FAILURE_CODES.has(error.code)) {
+      const side = error instanceof SideFailure ? { side: error.side } : {};
+      return { ok: false, failure: { code: error.code, message: error.message, ...side } };
+    }
     throw error;
   } finally {
     await scope.close();

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { inCatalogueOrder, invalidParameter } from '../errors.js';
 
+/** Why a GPU accounting figure is missing, by code (also in {@link ReasonCodes}). */
 export const AccountingReasons = {
   WINDOW_MISSING: 'no usable measurement window, so no GPU-seconds',
   NO_VALID_CLIPS: 'the run has no ok measurement record, so nothing is per valid clip',
@@ -15,8 +16,10 @@ export const AccountingReasons = {
   ENERGY_NOT_MEASURED_ON_BASIS: 'the telemetry measured a different number of GPUs than this basis counts; energy is never scaled',
   EXPECTED_GPU_COUNT_DIFFERS: 'run.json expected_gpu_count differs from ci.json gpus_participating',
 } as const;
+/** One of the keys of {@link AccountingReasons}. */
 export type AccountingReasonCode = keyof typeof AccountingReasons;
 
+/** The figures of one GPU-count basis (allocated, or participating). */
 export const AccountingBasis = z.object({
   gpus: z.number().int(),
   gpu_seconds: z.number().nullable(),
@@ -28,6 +31,7 @@ export const AccountingBasis = z.object({
 });
 export type AccountingBasis = z.infer<typeof AccountingBasis>;
 
+/** A run's GPU accounting: both bases side by side (docs/power-and-timing.md, "GPU accounting"). */
 export const GpuAccounting = z.object({
   gpus_allocated: z.number().int(),
   gpus_participating: z.number().int(),
@@ -43,6 +47,7 @@ export const GpuAccounting = z.object({
 });
 export type GpuAccounting = z.infer<typeof GpuAccounting>;
 
+/** The counts and measured figures {@link gpuAccounting} works from. */
 export interface AccountingInput {
   gpusAllocated: number;
   gpusParticipating: number;
@@ -78,6 +83,12 @@ function basis(gpus: number, input: AccountingInput): AccountingBasis {
   };
 }
 
+/**
+ * Computes GPU-seconds and energy per valid clip on both bases (allocated and participating GPUs);
+ * energy is never scaled to a GPU count it was not measured on.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for counts that are not positive integers.
+ */
 export function gpuAccounting(input: AccountingInput): GpuAccounting {
   const counts = { gpusAllocated: input.gpusAllocated, gpusParticipating: input.gpusParticipating, expectedGpuCount: input.expectedGpuCount, validClips: input.validClips };
   for (const [name, value] of Object.entries(counts)) {

@@ -16,7 +16,7 @@ export interface TelemetryColumns {
   power: string | null;
 }
 
-export type RowProblem = 'UNBALANCED_QUOTES' | 'CELL_COUNT' | 'TIMESTAMP' | 'GPU' | 'POWER';
+export type RowProblem = 'UNBALANCED_QUOTES' | 'CELL_COUNT' | 'TIMESTAMP' | 'GPU' | 'POWER' | 'POWER_RANGE';
 
 export interface TelemetryRow {
   /** 1-based line number in the file. */
@@ -99,12 +99,19 @@ function isMissingReading(cell: string): boolean {
   return /^\[.*\]$/.test(cell) || /^n\/?a$/i.test(cell);
 }
 
-function parsePower(cell: string, headerUnit: string | null): number | null {
+/**
+ * Most watts one reading may show. A GPU board draws a few hundred to a few
+ * thousand; 1e308 W is a finite number whose integral is Infinity J.
+ */
+export const MAX_READING_W = 100_000;
+
+function parsePower(cell: string, headerUnit: string | null): number | 'POWER_RANGE' | null {
   const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*(m?w|kw)?$/i.exec(cell);
   if (!m) return null;
   const unit = (m[2] ?? headerUnit ?? 'w').toLowerCase();
   const convert = TO_WATTS[unit];
   const value = convert ? convert(Number(m[1])) : NaN;
+  if (Number.isFinite(value) && value > MAX_READING_W) return 'POWER_RANGE';
   return Number.isFinite(value) && value >= 0 ? value : null;
 }
 
@@ -191,7 +198,9 @@ function parseRow(
   if (row.gpu === null) return { ...row, problem: 'GPU' };
   const powerCell = cells[at.p]!;
   if (isMissingReading(powerCell)) return { ...row, missing_reading: true };
-  row.power_w = parsePower(powerCell, powerUnit);
-  if (row.power_w === null) return { ...row, problem: 'POWER' };
+  const power = parsePower(powerCell, powerUnit);
+  if (power === 'POWER_RANGE') return { ...row, problem: 'POWER_RANGE' };
+  if (power === null) return { ...row, problem: 'POWER' };
+  row.power_w = power;
   return row;
 }

@@ -4,13 +4,14 @@
  * figure, because a partial sum reads like a whole one.
  */
 import { invalidParameter } from '../errors.js';
-import type { Window } from '../schemas/run-archive.js';
+import { RANGES, type Window } from '../schemas/run-archive.js';
 import { parseGpuMetricsCsv, type ParsedTelemetry, type TelemetryRow } from './csv.js';
 import { orderPowerReasons, type PowerReasonCode } from './reasons.js';
 import { DEFAULT_MAX_GAP_S, POWER_METHOD, type GpuPowerAudit, type MalformedRow, type PowerAudit, type PowerResult } from './schemas.js';
 import { coverWindow, mergeDuplicates, trapezoidJoules, type Sample } from './series.js';
 import { secondsToMicros, US_PER_S } from './timestamp.js';
 
+/** Options of {@link integratePower}. */
 export interface PowerOptions {
   /** run.json expected_gpu_count: the telemetry must show exactly this many GPUs. */
   expectedGpuCount: number;
@@ -21,6 +22,8 @@ export interface PowerOptions {
 }
 
 const MAX_LISTED_MALFORMED = 50;
+/** Unix seconds up to the year 2286, as run archives may state them (schemas/run-archive.ts RANGES). */
+const MAX_UNIX_S = RANGES.unixSeconds;
 
 interface GpuRows {
   id: string;
@@ -42,7 +45,8 @@ function checkOptions(options: PowerOptions): { expected: number; gapUs: number;
 function windowMicros(window: Window | null | undefined): { startUs: number; endUs: number } | PowerReasonCode {
   if (!window) return 'WINDOW_MISSING';
   const { start_unix: start, end_unix: end } = window;
-  if (!Number.isFinite(start) || !Number.isFinite(end)) return 'WINDOW_INVALID';
+  // Finite is not enough: ±1.7e308 s turns into ±Infinity µs and an infinite duration.
+  if (!Number.isFinite(start) || !Number.isFinite(end) || Math.abs(start) > MAX_UNIX_S || Math.abs(end) > MAX_UNIX_S) return 'WINDOW_INVALID';
   const startUs = secondsToMicros(start);
   const endUs = secondsToMicros(end);
   return endUs > startUs ? { startUs, endUs } : 'WINDOW_INVALID';
@@ -83,6 +87,13 @@ function gpuIndexer(parsed: ParsedTelemetry): (id: string) => number {
   return (id) => position.get(id)!;
 }
 
+/**
+ * Integrates board power from an nvidia-smi CSV over a measurement window (method
+ * `trapezoid-linear-edges-v1`, docs/power-and-timing.md). An unusable input is not an exception: the
+ * result says `power_valid: false` with its reasons ({@link PowerReasons}) and keeps the audit.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for malformed options.
+ */
 export function integratePower(csv: string | Buffer | null | undefined, window: Window | null | undefined, options: PowerOptions): PowerResult {
   const { expected, gapUs, maxGapS, validClips } = checkOptions(options);
   const reasons = new Set<PowerReasonCode>();

@@ -4,6 +4,7 @@
  * same telemetry list the same codes in the same order.
  */
 import { inCatalogueOrder } from '../errors.js';
+/** Why a power figure is invalid, by code (also in {@link ReasonCodes}). */
 export const PowerReasons = {
   WINDOW_MISSING: 'run.json has no measurement_window, so there is nothing to integrate over',
   WINDOW_INVALID: 'the measurement window is not finite or does not end after it starts',
@@ -19,6 +20,7 @@ export const PowerReasons = {
   GAP_EXCEEDED: 'two consecutive readings of a GPU around or inside the window are further apart than the maximum gap',
 } as const;
 
+/** One of the keys of {@link PowerReasons}. */
 export type PowerReasonCode = keyof typeof PowerReasons;
 
 export function orderPowerReasons(codes: Iterable<PowerReasonCode>): PowerReasonCode[] {

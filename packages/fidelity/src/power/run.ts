@@ -35,6 +35,9 @@ export function runPower(run: Pick<VerifiedRun, 'run' | 'records' | 'telemetry'>
   });
 }
 
+/**
+ * The GPU accounting of one verified run (allocated vs participating GPUs, GPU-seconds, energy per valid clip when power is valid).
+ */
 export function runAccounting(run: Pick<VerifiedRun, 'ci' | 'run' | 'records'>, power: PowerResult | null): GpuAccounting {
   const valid = power?.report.power_valid === true;
   return gpuAccounting({

@@ -9,8 +9,10 @@ import { Window } from '../schemas/run-archive.js';
 
 /** The integration method, named so a changed method can never pass for the old one. */
 export const POWER_METHOD = 'trapezoid-linear-edges-v1';
+/** The longest allowed gap between two readings of a GPU, in seconds, before power is invalid. */
 export const DEFAULT_MAX_GAP_S = 3;
 
+/** The power figure of a run as the report shows it: valid or not (with reasons), energy, window, GPUs seen. */
 export const PowerSummary = z.object({
   power_valid: z.boolean(),
   /** Reason codes (power/reasons.ts), catalogue order; empty when valid. */
@@ -29,6 +31,7 @@ export const PowerSummary = z.object({
 });
 export type PowerSummary = z.infer<typeof PowerSummary>;
 
+/** The evidence for one GPU: its readings in the window, gaps, and energy. */
 export const GpuPowerAudit = z.object({
   /** The GPU index (from the index column, or the position in the sorted uuid / bus ids). */
   index: z.number().int(),
@@ -61,6 +64,7 @@ export type GpuPowerAudit = z.infer<typeof GpuPowerAudit>;
 export const MalformedRow = z.object({ line: z.number().int(), problem: z.string(), in_range: z.boolean().nullable() });
 export type MalformedRow = z.infer<typeof MalformedRow>;
 
+/** The full evidence behind a power figure (the bundle's `power/<run>.json`). */
 export const PowerAudit = z.object({
   method: z.literal(POWER_METHOD),
   window: Window.nullable(),
@@ -96,5 +100,6 @@ export const PowerAudit = z.object({
 });
 export type PowerAudit = z.infer<typeof PowerAudit>;
 
+/** What {@link integratePower} returns: the summary and its audit. */
 export const PowerResult = z.object({ report: PowerSummary, audit: PowerAudit });
 export type PowerResult = z.infer<typeof PowerResult>;

@@ -17,12 +17,14 @@ export const SeriesSummary = z.object({
 });
 export type SeriesSummary = z.infer<typeof SeriesSummary>;
 
+/** One SSIM variant over every frame of a pair: the summary and the per-frame values. */
 export const SsimSeries = SeriesSummary.extend({
   harmonic_mean: z.number(),
   per_frame: z.array(z.number()),
 });
 export type SsimSeries = z.infer<typeof SsimSeries>;
 
+/** PSNR on Y over every frame of a pair; identical frames have no finite PSNR and are counted instead. */
 export const PsnrSeries = z.object({
   /** Summary over frames whose PSNR is finite; null when every frame is identical. */
   min: z.number().nullable(),
@@ -36,6 +38,9 @@ export const PsnrSeries = z.object({
 });
 export type PsnrSeries = z.infer<typeof PsnrSeries>;
 
+/**
+ * Every video metric of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
+ */
 export const VideoMetrics = z.object({
   width: z.number().int(),
   height: z.number().int(),
@@ -54,6 +59,7 @@ export const VideoMetrics = z.object({
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;
 
+/** The audio metrics of one channel of a pair (docs/metrics.md, "Audio"). */
 export const AudioChannelMetrics = z.object({
   channel: z.number().int().min(0),
   samples: z.number().int().min(0),
@@ -77,6 +83,7 @@ export const AudioChannelMetrics = z.object({
 });
 export type AudioChannelMetrics = z.infer<typeof AudioChannelMetrics>;
 
+/** The audio metrics of one pair: every channel, and the worst channel as the pair figure. */
 export const AudioMetrics = z.object({
   sample_rate: z.number().int(),
   channels: z.array(AudioChannelMetrics),
@@ -102,13 +109,23 @@ export const PairMeasurement = z.object({
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;
 
+/** The file a pair failure is about; absent when it is a difference between the two (the message gives both values). */
+export const FailureSide = z.enum(['baseline', 'candidate', 'both']);
+export type FailureSide = z.infer<typeof FailureSide>;
+
 /** A pair that could not be measured: a reason code and the detail, never partial metrics. */
 export const MeasureFailure = z.object({
   code: z.string(),
   message: z.string(),
+  side: FailureSide.optional(),
 });
 export type MeasureFailure = z.infer<typeof MeasureFailure>;
 
+/**
+ * What {@link measurePair} (and a pool's `measure`) resolves with: `{ ok: true, measurement }` with
+ * the pair's metrics, or `{ ok: false, failure }` with a reason code from {@link MeasureFailureCodes}
+ * and its detail (never partial metrics).
+ */
 export const MeasureOutcome = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), measurement: PairMeasurement }),
   z.object({ ok: z.literal(false), failure: MeasureFailure }),

@@ -4,9 +4,11 @@
  */
 import { z } from 'zod';
 
+/** The name of a check a policy can hold (docs/report.md, "Policy"). */
 export const CheckName = z.enum(['min_ssim', 'video_psnr_db', 'spectral_cosine', 'rms_ratio_deviation']);
 export type CheckName = z.infer<typeof CheckName>;
 
+/** One threshold: which check, the comparator and the threshold value. */
 export const PolicyCheck = z.object({
   name: CheckName,
   /** Which figure is compared, as a report.json path relative to the pair. */
@@ -18,6 +20,7 @@ export const PolicyCheck = z.object({
 });
 export type PolicyCheck = z.infer<typeof PolicyCheck>;
 
+/** A set of thresholds to judge pairs by (`--policy file.json`; docs/report.md, "Policy"). */
 export const Policy = z.object({
   schema_version: z.literal(1),
   name: z.string().min(1),
@@ -36,9 +39,11 @@ export const Policy = z.object({
 });
 export type Policy = z.infer<typeof Policy>;
 
+/** How one check ended for one pair: `pass`, `fail`, `not_applicable` or `inconclusive` (an invalid pair). */
 export const CheckOutcome = z.enum(['pass', 'fail', 'not_applicable', 'inconclusive']);
 export type CheckOutcome = z.infer<typeof CheckOutcome>;
 
+/** One check of one pair in the report: the measured value, the threshold, the outcome and why. */
 export const CheckResult = z.object({
   name: CheckName,
   outcome: CheckOutcome,

@@ -15,9 +15,11 @@ import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
 export const PairStatus = z.enum(['passed', 'failed', 'invalid']);
 export type PairStatus = z.infer<typeof PairStatus>;
 
+/** Why a pair is invalid: a reason code, its detail, and the side it is about (null for a difference between the two). */
 export const Reason = z.object({ code: z.string(), message: z.string(), side: z.enum(['baseline', 'candidate', 'both']).nullable() });
 export type Reason = z.infer<typeof Reason>;
 
+/** One pair in report.json (`comparisons[].pairs[]`): identity, status and reasons, media, metrics and checks. */
 export const PairReport = z.object({
   slot_id: z.string(),
   case_id: z.string(),
@@ -122,6 +124,35 @@ export const PowerDetail = z.object({
 });
 export type PowerDetail = z.infer<typeof PowerDetail>;
 
+/**
+ * `runs[].identity`: who vouches for the run's identity (docs/provenance.md).
+ * `provider`: the CI provider, through the provenance file fidelity fetch
+ * wrote beside the zip, which the archive was checked against; `self`: the
+ * archive's own files only. `provider` holds what the provider said.
+ */
+export const RunIdentity = z.object({
+  attested_by: z.enum(['provider', 'self']),
+  provider: z
+    .object({
+      name: z.literal('github'),
+      api_url: z.string(),
+      /** When fidelity fetch downloaded the artifact, and which version of it did. */
+      fetched_at: z.string(),
+      fetched_by: z.string(),
+      run_html_url: z.string(),
+      workflow_path: z.string().nullable(),
+      status: z.string().nullable(),
+      conclusion: z.string().nullable(),
+      run_updated_at: z.string().nullable(),
+      /** GitHub's digest of the zip ("sha256:<64 hex>"), which the zip was checked against. */
+      artifact_digest: z.string(),
+      artifact_created_at: z.string().nullable(),
+      artifact_expires_at: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type RunIdentity = z.infer<typeof RunIdentity>;
+
 export const RunReport = z.object({
   role: z.enum(['baseline', 'candidate']),
   run_id: z.number().int(),
@@ -140,6 +171,8 @@ export const RunReport = z.object({
   source: z.object({ name: z.string(), kind: z.enum(['directory', 'zip', 'tar.gz']) }),
   digest: z.object({ checked: z.boolean(), archive_sha256: z.string().nullable(), expected: z.string().nullable() }),
   links: z.object({ run: z.string(), artifact: z.string() }),
+  /** Provider-attested or self-attested identity; absent in reports written before it existed. */
+  identity: RunIdentity.optional(),
   /** Bundle-relative folder with ci.json, plan.json, run.json, original-SHA256SUMS. */
   sources_dir: z.string(),
   slots: z.object({ warmup: z.number().int(), measurement: z.number().int(), ok: z.number().int(), failed: z.number().int() }),
@@ -158,6 +191,7 @@ export const RunReport = z.object({
 });
 export type RunReport = z.infer<typeof RunReport>;
 
+/** The whole result of a comparison, `report.json` (schema_version 1; docs/report.md). */
 export const Report = z.object({
   schema_version: z.literal(1),
   /** The only field allowed to differ between two runs on the same inputs. */
@@ -166,6 +200,7 @@ export const Report = z.object({
   decoder: z.object({
     ffmpeg_version: z.string(),
     sha256: z.string(),
+    /** Where both binaries came from (`option`, `env`, `installer` or `path`): ffmpeg and ffprobe always share one source. */
     source: z.string(),
     ffprobe_version: z.string(),
     ffprobe_sha256: z.string(),

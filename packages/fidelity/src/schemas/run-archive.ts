@@ -1,19 +1,60 @@
 /**
- * The run archive's JSON files (run-archive.md, version 1) as zod schemas.
+ * The run archive's JSON files (docs/run-archive.md, version 1) as zod schemas.
  * These schemas are the types: everything else uses z.infer of them.
  * Shape rules live here; cross-file rules (ids equal, plan hash, slot order)
  * live in archive/verify.ts, where every problem can be collected.
  */
 import { z } from 'zod';
+import { ServerUrl } from './server-url.js';
 
 export const Sha40 = z.string().regex(/^[0-9a-f]{40}$/i, 'expected 40 hex digits');
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits');
 const PositiveInt = z.number().int().positive();
 const NonEmpty = z.string().min(1);
 
+/**
+ * Marks a range issue, so verification gives it VALUE_OUT_OF_RANGE rather
+ * than the file's schema code: 1e308 watts, windows or nanoseconds are
+ * finite JSON numbers, and their sums and differences overflow to Infinity later.
+ */
+export const OUT_OF_RANGE = 'outOfRange';
+
+/** `schema`, limited to [min, max] (`unit` for the message); the lower end only where `schema` does not already have one. */
+function within<T extends z.ZodType<number>>(schema: T, min: number, max: number, unit = ''): T {
+  return schema.refine((v) => !(v < min) && !(v > max), {
+    message: `out of range: expected ${min === -Infinity ? 'at most' : `${min} to`} ${max}${unit}`,
+    params: { [OUT_OF_RANGE]: true },
+  }) as T;
+}
+
+/** Sane ranges for the numbers of run-archive.md (docs/reason-codes.md, "Limits and refusals"). */
+export const RANGES = {
+  gpus: 65536,
+  videoSide: 65536,
+  fps: 1000,
+  frames: 10_000_000,
+  sampleRate: 1_000_000,
+  channels: 256,
+  runsPerPlan: 10_000,
+  cases: 10_000,
+  /** warmup_runs + repetitions x cases. */
+  plannedSlots: 100_000,
+  /** Unix seconds: 1970 to 2286. */
+  unixSeconds: 1e10,
+  /** One year. */
+  latencySeconds: 31_536_000,
+  /** 2^63 ns, the most a 64-bit clock can count. */
+  clockNs: 2 ** 63,
+} as const;
+
+const Gpus = within(PositiveInt, -Infinity, RANGES.gpus);
+const UnixSeconds = within(z.number(), 0, RANGES.unixSeconds, ' (unix seconds)');
+const ClockNs = within(z.number(), 0, RANGES.clockNs, ' (nanoseconds)');
+
+/** ci.json: who produced a run (docs/run-archive.md, "ci.json"); the shape rules, the cross-file ones are checked by verifyRun. */
 export const CiJson = z.object({
   schema_version: z.literal(1),
-  server_url: z.string().url().refine((u) => /^https?:\/\//.test(u), 'expected an http(s) URL'),
+  server_url: ServerUrl,
   repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name'),
   workflow: NonEmpty,
   job: NonEmpty,
@@ -23,13 +64,14 @@ export const CiJson = z.object({
   artifact: z.object({ id: PositiveInt, name: NonEmpty }),
   hardware: z.object({
     gpu_model: NonEmpty,
-    gpus_allocated: PositiveInt,
-    gpus_participating: PositiveInt,
+    gpus_allocated: Gpus,
+    gpus_participating: Gpus,
   }),
   runtime: z.record(z.string(), z.unknown()).optional(),
 });
 export type CiJson = z.infer<typeof CiJson>;
 
+/** One case of a plan: its id, prompt and seed. */
 export const PlanCase = z.object({
   case_id: NonEmpty,
   prompt: z.string(),
@@ -37,30 +79,45 @@ export const PlanCase = z.object({
 });
 export type PlanCase = z.infer<typeof PlanCase>;
 
+/** plan.json: the frozen workload (docs/run-archive.md, "plan.json"). */
 export const PlanJson = z.object({
   plan_id: NonEmpty,
   model: z.object({ id: NonEmpty, revision: NonEmpty }),
-  video: z.object({ width: PositiveInt, height: PositiveInt, fps: z.number().positive(), frames: PositiveInt }),
-  audio: z.object({ sample_rate: PositiveInt, channels: PositiveInt }),
-  warmup_runs: z.number().int().min(0),
-  repetitions: PositiveInt,
-  cases: z.array(PlanCase).min(1),
+  video: z.object({
+    width: within(PositiveInt, -Infinity, RANGES.videoSide),
+    height: within(PositiveInt, -Infinity, RANGES.videoSide),
+    fps: within(z.number().positive(), -Infinity, RANGES.fps),
+    frames: within(PositiveInt, -Infinity, RANGES.frames),
+  }),
+  audio: z.object({ sample_rate: within(PositiveInt, -Infinity, RANGES.sampleRate), channels: within(PositiveInt, -Infinity, RANGES.channels) }),
+  warmup_runs: within(z.number().int().min(0), -Infinity, RANGES.runsPerPlan),
+  repetitions: within(PositiveInt, -Infinity, RANGES.runsPerPlan),
+  cases: z
+    .array(PlanCase)
+    .min(1)
+    .refine((cases) => cases.length <= RANGES.cases, { message: `out of range: expected at most ${RANGES.cases} cases`, params: { [OUT_OF_RANGE]: true } }),
 });
 export type PlanJson = z.infer<typeof PlanJson>;
 
+/** A time window in Unix seconds (fractions allowed). */
 export const Window = z.object({ start_unix: z.number(), end_unix: z.number() });
 export type Window = z.infer<typeof Window>;
 
+/** A window as a run archive may state it: both ends within RANGES.unixSeconds. */
+const ArchiveWindow = z.object({ start_unix: UnixSeconds, end_unix: UnixSeconds });
+
+/** A record's server-side stamps: one clock id and five nanosecond stamps along the pipeline. */
 export const ServerTiming = z.object({
   clock_id: NonEmpty,
-  http_received_ns: z.number(),
-  http_accepted_ns: z.number(),
-  scheduler_dispatch_ns: z.number(),
-  forward_finished_ns: z.number(),
-  media_ready_ns: z.number(),
+  http_received_ns: ClockNs,
+  http_accepted_ns: ClockNs,
+  scheduler_dispatch_ns: ClockNs,
+  forward_finished_ns: ClockNs,
+  media_ready_ns: ClockNs,
 });
 export type ServerTiming = z.infer<typeof ServerTiming>;
 
+/** One record of run.json: one planned slot, ok with its media or failed with its error. */
 export const RunRecord = z.object({
   slot_id: NonEmpty,
   kind: z.enum(['warmup', 'measurement']),
@@ -71,18 +128,19 @@ export const RunRecord = z.object({
   status: z.enum(['ok', 'failed']),
   error: z.string().nullish(),
   media: z.string().nullable(),
-  latency_s: z.number().nonnegative().nullable(),
-  window: Window.nullish(),
+  latency_s: within(z.number().nonnegative(), -Infinity, RANGES.latencySeconds, ' s').nullable(),
+  window: ArchiveWindow.nullish(),
   server_timing: ServerTiming.nullish(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/** run.json: one record per planned slot (docs/run-archive.md, "run.json"). */
 export const RunJson = z.object({
   run_id: PositiveInt,
   run_attempt: z.number().int().min(1),
   plan_sha256: Sha256Hex,
-  expected_gpu_count: PositiveInt,
-  measurement_window: Window.nullish(),
+  expected_gpu_count: Gpus,
+  measurement_window: ArchiveWindow.nullish(),
   records: z.array(RunRecord),
 });
 export type RunJson = z.infer<typeof RunJson>;

@@ -11,6 +11,7 @@
 import type { SiteName } from './options.js';
 import { seedFrom } from './prng.js';
 
+/** Every controlled difference the synthetic candidates carry, by name. */
 export const DIFFERENCES = [
   'identical',
   'light_noise',
@@ -23,10 +24,15 @@ export const DIFFERENCES = [
   'missing_audio',
   'gpu_nondeterminism',
 ] as const;
+/** One of {@link DIFFERENCES}. */
 export type Difference = (typeof DIFFERENCES)[number];
 
+/**
+ * What a synthetic slot should end as in a comparison: every check passes, a check fails, or the pair is invalid.
+ */
 export type ExpectedOutcome = 'pass' | 'fail' | 'invalid';
 
+/** What a difference is, the outcome it should give, and why. */
 export interface DifferenceInfo {
   description: string;
   outcome: ExpectedOutcome;
@@ -34,6 +40,7 @@ export interface DifferenceInfo {
   detail: string;
 }
 
+/** Description, expected outcome and explanation of every {@link Difference}. */
 export const DIFFERENCE_INFO: Record<Difference, DifferenceInfo> = {
   identical: { description: 'byte-identical copy of the baseline MP4', outcome: 'pass', detail: 'identical video and audio; every check passes' },
   light_noise: {

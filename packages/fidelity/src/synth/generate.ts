@@ -1,5 +1,5 @@
 /**
- * generateRuns: writes synthetic run archives (run-archive.md, version 1) for
+ * generateRuns: writes synthetic run archives (docs/run-archive.md, version 1) for
  * the H200 baseline and the B200 / H100 candidates, with the controlled
  * differences of differences.ts. Same options and same ffmpeg binary give
  * byte-identical output.
@@ -29,20 +29,30 @@ import {
 } from './differences.js';
 import { encodeArgs, planFrames, runFfmpeg } from './encode.js';
 import { exists, publish, stagingDir } from './atomic.js';
+import { RUN_FORMAT_SUFFIX, writeRunArchive, type RunFormat } from './archive-file.js';
 import { DEFAULT_SITES, parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
 import { listFiles, writeSeal } from './seal.js';
 import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js';
 import { gpuMetricsCsv, serverTimingJsonl } from './telemetry.js';
 import { buildTimeline, slotPlan, type SlotPlan } from './timeline.js';
 
+/**
+ * The name of the manifest {@link generateRuns} writes beside the runs (every slot's difference and expected outcome).
+ */
 export const MANIFEST_FILE = 'synth-manifest.json';
 
+/** One run {@link generateRuns} wrote: its site and role, where it is, its identity and files. */
 export interface GeneratedRun {
   site: SiteName;
+  /** `rerun`: another run of the baseline's hardware (same-hardware evidence for calibrate), never a candidate. */
   role: 'baseline' | 'candidate' | 'rerun';
-  /** Absolute path of the run folder. */
+  /** Absolute path of the run as written: its folder, or its `.zip` / `.tar.gz` file (see `format`). */
   dir: string;
+  /** The site's folder name (h200, ...); an archive is that name plus `.zip` or `.tar.gz`. */
   folder: string;
+  format: RunFormat;
+  /** The archive's `<file>.sha256` digest file, beside it; absent for a folder. */
+  digest_file?: string;
   run_id: number;
   run_attempt: number;
   /** Every file of the run, SHA256SUMS included, sorted. */
@@ -52,6 +62,9 @@ export interface GeneratedRun {
   expected_power_valid: boolean;
 }
 
+/**
+ * One candidate measurement slot and the controlled difference {@link generateRuns} gave it, with the outcome it should have.
+ */
 export interface GeneratedSlot {
   site: SiteName;
   slot_id: string;
@@ -66,6 +79,9 @@ export interface GeneratedSlot {
   detail: string;
 }
 
+/**
+ * What {@link generateRuns} wrote: the plan, the ffmpeg that encoded it, the runs, every candidate slot and the manifest.
+ */
 export interface GeneratedRuns {
   outDir: string;
   size: SynthSize;
@@ -113,6 +129,23 @@ function variantKey(c: SynthCase, d: Difference): string {
   return `c${String(c.index).padStart(3, '0')}-${d}`;
 }
 
+/**
+ * Writes synthetic H200 (baseline), B200 and H100 (candidate) run archives in the format of
+ * docs/run-archive.md, with documented, controlled differences per slot (noise, blur, gain, a
+ * silenced channel, a failed request, a shorter stream, a missing audio track, ...), so that
+ * `verifyRun` and `compare` can be tried end to end. Each run appears whole or not at all; with
+ * `format: 'zip'` or `'tar.gz'` each run is one archive file with its `<file>.sha256` digest beside
+ * it. The same options give the same bytes.
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad option, `OUTPUT_EXISTS` when a run is already
+ *   there and `overwrite` is not set, `OUTPUT_UNWRITABLE`, `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`, and
+ *   `ABORTED` when `signal` fires.
+ * @example
+ * ```ts
+ * const { runs } = await generateRuns({ outDir: 'runs', format: 'zip' });
+ * for (const r of runs) console.log(r.site, r.role, r.dir); // H200 baseline /abs/runs/h200.zip ...
+ * ```
+ */
 export async function generateRuns(options: GenerateRunsOptions): Promise<GeneratedRuns> {
   const opts = parseOptions(options);
   const profile = sizeProfile(opts.size, opts.seconds);
@@ -128,7 +161,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
 
   if (!opts.overwrite) {
     for (const s of sites) {
-      const target = path.join(outDir, s.folder);
+      const target = path.join(outDir, s.folder + RUN_FORMAT_SUFFIX[opts.format]);
       if (await exists(target)) throw new FidelityError('OUTPUT_EXISTS', `${target} already exists; pass overwrite (--force) to replace it`);
     }
   }
@@ -193,13 +226,19 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
 
     const runs: GeneratedRun[] = [];
     for (const { site, dir } of staged) {
-      const target = path.join(outDir, site.folder);
-      await publish(dir, target, opts.overwrite);
       const gap = site.site === TELEMETRY_GAP_SITE;
-      runs.push({
-        site: site.site, role: site.role, dir: target, folder: site.folder, run_id: site.runId, run_attempt: site.runAttempt,
-        files: await listFiles(target), telemetry_gap: gap, expected_power_valid: !gap,
-      });
+      const common = { site: site.site, role: site.role, folder: site.folder, run_id: site.runId, run_attempt: site.runAttempt, telemetry_gap: gap, expected_power_valid: !gap };
+      if (opts.format === 'dir') {
+        const target = path.join(outDir, site.folder);
+        await publish(dir, target, opts.overwrite);
+        runs.push({ ...common, dir: target, format: 'dir', files: await listFiles(target) });
+      } else {
+        const target = path.join(outDir, site.folder + RUN_FORMAT_SUFFIX[opts.format]);
+        const files = await listFiles(dir);
+        await writeRunArchive(dir, target, opts.format);
+        await rm(dir, { recursive: true, force: true });
+        runs.push({ ...common, dir: target, format: opts.format, digest_file: `${target}.sha256`, files });
+      }
     }
     staged.length = 0;
 
@@ -286,8 +325,8 @@ async function writeManifest(outDir: string, result: Omit<GeneratedRuns, 'manife
     size: result.size,
     plan: result.plan,
     ffmpeg: { version: result.ffmpeg.version, sha256: result.ffmpeg.sha256 },
-    runs: result.runs.map(({ site, role, folder, run_id, run_attempt, telemetry_gap, expected_power_valid }) => ({
-      site, role, folder, run_id, run_attempt, telemetry_gap, expected_power_valid,
+    runs: result.runs.map(({ site, role, folder, format, run_id, run_attempt, telemetry_gap, expected_power_valid }) => ({
+      site, role, folder, ...(format === 'dir' ? {} : { file: folder + RUN_FORMAT_SUFFIX[format] }), run_id, run_attempt, telemetry_gap, expected_power_valid,
     })),
     slots: result.slots,
   };

@@ -12,14 +12,19 @@ import { invalidParameter } from '../errors.js';
  * made only when asked for, so the default set stays H200, B200 and H100.
  */
 export const SITE_NAMES = ['H200', 'B200', 'H100', 'H200R'] as const;
+/** A synthetic site name: `H200`, `B200`, `H100` or `H200R` (the H200 rerun). */
 export const SiteName = z.enum(SITE_NAMES);
 export type SiteName = z.infer<typeof SiteName>;
 /** The sites generated when `sites` is not given. */
 export const DEFAULT_SITES: readonly SiteName[] = ['H200', 'B200', 'H100'];
 
+/**
+ * The size profile of synthetic runs: `small` (112x64, 1 s, 10 cases) or `full` (the formal 1344x768, 8 s, 20 cases).
+ */
 export const SynthSize = z.enum(['small', 'full']);
 export type SynthSize = z.infer<typeof SynthSize>;
 
+/** A progress event of {@link generateRuns}. */
 export interface GenerateProgress {
   stage: 'encode' | 'write';
   done: number;
@@ -30,6 +35,7 @@ export interface GenerateProgress {
 
 const PositiveInt = (what: string, max: number) => z.number({ error: what }).int({ error: what }).min(1, { error: what }).max(max, { error: what });
 
+/** The options of {@link generateRuns} (a zod schema; the type is its input). */
 export const GenerateRunsOptions = z.object({
   outDir: z.string({ error: 'a folder path' }).min(1, { error: 'a folder path' }),
   size: SynthSize.default('small'),
@@ -43,8 +49,11 @@ export const GenerateRunsOptions = z.object({
   repetitions: PositiveInt('an integer from 1 to 100', 100).default(1),
   /** Keep only the first N plan cases (for benchmarks); N below the full list may drop controlled differences. */
   cases: PositiveInt('an integer from 1 to 20', 20).optional(),
+  /** How each run is written: a folder (default), a `.zip` like a CI artifact download, or a `.tar.gz`; archives get a `<file>.sha256` digest beside them. */
+  format: z.enum(['dir', 'zip', 'tar.gz'], { error: 'one of "dir", "zip", "tar.gz"' }).default('dir'),
   /** Replace run folders that already exist (each is swapped in whole, never merged). */
   overwrite: z.boolean({ error: 'a boolean' }).default(false),
+  /** The ffmpeg to encode with; an ffprobe must sit beside it, since the two always come from one place. Default: the resolved pair. */
   ffmpegPath: z.string({ error: 'a file path' }).min(1, { error: 'a file path' }).optional(),
   /** ffmpeg processes at once; each runs single-threaded so the bytes do not depend on this. */
   concurrency: PositiveInt('an integer from 1 to 64', 64).optional(),

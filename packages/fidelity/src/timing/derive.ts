@@ -41,6 +41,11 @@ export function deriveRecordTiming(record: RunRecord, clockMismatch: boolean): R
   return out;
 }
 
+/**
+ * The server-timing figures of one run from its records' `server_timing` stamps (prequeue, queue
+ * delay, execution, postprocess, server-ready; docs/power-and-timing.md). Descriptive only; records
+ * without timing, or with stamps out of order, are counted with their reason.
+ */
 export function deriveServerTiming(records: readonly RunRecord[]): ServerTimingReport {
   const clockIds = [...new Set(records.flatMap((r) => (r.server_timing ? [r.server_timing.clock_id] : [])))].sort();
   const mismatch = clockIds.length > 1;

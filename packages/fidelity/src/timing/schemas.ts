@@ -24,6 +24,7 @@ export const STAMP_ORDER = ['http_received_ns', 'http_accepted_ns', 'scheduler_d
 
 const Ms = z.number().nullable();
 
+/** The derived stage durations of one record, in milliseconds. */
 export const RecordTiming = z.object({
   slot_id: z.string(),
   kind: z.enum(['warmup', 'measurement']),
@@ -51,6 +52,7 @@ export const StageSummary = z.object({
 });
 export type StageSummary = z.infer<typeof StageSummary>;
 
+/** The server-timing figures of one run (`runs[].timing` in the report). */
 export const ServerTimingReport = z.object({
   /** True when at least one ok measurement record has figures. */
   available: z.boolean(),

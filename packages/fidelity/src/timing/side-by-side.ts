@@ -5,6 +5,7 @@
  */
 import { TIMING_STAGES, type ServerTimingReport, type TimingSideBySide } from './schemas.js';
 
+/** One run's timing figures with the name the side-by-side table gives it. */
 export interface TimedRun {
   run_id: number;
   run_attempt: number;
@@ -12,6 +13,7 @@ export interface TimedRun {
   timing: ServerTimingReport;
 }
 
+/** The server-timing stages of several runs side by side (descriptive, never judged). */
 export function timingSideBySide(runs: readonly TimedRun[]): TimingSideBySide {
   return {
     descriptive: true,

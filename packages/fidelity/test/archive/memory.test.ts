@@ -88,7 +88,8 @@ describe('hashing a large file keeps memory flat', () => {
     await done;
     let ok = false;
     const growth = await peakRssDuring(async () => {
-      const r = await verifyRun(tgz);
+      // A clip of zeros inflates about 1000:1, which the ratio limit refuses; memory is what this test is about.
+      const r = await verifyRun(tgz, { limits: { maxCompressionRatio: 1_000_000 } });
       ok = r.ok;
     });
     expect(ok).toBe(true);

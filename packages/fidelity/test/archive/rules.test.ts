@@ -1,5 +1,5 @@
 /**
- * One fixture per rule of run-archive.md (and per extra rule this project
+ * One fixture per rule of docs/run-archive.md (and per extra rule this project
  * adds): each breaks exactly that rule of a valid run and must be refused
  * with exactly the listed codes (a rule's consequences included, e.g. an
  * unsealed media file is both SEAL_EXTRA_FILE and MEDIA_NOT_SEALED), nothing
@@ -50,7 +50,7 @@ const cases: Case[] = [
   ['head_sha is short', (d) => void (d.ci.head_sha = 'c2f27fe'), ['CI_HEAD_SHA']],
   ['head_sha is not hex', (d) => void (d.ci.head_sha = 'z'.repeat(40)), ['CI_HEAD_SHA']],
   ['repository is not owner/name', (d) => void (d.ci.repository = 'video-serving-bench'), ['CI_REPOSITORY']],
-  ['server_url is not a URL', (d) => void (d.ci.server_url = 'github'), ['CI_SCHEMA']],
+  ['server_url is not a URL', (d) => void (d.ci.server_url = 'github'), ['CI_SERVER_URL']],
   ['a required field is missing', (d) => void delete d.ci.workflow, ['CI_SCHEMA']],
   ['artifact.name has the wrong suffix', (d) => void (d.ci.artifact.name = 'h3-video-30054883436-2'), ['CI_ARTIFACT_NAME_SUFFIX']],
   ['artifact.name has no suffix', (d) => void (d.ci.artifact.name = 'h3-video'), ['CI_ARTIFACT_NAME_SUFFIX']],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,9 +25,14 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
+/** The files of a sealed bundle of this tool (report.json naming it, SHA256SUMS listing it), told apart by `tag`. */
+const bundleFiles = (tag: string): Record<string, string> => {
+  const report = JSON.stringify({ schema_version: 1, tool: { name: 'fidelity' }, tag });
+  return { 'report.json': report, SHA256SUMS: `${createHash('sha256').update(report).digest('hex')}  report.json\n` };
+};
+
 const writeBundle = async (dir: string, tag: string) => {
-  writeFileSync(path.join(dir, 'report.json'), tag);
-  writeFileSync(path.join(dir, 'SHA256SUMS'), '');
+  for (const [name, text] of Object.entries(bundleFiles(tag))) writeFileSync(path.join(dir, name), text);
   return tag;
 };
 
@@ -44,7 +50,7 @@ describe('commitAtomically', () => {
     const root = fresh();
     const out = path.join(root, 'a', 'bundle');
     expect(await commitAtomically(out, false, (d) => writeBundle(d, 'one'))).toBe('one');
-    expect(snapshot(out)).toEqual({ 'report.json': 'one', SHA256SUMS: '' });
+    expect(snapshot(out)).toEqual(bundleFiles('one'));
     expect(readdirSync(path.join(root, 'a'))).toEqual(['bundle']);
   });
 
@@ -72,13 +78,22 @@ describe('commitAtomically', () => {
   it('replaces an earlier bundle and an empty folder', async () => {
     const out = fresh();
     await commitAtomically(out, false, (d) => writeBundle(d, 'old'));
-    writeFileSync(path.join(out, 'stale.txt'), 'stale');
     await commitAtomically(out, false, (d) => writeBundle(d, 'new'));
-    expect(snapshot(out)).toEqual({ 'report.json': 'new', SHA256SUMS: '' });
+    expect(snapshot(out)).toEqual(bundleFiles('new'));
     const empty = fresh();
     mkdirSync(empty);
     await commitAtomically(empty, false, (d) => writeBundle(d, 'e'));
-    expect(snapshot(empty)).toEqual({ 'report.json': 'e', SHA256SUMS: '' });
+    expect(snapshot(empty)).toEqual(bundleFiles('e'));
+  });
+
+  it('does not replace a bundle that also holds a file its seal does not list, unless forced', async () => {
+    const out = fresh();
+    await commitAtomically(out, false, (d) => writeBundle(d, 'old'));
+    writeFileSync(path.join(out, 'notes.txt'), 'mine');
+    expect(await codeOf(commitAtomically(out, false, (d) => writeBundle(d, 'new')))).toBe('OUT_NOT_EMPTY');
+    expect(snapshot(out)).toEqual({ ...bundleFiles('old'), 'notes.txt': 'mine' });
+    await commitAtomically(out, true, (d) => writeBundle(d, 'new'));
+    expect(snapshot(out)).toEqual(bundleFiles('new'));
   });
 
   it('refuses a non-empty folder that is not a bundle unless forced, touching nothing', async () => {
@@ -89,7 +104,7 @@ describe('commitAtomically', () => {
     expect(await codeOf(commitAtomically(out, false, (d) => writeBundle(d, 'x')))).toBe('OUT_NOT_EMPTY');
     expect(snapshot(out)).toEqual({ 'notes.txt': 'mine' });
     await commitAtomically(out, true, (d) => writeBundle(d, 'forced'));
-    expect(snapshot(out)).toEqual({ 'report.json': 'forced', SHA256SUMS: '' });
+    expect(snapshot(out)).toEqual(bundleFiles('forced'));
   });
 
   it('refuses a file or a symbolic link as --out', async () => {

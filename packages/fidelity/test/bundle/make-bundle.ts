@@ -5,7 +5,8 @@ import path from 'node:path';
 import { formatSeal } from '../../src/bundle/seal.js';
 import { reportJsonText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
-import type { Report } from '../../src/schemas/report.js';
+import { renderReport } from '../../src/bundle/html.js';
+import { Report } from '../../src/schemas/report.js';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -83,7 +84,11 @@ export function makeReport(): Report {
   };
 }
 
-export const PAGE = `<!doctype html><html><head><style>body{background:url(img/bg.png)}</style></head><body>
+const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file: data:; media-src 'self' file:; script-src 'none'; base-uri 'none'; form-action 'none'".replaceAll("'", '&#39;');
+/** What every page must begin with: the policy first in <head>, then the charset. */
+export const HEAD = `<!doctype html><html lang="en"><head><meta http-equiv="Content-Security-Policy" content="${POLICY}"><meta charset="utf-8">`;
+
+export const PAGE = `${HEAD}<style>body{background:url(img/bg.png)}</style></head><body>
 <a href="#top">top</a> <a href="report.json">json</a> <a href="index.zh.html">zh</a>
 <video preload="none" src="media/${sha(MEDIA_A)}.mp4"></video>
 <img src="data:image/png;base64,AAAA" alt="">
@@ -113,7 +118,7 @@ export function makeBundle(dir: string, page = PAGE): void {
   };
   w('report.json', reportJsonText(makeReport()));
   w('index.html', page);
-  w('index.zh.html', '<!doctype html><a href="index.html">en</a>');
+  w('index.zh.html', `${HEAD}</head><body><a href="index.html">en</a></body></html>`);
   w('img/bg.png', 'png');
   w(`media/${sha(MEDIA_A)}.mp4`, MEDIA_A);
   w(`media/${sha(MEDIA_B)}.mp4`, MEDIA_B);
@@ -123,3 +128,20 @@ export function makeBundle(dir: string, page = PAGE): void {
 }
 
 export { sealDir };
+
+/** The two pages the bundle writer renders for makeReport(), byte for byte. */
+export function realPages(): { en: string; zh: string } {
+  const report = Report.parse(makeReport());
+  return { en: renderReport(report, 'en'), zh: renderReport(report, 'zh') };
+}
+
+/**
+ * The same bundle with the real rendered pages; `edit` changes the English
+ * page before the seal is made, as someone reselling a doctored bundle would.
+ */
+export function makeRealBundle(dir: string, edit: (html: string) => string = (h) => h): void {
+  const pages = realPages();
+  makeBundle(dir, edit(pages.en));
+  writeFileSync(path.join(dir, 'index.zh.html'), pages.zh);
+  sealDir(dir);
+}

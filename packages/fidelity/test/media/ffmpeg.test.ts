@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { binaryCandidates, resolveBinary, resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { binaryCandidates, resolveBinary, resolveFfmpeg, toolchainCandidates } from '../../src/media/ffmpeg.js';
+import { ffmpegAdvice, parseFfmpegVersionLine } from '../../src/media/ffmpeg-advice.js';
 import { FidelityError } from '../../src/errors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-ffmpeg-test-'));
@@ -26,6 +27,7 @@ describe('ffmpeg resolution', () => {
 
   it('orders option, env, packages, PATH', () => {
     const fake = script('ffmpeg', 'echo "ffmpeg version fake"');
+    script('ffprobe', 'echo "ffprobe version fake"');
     const list = binaryCandidates('ffmpeg', { ffmpegPath: '/opt/explicit/ffmpeg', env: { FIDELITY_FFMPEG: '/opt/env/ffmpeg', PATH: tmp } });
     expect(list.map((c) => c.source)).toEqual(['option', 'env', 'installer', 'path']);
     expect(list[0]?.path).toBe('/opt/explicit/ffmpeg');
@@ -33,15 +35,46 @@ describe('ffmpeg resolution', () => {
     expect(list.at(-1)?.path).toBe(fake);
   });
 
-  it('skips ffmpeg-static when its binary was never downloaded', () => {
-    const list = binaryCandidates('ffmpeg', { env: { PATH: '' } });
-    expect(list.some((c) => c.source === 'ffmpeg-static')).toBe(false);
+  it('takes ffmpeg and ffprobe from the same place: one variable means the other binary beside it', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'pair-'));
+    const ffmpeg = path.join(dir, 'ffmpeg');
+    writeFileSync(ffmpeg, '#!/bin/sh\necho "ffmpeg version 9.9-test Copyright (c) 2000-2026 x"\n');
+    chmodSync(ffmpeg, 0o755);
+    const list = toolchainCandidates({ env: { FIDELITY_FFMPEG: ffmpeg, PATH: '' } });
+    expect(list[0]).toEqual({ source: 'env', ffmpeg, ffprobe: path.join(dir, 'ffprobe'), derived: 'ffprobe' });
+    // Nothing beside it: refused, never mixed with the npm ffprobe.
+    const err = await resolveFfmpeg({ env: { FIDELITY_FFMPEG: ffmpeg, PATH: '' } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'FFMPEG_NOT_FOUND' });
+    expect((err as Error).message).toMatch(/FIDELITY_FFPROBE is not/);
+    const ffprobe = path.join(dir, 'ffprobe');
+    writeFileSync(ffprobe, '#!/bin/sh\necho "ffprobe version 9.9-test Copyright (c) 2007-2026 x"\n');
+    chmodSync(ffprobe, 0o755);
+    const tools = await resolveFfmpeg({ env: { FIDELITY_FFMPEG: ffmpeg, PATH: '' } });
+    expect(tools.ffmpeg).toMatchObject({ source: 'env', path: ffmpeg });
+    expect(tools.ffprobe).toMatchObject({ source: 'env', path: ffprobe });
+    expect(ffmpegAdvice(tools, new Date('2027-01-01T00:00:00Z'))).toEqual([]);
   });
 
-  it('uses FIDELITY_FFMPEG before the packages', async () => {
-    const fake = script('env-ffmpeg', 'echo "ffmpeg version 9.9-test"');
-    const id = await resolveBinary('ffmpeg', { env: { FIDELITY_FFMPEG: fake, PATH: '' } });
-    expect(id).toMatchObject({ source: 'env', path: fake, version: 'ffmpeg version 9.9-test' });
+  it('takes PATH only from a folder that holds both binaries', () => {
+    const onlyFfmpeg = mkdtempSync(path.join(tmp, 'only-'));
+    writeFileSync(path.join(onlyFfmpeg, 'ffmpeg'), '#!/bin/sh\n');
+    chmodSync(path.join(onlyFfmpeg, 'ffmpeg'), 0o755);
+    const both = mkdtempSync(path.join(tmp, 'both-'));
+    for (const n of ['ffmpeg', 'ffprobe']) {
+      writeFileSync(path.join(both, n), '#!/bin/sh\n');
+      chmodSync(path.join(both, n), 0o755);
+    }
+    const fromPath = toolchainCandidates({ env: { PATH: [onlyFfmpeg, both].join(path.delimiter) } }).filter((c) => c.source === 'path');
+    expect(fromPath).toEqual([{ source: 'path', ffmpeg: path.join(both, 'ffmpeg'), ffprobe: path.join(both, 'ffprobe') }]);
+  });
+
+  it('warns about the npm pair: two builds, and a 2018 ffmpeg', async () => {
+    const tools = await resolveFfmpeg({ env: { PATH: '' } });
+    const kinds = ffmpegAdvice(tools, new Date('2026-11-30T00:00:00Z')).map((a) => a.kind);
+    // The pinned @ffmpeg-installer ffmpeg is a 2018 build and @ffprobe-installer's a 2023 one.
+    expect(kinds).toContain('versions-differ');
+    expect(kinds).toContain('old-build');
+    expect(parseFfmpegVersionLine('ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2026 the FFmpeg developers')).toEqual({ version: '5.1.9-0+deb12u1', year: 2026 });
   });
 
   it('refuses a broken explicit binary with a fix in the message', async () => {

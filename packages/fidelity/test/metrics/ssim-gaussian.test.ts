@@ -38,7 +38,7 @@ describe('ssimGaussian', () => {
     expect(ssimGaussian(a, a.slice(), 40, 30)).toBe(1);
   });
 
-  it('keeps float64 accuracy on bright, nearly flat planes, where float32 sums of squares cancel', () => {
+  it('stays within 1e-7 of float64 on bright, nearly flat planes, where float32 sums of squares cancel', () => {
     // Near-white planes with one-level differences: E[x^2] - E[x]^2 is ~62500 - ~62500.
     const w = 40;
     const h = 24;
@@ -72,7 +72,8 @@ describe('ssimGaussian', () => {
       }
     }
     const expected = sum / ((w - 10) * (h - 10));
-    expect(Math.abs(ssimGaussian(a, b, w, h) - expected)).toBeLessThan(1e-10);
+    // The float32 kernel is off by about 6e-9 here (exact integer maps, var(d) from the difference map).
+    expect(Math.abs(ssimGaussian(a, b, w, h) - expected)).toBeLessThan(1e-7);
   });
 
   it('refuses planes smaller than the 11x11 window and wrong lengths', () => {

@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedFrame } from '../../src/metrics/frame.js';
 import { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
 import { VideoMetrics } from '../../src/schemas/measurement.js';
+import { ssimGaussian } from '../../src/metrics/ssim-gaussian.js';
+import { ssimRgb7 } from '../../src/metrics/ssim-rgb7.js';
 import { decodeVideo, goldenPair } from './oracle.js';
 
 let a: DecodedFrame[];
@@ -57,6 +59,26 @@ describe('createVideoAccumulator', () => {
       expect(s.min).toBeCloseTo(1, 6);
       expect(s.harmonic_mean).toBeCloseTo(1, 6);
     }
+  });
+
+  it('skips the SSIM kernels on equal planes with the value they would give: exactly 1', () => {
+    for (const f of a.slice(0, 3)) {
+      // The kernels themselves give exactly 1 on equal planes; the skip returns that same value.
+      expect(ssimGaussian(f.y, f.y.slice(), f.width, f.height)).toBe(1);
+      expect(ssimRgb7(f.rgb, f.rgb.slice(), f.width, f.height)).toBe(1);
+      const same = measureFrameValues(f, { ...f, y: f.y.slice(), rgb: f.rgb.slice() }, f);
+      expect(same).toMatchObject({ ssim: 1, rgb7: 1, identical: true });
+    }
+    // Only one side equal: the other metric still runs its kernel.
+    const [fa, fb] = [a[2]!, b[2]!];
+    const yOnly = measureFrameValues(fa, { ...fb, y: fa.y.slice() }, fa);
+    expect(yOnly.ssim).toBe(1);
+    expect(yOnly.rgb7).toBe(ssimRgb7(fa.rgb, fb.rgb, fa.width, fa.height));
+    expect(yOnly.rgb7).toBeLessThan(1);
+    const rgbOnly = measureFrameValues(fa, { ...fb, rgb: fa.rgb.slice() }, fa);
+    expect(rgbOnly.rgb7).toBe(1);
+    expect(rgbOnly.ssim).toBe(ssimGaussian(fa.y, fb.y, fa.width, fa.height));
+    expect(rgbOnly.ssim).toBeLessThan(1);
   });
 
   it('is not identical when only a chroma sample differs', () => {

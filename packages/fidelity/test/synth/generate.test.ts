@@ -73,7 +73,7 @@ function dropFfmpeg(manifest: string): unknown {
   return rest;
 }
 
-describe('archive shape (run-archive.md)', () => {
+describe('archive shape (docs/run-archive.md)', () => {
   it('writes the three sites with their roles, identities and the same plan bytes', async () => {
     expect(first.runs.map((r) => [r.site, r.role, r.folder])).toEqual([
       ['H200', 'baseline', 'h200'],

@@ -1,0 +1,95 @@
+/**
+ * The shard and merge options of the command line that are refused before
+ * any run is read (the measuring paths are in packages/fidelity/test/shard
+ * and test/e2e/slurm.test.ts).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { shardFromOptions } from '../src/commands/compare.js';
+import { main } from '../src/main.js';
+import { capture } from './capture.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-merge-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const SHARD_VARS = Object.keys(process.env).filter((k) => k.startsWith('SLURM_') || k === 'JOB_COMPLETION_INDEX');
+const saved = Object.fromEntries(SHARD_VARS.map((k) => [k, process.env[k]]));
+afterEach(() => {
+  for (const k of Object.keys(process.env)) if (k.startsWith('SLURM_') || k === 'JOB_COMPLETION_INDEX') delete process.env[k];
+  Object.assign(process.env, saved);
+});
+
+async function refusal(args: string[]): Promise<{ code: number; codes: string[]; messages: string[] }> {
+  const io = capture();
+  const code = await main([...args, '--json'], io);
+  const doc = JSON.parse(io.stdout()) as { ok: boolean; errors: { code: string; message: string }[] };
+  expect(doc.ok).toBe(false);
+  return { code, codes: doc.errors.map((e) => e.code), messages: doc.errors.map((e) => e.message) };
+}
+
+const RUNS = [path.join(tmp, 'base'), path.join(tmp, 'cand')];
+
+describe('fidelity compare --shard', () => {
+  it('needs --partial, and takes neither --out nor --fail-on-threshold (USAGE)', async () => {
+    expect(await refusal(['compare', ...RUNS, '--shard', '0/2'])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['compare', ...RUNS, '--shard', '0/2', '--partial', path.join(tmp, 'p'), '--out', path.join(tmp, 'o')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['compare', ...RUNS, '--shard', '0/2', '--partial', path.join(tmp, 'p'), '--fail-on-threshold'])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['compare', ...RUNS, '--partial', path.join(tmp, 'p')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['compare', ...RUNS, '--shards', '3', '--out', path.join(tmp, 'o')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+  });
+
+  it('refuses a malformed K/N (USAGE)', async () => {
+    for (const bad of ['2/2', 'x', '1/0', '-1/2']) {
+      expect(await refusal(['compare', ...RUNS, '--shard', bad, '--partial', path.join(tmp, 'p')]), bad).toMatchObject({ code: 2, codes: ['USAGE'] });
+    }
+  });
+
+  it('--shard auto without a scheduler is SHARD_ENV_MISSING, and a bad one SHARD_ENV_INCONSISTENT (exit 2)', async () => {
+    for (const k of Object.keys(process.env)) if (k.startsWith('SLURM_') || k === 'JOB_COMPLETION_INDEX') delete process.env[k];
+    expect(await refusal(['compare', ...RUNS, '--shard', 'auto', '--partial', path.join(tmp, 'p')])).toMatchObject({ code: 2, codes: ['SHARD_ENV_MISSING'] });
+    process.env.JOB_COMPLETION_INDEX = '2';
+    const k8s = await refusal(['compare', ...RUNS, '--shard', 'auto', '--partial', path.join(tmp, 'p')]);
+    expect(k8s).toMatchObject({ code: 2, codes: ['SHARD_ENV_INCONSISTENT'] });
+    expect(k8s.messages[0]).toContain('--shards');
+  });
+
+  it('reads the shard from Slurm and Kubernetes variables', () => {
+    const partial = path.join(tmp, 'p');
+    expect(shardFromOptions({ shard: 'auto', partial }, { SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_MAX: '4', SLURM_ARRAY_TASK_COUNT: '4' })).toEqual({ index: 2, count: 4 });
+    expect(shardFromOptions({ shard: 'auto', shards: '5', partial }, { JOB_COMPLETION_INDEX: '4' })).toEqual({ index: 4, count: 5 });
+    expect(shardFromOptions({ shard: '1/3', partial }, {})).toEqual({ index: 1, count: 3 });
+    expect(shardFromOptions({ out: 'x' }, {})).toBeNull();
+  });
+});
+
+describe('fidelity merge', () => {
+  it('is listed in the help', async () => {
+    const io = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    expect(io.stdout()).toContain('fidelity merge <baseline> <candidate>');
+  });
+
+  it('needs the runs, --partials and --out (USAGE)', async () => {
+    expect(await refusal(['merge', RUNS[0]!, '--partials', tmp, '--out', path.join(tmp, 'o')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['merge', ...RUNS, '--out', path.join(tmp, 'o')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(await refusal(['merge', ...RUNS, '--partials', tmp])).toMatchObject({ code: 2, codes: ['USAGE'] });
+  });
+
+  it('says so when a partial was given where a run belongs (--partials a b)', async () => {
+    const b = path.join(tmp, 'partials', '1');
+    mkdirSync(b, { recursive: true });
+    writeFileSync(path.join(b, 'partial.json'), '{}');
+    const r = await refusal(['merge', ...RUNS, '--partials', path.join(tmp, 'partials', '0'), b, '--out', path.join(tmp, 'o')]);
+    expect(r).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(r.messages[0]).toContain(b);
+  });
+
+  it('refuses a --partials folder that holds no partial (PARTIAL_UNREADABLE), writing nothing', async () => {
+    const empty = path.join(tmp, 'empty');
+    mkdirSync(empty);
+    const out = path.join(tmp, 'never');
+    expect(await refusal(['merge', ...RUNS, '--partials', empty, '--out', out])).toMatchObject({ code: 2, codes: ['PARTIAL_UNREADABLE'] });
+  });
+});

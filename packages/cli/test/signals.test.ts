@@ -1,0 +1,206 @@
+/**
+ * The built CLI (bin/fidelity.js, so build first) as a process, stopped from
+ * outside: SIGINT / SIGTERM / SIGHUP exit 130 / 143 / 129 leaving no temp
+ * files, no --out and no decoder behind; what a SIGKILLed run leaves is swept
+ * by the next run; a wrapper decoder past --decode-timeout is killed with its
+ * children; a stdout closed by its reader ends the command quietly.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pidsIn, stillRunningAfter, wrapperDecoder } from '../../fidelity/test/media/wrapper.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'fidelity.js');
+const RUNS = path.join(ROOT, 'fixtures', 'runs');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-signals-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** tar.gz runs: reading one copies its media into $TMPDIR/fidelity-run-*, the temp files a stop must remove. */
+const archives: Record<string, string> = {};
+beforeAll(() => {
+  for (const site of ['h200', 'b200']) {
+    archives[site] = path.join(tmp, `${site}.tar.gz`);
+    const r = spawnSync('tar', ['-czf', archives[site]!, '-C', RUNS, site]);
+    expect(r.status).toBe(0);
+  }
+});
+
+let n = 0;
+interface Case {
+  dir: string;
+  tmpdir: string;
+  out: string;
+  tag: string;
+}
+function freshCase(): Case {
+  const dir = path.join(tmp, `case-${n++}`);
+  const tmpdir = path.join(dir, 'tmp');
+  mkdirSync(tmpdir, { recursive: true });
+  return { dir, tmpdir, out: path.join(dir, 'work', 'bundle'), tag: `fidelity-signal-test-${process.pid}-${n}` };
+}
+
+interface Running {
+  child: ChildProcess;
+  stderr: () => string;
+  stdout: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(args: string[], c: Case, env: NodeJS.ProcessEnv = {}, ownGroup = false): Running {
+  // The tag marks every process of this run (children inherit it), to find any left behind.
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, TMPDIR: c.tmpdir, FIDELITY_SIGNAL_TEST: c.tag, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
+  });
+  let err = '';
+  let out = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, stderr: () => err, stdout: () => out, exit };
+}
+
+async function waitFor(r: Running, pattern: RegExp, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!pattern.test(r.stderr())) {
+    if (Date.now() > until) throw new Error(`never saw ${pattern} on stderr:\n${r.stderr()}`);
+    if (r.child.exitCode !== null) throw new Error(`exited ${r.child.exitCode} before ${pattern}:\n${r.stderr()}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/** Processes (other than ourselves) whose environment carries the tag: on Linux, from /proc. */
+function tagged(tag: string): number[] {
+  if (!existsSync('/proc/self/environ')) return [];
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`FIDELITY_SIGNAL_TEST=${tag}\0`)) found.push(Number(name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+const compareArgs = (c: Case, extra: string[] = []) => ['compare', archives.h200!, archives.b200!, '--out', c.out, '--progress', '--threads', '2', ...extra];
+
+describe('stopped by a signal', () => {
+  for (const [sig, code] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+    ['SIGINT', 130],
+  ] as const) {
+    it(`${sig} while measuring: exit ${code}, children stopped, temp files removed, --out as it was`, async () => {
+      const c = freshCase();
+      const r = start(compareArgs(c), c);
+      await waitFor(r, /measuring pairs/);
+      r.child.kill(sig);
+      const exit = await r.exit;
+      expect({ code: exit.code, signal: exit.signal }).toEqual({ code, signal: null });
+      expect(r.stderr()).toContain(`stopped by ${sig}`);
+      expect(readdirSync(c.tmpdir)).toEqual([]);
+      // --out was absent and stays absent; no temp bundle, lock or parent folder is left.
+      expect(existsSync(path.join(c.dir, 'work'))).toBe(false);
+      expect(await stillRunningAfter(tagged(c.tag), 3000)).toEqual([]);
+    }, 120_000);
+  }
+
+  it('SIGTERM to the process and at once to its group (as `timeout` sends it) is one clean stop', async () => {
+    const c = freshCase();
+    const r = start(compareArgs(c), c, {}, true);
+    await waitFor(r, /writing bundle/);
+    r.child.kill('SIGTERM');
+    process.kill(-r.child.pid!, 'SIGTERM');
+    expect((await r.exit).code).toBe(143);
+    expect(r.stderr()).toMatch(/error ABORTED: .*\nfidelity: stopped by SIGTERM\n$/);
+    expect(existsSync(path.join(c.dir, 'work'))).toBe(false);
+    expect(readdirSync(c.tmpdir)).toEqual([]);
+  }, 120_000);
+
+  it('SIGTERM while writing the bundle over a previous one leaves the previous bundle byte for byte', async () => {
+    const c = freshCase();
+    const first = start(compareArgs(c), c);
+    expect((await first.exit).code).toBe(0);
+    const before = readFileSync(path.join(c.out, 'SHA256SUMS'), 'utf8');
+    const r = start(compareArgs(c), c);
+    await waitFor(r, /writing bundle/);
+    r.child.kill('SIGTERM');
+    expect((await r.exit).code).toBe(143);
+    expect(readFileSync(path.join(c.out, 'SHA256SUMS'), 'utf8')).toBe(before);
+    expect(spawnSync(process.execPath, [BIN, 'verify-bundle', c.out]).status).toBe(0);
+    expect(readdirSync(path.dirname(c.out))).toEqual(['bundle']);
+    expect(readdirSync(c.tmpdir)).toEqual([]);
+  }, 180_000);
+});
+
+describe('after a SIGKILL', () => {
+  it('the next run removes what the killed one left, and takes over its lock', async () => {
+    const c = freshCase();
+    const killed = start(compareArgs(c), c);
+    await waitFor(killed, /writing bundle/);
+    killed.child.kill('SIGKILL');
+    expect((await killed.exit).signal).toBe('SIGKILL');
+    const work = path.dirname(c.out);
+    const left = readdirSync(work);
+    // The hard kill left its temp bundle and lock next to --out, and its archive copies in $TMPDIR.
+    expect(left.some((f) => f.startsWith('.bundle.fidelity-tmp-'))).toBe(true);
+    expect(left).toContain('.bundle.fidelity-lock');
+    expect(readdirSync(c.tmpdir).some((f) => f.startsWith('fidelity-run-'))).toBe(true);
+    const next = start(compareArgs(c), c);
+    const exit = await next.exit;
+    expect(exit.code, next.stderr()).toBe(0);
+    expect(readdirSync(work)).toEqual(['bundle']);
+    expect(readdirSync(c.tmpdir)).toEqual([]);
+  }, 180_000);
+});
+
+describe('--decode-timeout', () => {
+  it('kills a wrapper decoder and the processes it started once the limit passes; the pairs are DECODE_TIMEOUT', async () => {
+    const c = freshCase();
+    const { file, pids } = wrapperDecoder(c.dir, 'ffmpeg', 'sleep 300 &\necho $! >> "$PIDS"\nwait');
+    const started = Date.now();
+    const r = start(['compare', path.join(RUNS, 'h200'), path.join(RUNS, 'b200'), '--out', c.out, '--json', '--threads', '2', '--decode-timeout', '0.5'], c, {
+      FIDELITY_FFMPEG: file,
+    });
+    const exit = await r.exit;
+    expect(exit.code, r.stderr()).toBe(0);
+    // Far below the 600 s default: the limit given was used.
+    expect(Date.now() - started).toBeLessThan(90_000);
+    const doc = JSON.parse(r.stdout()) as { comparisons: { pairs: { status: string; reasons: string[] }[] }[] };
+    const measured = doc.comparisons[0]!.pairs.filter((p) => !p.reasons.some((x) => x.startsWith('INCOMPATIBLE') || x.startsWith('FAILED_')));
+    expect(measured.length).toBeGreaterThan(0);
+    for (const p of measured) expect(p.reasons).toContain('DECODE_TIMEOUT');
+    expect(pidsIn(pids).length).toBeGreaterThan(0);
+    expect(await stillRunningAfter(pidsIn(pids), 3000)).toEqual([]);
+  }, 180_000);
+
+  it('must be a positive number of seconds (exit 2, USAGE)', () => {
+    const c = freshCase();
+    for (const bad of ['abc', '0', '-1']) {
+      const r = spawnSync(process.execPath, [BIN, 'compare', 'a', 'b', '--out', c.out, '--decode-timeout', bad, '--json'], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      const doc = JSON.parse(r.stdout) as { errors: { code: string; message: string }[] };
+      expect(doc.errors[0]!.code).toBe('USAGE');
+      expect(doc.errors[0]!.message).toContain('--decode-timeout');
+    }
+  });
+});
+
+describe('a closed stdout', () => {
+  it('ends `fidelity verify --json` quietly (as `| true` does), with exit 141', async () => {
+    const c = freshCase();
+    const r = start(['verify', path.join(RUNS, 'h200'), '--json'], c);
+    // The reader goes away before the command writes anything.
+    r.child.stdout!.destroy();
+    const exit = await r.exit;
+    expect(r.stderr()).toBe('');
+    expect(exit.code).toBe(141);
+  }, 60_000);
+});

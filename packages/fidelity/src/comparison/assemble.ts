@@ -1,0 +1,63 @@
+/**
+ * Phase 3 of compare(): the report model, from the plan and the measured
+ * pairs alone. Nothing here measures or writes, so a merge that read the
+ * measurements from partials builds the very same report.
+ */
+import { comparisonReport, pairReport, runReport } from '../bundle/report-model.js';
+import { FidelityError } from '../errors.js';
+import type { FfmpegToolchain } from '../media/ffmpeg.js';
+import { disclaimerFor } from '../policy/default.js';
+import type { Policy } from '../schemas/policy.js';
+import type { Report } from '../schemas/report.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import type { MeasuredPair } from './measure.js';
+import type { ComparisonPlan } from './plan.js';
+
+/** report.json's `decoder`: the ffmpeg and ffprobe that measured. */
+export type DecoderIdentity = Report['decoder'];
+
+/** The identity of a resolved toolchain, as report.json and partial.json record it. */
+export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
+  return {
+    ffmpeg_version: tools.ffmpeg.version,
+    sha256: tools.ffmpeg.sha256,
+    source: tools.ffmpeg.source,
+    ffprobe_version: tools.ffprobe.version,
+    ffprobe_sha256: tools.ffprobe.sha256,
+  };
+}
+
+/** What the report needs besides the plan and the measurements. */
+export interface AssembleSettings {
+  policy: Policy;
+  decoder: DecoderIdentity;
+  generatedAt: Date;
+}
+
+/** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
+export function assembleReport(plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: AssembleSettings): Report {
+  const byIndex = new Map(measured.map((m) => [m.index, m]));
+  const outcomeOf = (index: number, id: string) => {
+    const m = byIndex.get(index);
+    if (!m || m.pair !== id) throw new FidelityError('INTERNAL', `no measurement for pair ${index} (${id})`);
+    return m.outcome;
+  };
+  const comparisons = plan.comparisons.map((cmp, c) => {
+    const refs = plan.pairs.filter((r) => r.comparison === c);
+    return comparisonReport(
+      plan.baseline,
+      cmp.candidate,
+      refs.map((r) => pairReport(r.pair, outcomeOf(r.index, r.id), settings.policy)),
+    );
+  });
+  return {
+    schema_version: 1,
+    generated_at: settings.generatedAt.toISOString(),
+    tool: { name: TOOL_NAME, version: TOOL_VERSION },
+    decoder: settings.decoder,
+    policy: settings.policy,
+    disclaimer: disclaimerFor(settings.policy),
+    runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i])),
+    comparisons,
+  };
+}

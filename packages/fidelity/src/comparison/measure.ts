@@ -1,0 +1,125 @@
+/**
+ * Phase 2 of compare(): measure a chosen subset of the ordered pair list in
+ * the worker pool. The result is plain data (MeasuredPair, a zod schema), so
+ * it can leave the process: a shard writes it into its partial and merge
+ * reads it back, and the report is built from it the same way either way.
+ */
+import { setMaxListeners } from 'node:events';
+import { z } from 'zod';
+import { FidelityError } from '../errors.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import { createMeasurePool } from '../pool/pool.js';
+import { defaultThreadCount } from '../pool/threads.js';
+import { MeasureOutcome } from '../schemas/measurement.js';
+import type { ComparisonPlan, PairRef } from './plan.js';
+
+/** One pair's result: null when pairing refused it before measuring (its reasons are in the plan). */
+export const MeasuredPair = z.object({
+  index: z.number().int().min(0),
+  /** `<candidate run_id>-<run_attempt>/<slot_id>` (PairRef.id), a cross-check of the index. */
+  pair: z.string(),
+  outcome: MeasureOutcome.nullable(),
+});
+export type MeasuredPair = z.infer<typeof MeasuredPair>;
+
+/** What measuring needs from the compare options. */
+export interface MeasureSettings {
+  threads?: number;
+  ffmpeg?: ResolveOptions;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
+}
+
+/**
+ * timings_ms differs run to run and nothing downstream reads it (report.json
+ * leaves it out too); dropping it keeps partials reproducible.
+ */
+function withoutTimings(outcome: MeasureOutcome): MeasureOutcome {
+  if (!outcome.ok) return outcome;
+  const { timings_ms: _dropped, ...measurement } = outcome.measurement;
+  return { ok: true, measurement };
+}
+
+/**
+ * Measures `refs` (a subset of plan.pairs) and returns one MeasuredPair per
+ * ref, in index order. Pairs that cannot be measured get a null outcome
+ * without touching the pool.
+ */
+export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[], settings: MeasureSettings = {}): Promise<MeasuredPair[]> {
+  const sorted = [...refs].sort((a, b) => a.index - b.index);
+  const jobs: MediaJob[] = sorted
+    .filter((r) => r.measurable)
+    .map((r) => ({ id: r.id, baseline: () => plan.baseline.mediaPath(r.pair.slot_id), candidate: () => r.candidate.mediaPath(r.pair.slot_id) }));
+  const outcomes = await measureMediaJobs(jobs, plan.baseline.plan.video.frames, settings);
+  return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
+}
+
+/** One pair to measure: its id and where each side's media is read from (opened only when its turn comes). */
+export interface MediaJob {
+  id: string;
+  baseline: () => Promise<string>;
+  candidate: () => Promise<string>;
+}
+
+/**
+ * Measures every job in one worker pool, the code path every entry point
+ * shares (compare, a shard, calibrate), so a pair gives the same bytes
+ * whichever measured it. Returns outcomes by job id, timings dropped.
+ */
+export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair: number, settings: MeasureSettings = {}): Promise<Map<string, MeasureOutcome>> {
+  const outcomes = new Map<string, MeasureOutcome>();
+  if (jobs.length === 0) return outcomes;
+  const frames = new Map<string, { done: number; total: number }>();
+  let pairsDone = 0;
+  const report = (): void => {
+    let framesDone = 0;
+    let framesTotal = 0;
+    for (const j of jobs) {
+      const f = frames.get(j.id);
+      framesDone += f?.done ?? 0;
+      framesTotal += f?.total ?? framesPerPair;
+    }
+    settings.onProgress?.({ pairsDone, pairsTotal: jobs.length, framesDone, framesTotal });
+  };
+  // One internal signal for every pair: each measure() listens on it, more than the default ten listeners.
+  const controller = new AbortController();
+  setMaxListeners(jobs.length + 10, controller.signal);
+  const forward = (): void => controller.abort(settings.signal?.reason);
+  if (settings.signal?.aborted) forward();
+  else settings.signal?.addEventListener('abort', forward, { once: true });
+  // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
+  const cores = settings.threads ?? defaultThreadCount();
+  const pool = createMeasurePool({
+    threads: Math.max(1, Math.min(cores, jobs.length)),
+    cores,
+    ...(settings.ffmpeg ? { ffmpeg: settings.ffmpeg } : {}),
+    ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+  });
+  try {
+    report();
+    await Promise.all(
+      jobs.map(async (j) => {
+        const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate() };
+        const outcome = await pool.measure(job, {
+          signal: controller.signal,
+          onProgress: (progress) => {
+            frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
+            report();
+          },
+        });
+        outcomes.set(j.id, withoutTimings(outcome));
+        // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
+        const total = frames.get(j.id)?.total ?? framesPerPair;
+        frames.set(j.id, { done: total, total });
+        pairsDone++;
+        report();
+      }),
+    );
+  } finally {
+    settings.signal?.removeEventListener('abort', forward);
+    await pool.destroy();
+  }
+  if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the measuring was cancelled; nothing was written');
+  return outcomes;
+}

@@ -1,0 +1,154 @@
+/**
+ * Phase 1 of compare() (and of every shard and of merge): verify every run,
+ * refuse differing workloads, pair slots, and number every planned pair.
+ * The numbering is the contract shards and merge share: index j walks the
+ * comparisons in candidate order and, inside one, the pairs in slot order,
+ * exactly the order of report.json.
+ */
+import type { VerifiedRun } from '../archive/types.js';
+import { verifyRun } from '../archive/verify.js';
+import { runKey, sourceName } from '../bundle/report-model.js';
+import { FidelityError, type Problem } from '../errors.js';
+import { pairSlots, type PlannedPair } from '../pairing/slots.js';
+import { workloadProblems } from '../pairing/workload.js';
+
+/** What planning needs from the compare options. */
+export interface PlanSettings {
+  requireDigest?: boolean;
+  /** Every run must prove its identity with a provenance file (docs/provenance.md). */
+  requireProvider?: boolean;
+  tempDir?: string;
+  signal?: AbortSignal;
+  onVerify?: (event: { done: number; total: number; run: string }) => void;
+}
+
+/** One candidate against the baseline: its planned pairs in slot order. */
+export interface PlannedComparison {
+  candidate: VerifiedRun;
+  pairs: PlannedPair[];
+}
+
+/** One entry of the ordered pair list. */
+export interface PairRef {
+  /** j, the position in the ordered pair list: the shard rule reads `j mod N`. */
+  index: number;
+  /** Which comparison (candidate order) and where in its pairs. */
+  comparison: number;
+  position: number;
+  candidate: VerifiedRun;
+  pair: PlannedPair;
+  /** `<candidate run_id>-<run_attempt>/<slot_id>`: unique over the whole plan. */
+  id: string;
+  /** False when pairing already refused the pair (failed request, missing media): nothing to measure. */
+  measurable: boolean;
+}
+
+/** Verified runs, their pairs, and the ordered pair list. close() releases what verification unpacked. */
+export interface ComparisonPlan {
+  /** Baseline first, then the candidates, in the order given. */
+  runs: VerifiedRun[];
+  /** Each run's warning codes, in the order of `runs`. */
+  warnings: string[][];
+  baseline: VerifiedRun;
+  comparisons: PlannedComparison[];
+  pairs: PairRef[];
+  close(): Promise<void>;
+}
+
+function prefixProblems(label: string, problems: readonly Problem[]): Problem[] {
+  return problems.map((p) => ({
+    ...p,
+    message: `${label}: ${p.message}`,
+    where: { ...p.where, file: p.where?.file ? `${label}/${p.where.file}` : label },
+  }));
+}
+
+/** Verifies every run (every problem reported), refusing invalid and duplicate runs; compare, merge and calibrate share it. */
+export async function verifyAll(inputs: readonly string[], settings: PlanSettings): Promise<{ runs: VerifiedRun[]; warnings: string[][] }> {
+  const runs: VerifiedRun[] = [];
+  const warnings: string[][] = [];
+  const problems: Problem[] = [];
+  try {
+    for (const [i, input] of inputs.entries()) {
+      settings.onVerify?.({ done: i, total: inputs.length, run: sourceName(input) });
+      const result = await verifyRun(input, {
+        ...(settings.requireDigest ? { requireDigest: true } : {}),
+        ...(settings.requireProvider ? { requireProvider: true } : {}),
+        ...(settings.tempDir ? { tempDir: settings.tempDir } : {}),
+        ...(settings.signal ? { signal: settings.signal } : {}),
+      });
+      if (result.ok) {
+        runs.push(result.run);
+        warnings.push(result.warnings.map((w) => w.code));
+      } else {
+        const label = sourceName(input);
+        problems.push({ code: 'RUN_INVALID', message: `${label} failed verification (${result.problems.length} problem(s) below)`, where: { file: label } });
+        problems.push(...prefixProblems(label, result.problems));
+      }
+    }
+    settings.onVerify?.({ done: inputs.length, total: inputs.length, run: '' });
+    if (problems.length) {
+      const failed = problems.filter((p) => p.code === 'RUN_INVALID').length;
+      throw new FidelityError('RUN_INVALID', `${failed} of ${inputs.length} runs failed verification; nothing was compared`, { problems });
+    }
+    const seen = new Map<string, string>();
+    for (const [i, run] of runs.entries()) {
+      const key = runKey(run);
+      const label = sourceName(inputs[i]!);
+      const earlier = seen.get(key);
+      if (earlier !== undefined) {
+        problems.push({ code: 'DUPLICATE_RUN', message: `${label} is run ${key}, already given as ${earlier}; each run may appear once` });
+      }
+      seen.set(key, label);
+    }
+    if (problems.length) throw new FidelityError('DUPLICATE_RUN', problems[0]!.message, { problems });
+    return { runs, warnings };
+  } catch (error) {
+    await Promise.all(runs.map((r) => r.close()));
+    throw error;
+  }
+}
+
+function checkWorkloads(baseline: VerifiedRun, candidates: readonly VerifiedRun[], labels: readonly string[]): void {
+  const problems = candidates.flatMap((c, i) => workloadProblems(baseline.plan, c.plan, labels[i]!));
+  if (problems.length) {
+    throw new FidelityError('PLAN_MISMATCH', `the candidate workload differs from the baseline in ${problems.length} field(s): ${problems.map((p) => p.where?.path).join(', ')}`, {
+      problems,
+    });
+  }
+}
+
+/**
+ * Verifies the baseline and every candidate (all of them, every time: a shard
+ * never trusts another), refuses differing workloads, and pairs slots.
+ * The caller owns the result and must close() it.
+ */
+export async function planComparison(baseline: string, candidates: readonly string[], settings: PlanSettings = {}): Promise<ComparisonPlan> {
+  const { runs, warnings } = await verifyAll([baseline, ...candidates], settings);
+  const close = async (): Promise<void> => {
+    await Promise.all(runs.map((r) => r.close()));
+  };
+  try {
+    const [base, ...cands] = runs as [VerifiedRun, ...VerifiedRun[]];
+    checkWorkloads(base, cands, candidates.map(sourceName));
+    const comparisons = cands.map((candidate) => ({ candidate, pairs: pairSlots(base, candidate) }));
+    const pairs: PairRef[] = [];
+    for (const [c, cmp] of comparisons.entries()) {
+      for (const [position, pair] of cmp.pairs.entries()) {
+        pairs.push({
+          index: pairs.length,
+          comparison: c,
+          position,
+          candidate: cmp.candidate,
+          pair,
+          id: `${runKey(cmp.candidate)}/${pair.slot_id}`,
+          measurable: pair.reasons.length === 0,
+        });
+      }
+    }
+    return { runs, warnings, baseline: base, comparisons, pairs, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

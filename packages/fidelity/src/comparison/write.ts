@@ -1,0 +1,83 @@
+/**
+ * Phase 4 of compare(): the bundle. Built in a temp folder and renamed into
+ * place (bundle/atomic.ts), so `out` is either the whole new bundle or what
+ * it was before.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { VerifiedRun } from '../archive/types.js';
+import { commitAtomically } from '../bundle/atomic.js';
+import { evidenceFiles, runKey, sourceName, sourcesDir } from '../bundle/report-model.js';
+import { SEAL_FILE } from '../bundle/seal.js';
+import { PAGES, writeBundleContents, type BundleMedia } from '../bundle/write.js';
+import type { CompareResult } from '../compare.js';
+import { FidelityError } from '../errors.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairReport, Report } from '../schemas/report.js';
+import type { ComparisonPlan } from './plan.js';
+
+/** Folder-relative folder of one comparison's per-pair files, the same in a bundle and in a partial. */
+export function comparisonDir(candidate: Pick<VerifiedRun, 'ci'>): string {
+  return `pairs/${runKey(candidate)}`;
+}
+
+/** Each distinct media file once, keyed by its sealed sha256, opened from the first run that has it. */
+function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
+  const media = new Map<string, BundleMedia>();
+  const add = (run: VerifiedRun, slotId: string, entry: { sha256: string; path: string } | null): void => {
+    if (!entry || media.has(entry.sha256)) return;
+    media.set(entry.sha256, { sha256: entry.sha256, label: `${sourceName(run.source.path)}/${entry.path}`, open: () => run.mediaPath(slotId) });
+  };
+  for (const cmp of plan.comparisons) {
+    for (const pair of cmp.pairs) {
+      add(plan.baseline, pair.slot_id, pair.baseline.media);
+      add(cmp.candidate, pair.slot_id, pair.candidate.media);
+    }
+  }
+  return [...media.values()];
+}
+
+/** How writeBundle writes (the report and plan say what). */
+export interface WriteBundleSettings {
+  force?: boolean;
+  /** The ffmpeg the pair assets are extracted with (the one that measured). */
+  ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each still / audio extraction. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
+  /** Further sealed files (e.g. calibration.json), written as given. */
+  files?: { path: string; text: string }[];
+  /** See BundleContents.pairFiles (merge). */
+  pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
+}
+
+/** Writes the bundle of `report` to `out` atomically and returns what compare() returns. */
+export async function writeBundle(out: string, plan: ComparisonPlan, report: Report, settings: WriteBundleSettings = {}): Promise<CompareResult> {
+  const written = await commitAtomically(out, Boolean(settings.force), async (dir) => {
+    const contents = await writeBundleContents(dir, {
+      report,
+      media: distinctMedia(plan),
+      sources: plan.runs.map((r) => ({ dir: sourcesDir(r), files: r.files })),
+      comparisonDirs: plan.comparisons.map((c) => comparisonDir(c.candidate)),
+      files: [...plan.runs.flatMap(evidenceFiles), ...(settings.files ?? [])],
+      ffmpeg: settings.ffmpeg ?? {},
+      ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+      ...(settings.signal ? { signal: settings.signal } : {}),
+      ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
+      ...(settings.pairFiles ? { pairFiles: settings.pairFiles } : {}),
+    });
+    // Cancelled while writing: the finished temp folder is dropped rather than put in place.
+    if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the comparison was cancelled; --out was left as it was');
+    return contents;
+  });
+  const seal = await readFile(path.join(out, SEAL_FILE));
+  return {
+    out,
+    index: path.join(out, PAGES.en),
+    report: written.report,
+    files: written.files,
+    seal_sha256: createHash('sha256').update(seal).digest('hex'),
+  };
+}

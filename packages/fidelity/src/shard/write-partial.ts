@@ -1,0 +1,123 @@
+/**
+ * A shard's output folder, the partial: partial.json, its JSON Schema, the
+ * per-pair files the bundle will hold (CSV, stills, heat map, WAV) at the
+ * paths the bundle will hold them, and SHA256SUMS over all of it. No MP4
+ * copies: merge takes the media from the runs. Written like a bundle
+ * (bundle/atomic.ts): complete or absent.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { VerifiedRun } from '../archive/types.js';
+import { commitAtomically } from '../bundle/atomic.js';
+import { writeDurable, walk } from '../bundle/files.js';
+import { pairReport } from '../bundle/report-model.js';
+import { formatSeal, SEAL_FILE } from '../bundle/seal.js';
+import { writePairFiles } from '../bundle/write.js';
+import type { DecoderIdentity } from '../comparison/assemble.js';
+import type { MeasuredPair } from '../comparison/measure.js';
+import type { ComparisonPlan } from '../comparison/plan.js';
+import { comparisonDir } from '../comparison/write.js';
+import { FidelityError } from '../errors.js';
+import { sha256File } from '../hash.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { Policy } from '../schemas/policy.js';
+import { TOOL_NAME, TOOL_VERSION } from '../version.js';
+import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE, partialJsonText, partialSchemaText, type PartialPair, type PartialRun, type ShardPartial } from './schema.js';
+import type { ShardSpec } from './spec.js';
+
+/** What compare() returns with `shard`: the partial written, and where. */
+export interface PartialResult {
+  /** The partial folder, as given. */
+  out: string;
+  shard: ShardSpec;
+  /** Indices of the ordered pair list this shard covers. */
+  pairs: number[];
+  /** Pairs of those that went through the measuring pool. */
+  measured: number;
+  /** Files sealed in the partial's SHA256SUMS. */
+  files: number;
+  /** SHA-256 of the partial's SHA256SUMS. */
+  seal_sha256: string;
+  partial: ShardPartial;
+}
+
+/** The identity merge checks a run against (ids, attempt, seal, plan). */
+export function partialRun(run: VerifiedRun, role: PartialRun['role']): PartialRun {
+  return {
+    role,
+    run_id: run.ci.run_id,
+    run_attempt: run.ci.run_attempt,
+    seal_sha256: createHash('sha256').update(run.files.SHA256SUMS).digest('hex'),
+    plan_sha256: run.plan_sha256,
+  };
+}
+
+/** What a partial records besides the plan and the measurements, and how it is written. */
+export interface WritePartialSettings {
+  shard: ShardSpec;
+  policy: Policy;
+  decoder: DecoderIdentity;
+  generatedAt: Date;
+  force?: boolean;
+  ffmpeg?: ResolveOptions;
+  signal?: AbortSignal;
+  onProgress?: (event: { step: 'pairs' | 'seal'; done: number; total: number }) => void;
+}
+
+/** Writes the partial of `measured` (this shard's pairs) to `out`, atomically. */
+export async function writePartial(out: string, plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: WritePartialSettings): Promise<PartialResult> {
+  const progress = settings.onProgress ?? (() => undefined);
+  const written = await commitAtomically(out, Boolean(settings.force), async (dir) => {
+    const pairs: PartialPair[] = [];
+    for (const [i, m] of measured.entries()) {
+      progress({ step: 'pairs', done: i, total: measured.length });
+      const ref = plan.pairs[m.index]!;
+      const report = pairReport(ref.pair, m.outcome, settings.policy);
+      const slot = ref.pair.slot_id;
+      const files = await writePairFiles({
+        dir,
+        pair: report,
+        prefix: `${comparisonDir(ref.candidate)}/${slot}`,
+        baselinePath: report.baseline_media ? await plan.baseline.mediaPath(slot) : null,
+        candidatePath: report.candidate_media ? await ref.candidate.mediaPath(slot) : null,
+        ffmpeg: settings.ffmpeg ?? {},
+        ...(settings.signal ? { signal: settings.signal } : {}),
+      });
+      pairs.push({ index: m.index, pair: m.pair, outcome: m.outcome, files });
+    }
+    const partial: ShardPartial = {
+      schema_version: 1,
+      generated_at: settings.generatedAt.toISOString(),
+      tool: { name: TOOL_NAME, version: TOOL_VERSION },
+      decoder: settings.decoder,
+      shard: { index: settings.shard.index, count: settings.shard.count },
+      runs: plan.runs.map((r, i) => partialRun(r, i === 0 ? 'baseline' : 'candidate')),
+      policy: settings.policy,
+      pairs_total: plan.pairs.length,
+      pair_indices: measured.map((m) => m.index),
+      pairs,
+    };
+    await writeDurable(path.join(dir, PARTIAL_FILE), partialJsonText(partial));
+    await writeDurable(path.join(dir, PARTIAL_SCHEMA_FILE), partialSchemaText());
+    const entries = [];
+    const all = (await walk(dir)).filter((e) => e.kind === 'file' && e.path !== SEAL_FILE);
+    for (const [i, e] of all.entries()) {
+      progress({ step: 'seal', done: i, total: all.length });
+      entries.push({ path: e.path, sha256: await sha256File(path.join(dir, ...e.path.split('/'))) });
+    }
+    await writeDurable(path.join(dir, SEAL_FILE), formatSeal(entries));
+    if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the shard was cancelled; --partial was left as it was');
+    return { partial, files: entries.length };
+  });
+  const seal = await readFile(path.join(out, SEAL_FILE));
+  return {
+    out,
+    shard: { index: settings.shard.index, count: settings.shard.count },
+    pairs: written.partial.pair_indices,
+    measured: measured.filter((m) => m.outcome !== null).length,
+    files: written.files,
+    seal_sha256: createHash('sha256').update(seal).digest('hex'),
+    partial: written.partial,
+  };
+}

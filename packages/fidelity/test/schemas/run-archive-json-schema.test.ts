@@ -1,0 +1,33 @@
+/**
+ * docs/schemas/*.schema.json are generated from the zod schemas of the run archive
+ * (scripts/archive-schemas.mjs): they must be current, and describe every field the
+ * committed fixture runs use.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runArchiveJsonSchemas } from '../../src/schemas/run-archive-json-schema.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const read = (rel: string) => readFileSync(`${ROOT}${rel}`, 'utf8');
+
+describe('run archive JSON Schemas', () => {
+  const schemas = runArchiveJsonSchemas();
+
+  it('docs/schemas holds the current ones (npm run api rewrites them)', () => {
+    for (const [file, text] of Object.entries(schemas)) {
+      expect(read(`docs/schemas/${file.replace('.json', '.schema.json')}`), file).toBe(text);
+    }
+  });
+
+  it('name every top-level field of the fixture runs, and require what the format requires', () => {
+    for (const file of ['ci.json', 'plan.json', 'run.json'] as const) {
+      const schema = JSON.parse(schemas[file]) as { properties: Record<string, unknown>; required: string[]; additionalProperties?: unknown };
+      const fixture = JSON.parse(read(`fixtures/runs/h200/${file}`)) as Record<string, unknown>;
+      for (const key of Object.keys(fixture)) expect(schema.properties, `${file} ${key}`).toHaveProperty(key);
+      for (const key of schema.required) expect(fixture, `${file} ${key}`).toHaveProperty(key);
+    }
+    const ci = JSON.parse(schemas['ci.json']) as { required: string[] };
+    expect(ci.required).toEqual(expect.arrayContaining(['schema_version', 'run_id', 'run_attempt', 'head_sha', 'artifact', 'hardware']));
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * Shards and merge on the committed fixtures (H200 against B200 and H100:
+ * 20 pairs in two comparisons), through the library: the merged bundle of
+ * N = 1, 2, 3 and 7 shards is byte for byte the one-machine compare() bundle
+ * with the same SOURCE_DATE_EPOCH; a run of more shards than pairs (empty
+ * partials) on generated runs; and every refusal of a partial set, each with
+ * its code, naming the partials, leaving --out untouched.
+ */
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, type CompareOptions } from '../../src/compare.js';
+import { FidelityError } from '../../src/errors.js';
+import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { DEFAULT_POLICY } from '../../src/policy/default.js';
+import { merge } from '../../src/shard/merge.js';
+import { ShardPartial } from '../../src/shard/schema.js';
+import { generateRuns } from '../../src/synth/index.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const FIX = path.join(ROOT, 'fixtures', 'runs');
+const BASE = path.join(FIX, 'h200');
+const CANDS = [path.join(FIX, 'b200'), path.join(FIX, 'h100')];
+const EPOCH = '1764450000';
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-merge-'));
+const at = (...p: string[]) => path.join(tmp, ...p);
+const saved = process.env.SOURCE_DATE_EPOCH;
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (rel: string): void => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(path.join(dir, r)).isDirectory()) visit(r);
+      else out[r] = sha256(readFileSync(path.join(dir, r)));
+    }
+  };
+  visit('');
+  return out;
+}
+/** Rewrites a folder's SHA256SUMS over its current files, as a forger would. */
+function reseal(dir: string): void {
+  const lines = Object.entries(snapshot(dir))
+    .filter(([p]) => p !== 'SHA256SUMS')
+    .map(([p, h]) => `${h}  ${p}\n`);
+  writeFileSync(path.join(dir, 'SHA256SUMS'), lines.join(''));
+}
+
+async function shards(n: number, dir: string, options: Partial<CompareOptions> = {}, runs = CANDS, only?: number[]): Promise<void> {
+  for (const k of only ?? [...Array(n).keys()]) {
+    await compare(BASE, runs, { ...options, out: path.join(dir, String(k)), shard: { index: k, count: n }, threads: 2 });
+  }
+}
+
+async function refused(p: Promise<unknown>): Promise<FidelityError> {
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FidelityError);
+  return error as FidelityError;
+}
+const codes = (e: FidelityError) => e.problems.map((p) => p.code);
+const mergeOf = (partials: string[], out: string, extra: Partial<Parameters<typeof merge>[2]> = {}) => merge(BASE, CANDS, { partials, out, ...extra });
+
+/** A set of partial folders under `name`, copied from the ones made in beforeAll. */
+function set(name: string, parts: [string, string][]): string {
+  for (const [from, as] of parts) cpSync(at(from), at(name, as), { recursive: true });
+  return at(name);
+}
+
+const N = [1, 2, 3, 7];
+beforeAll(async () => {
+  process.env.SOURCE_DATE_EPOCH = EPOCH;
+  await compare(BASE, CANDS, { out: at('one'), threads: 2 });
+  // The same inputs again, one thread: SOURCE_DATE_EPOCH alone makes the bytes equal.
+  await compare(BASE, CANDS, { out: at('again'), threads: 1 });
+  for (const n of N) {
+    await shards(n, at(`p${n}`));
+    await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`) });
+  }
+}, 900_000);
+afterAll(() => {
+  if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
+  else process.env.SOURCE_DATE_EPOCH = saved;
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('merged shards', () => {
+  it('two compare() runs of the same inputs with SOURCE_DATE_EPOCH give identical bytes', () => {
+    const one = snapshot(at('one'));
+    expect(Object.keys(one).length).toBeGreaterThan(100);
+    expect(snapshot(at('again'))).toEqual(one);
+    expect(JSON.parse(readFileSync(at('one', 'report.json'), 'utf8')).generated_at).toBe('2025-11-29T21:00:00.000Z');
+  });
+
+  it.each(N)('N = %i: the merged bundle is byte for byte the one-machine bundle', (n) => {
+    expect(snapshot(at(`m${n}`))).toEqual(snapshot(at('one')));
+  });
+
+  it('writes sealed partials with the pairs of j mod N == K, per-pair files and no MP4', () => {
+    const dir = at('p3', '1');
+    const doc = ShardPartial.parse(JSON.parse(readFileSync(path.join(dir, 'partial.json'), 'utf8')));
+    expect(doc.shard).toEqual({ index: 1, count: 3 });
+    expect(doc.pairs_total).toBe(20);
+    expect(doc.pair_indices).toEqual([1, 4, 7, 10, 13, 16, 19]);
+    expect(doc.generated_at).toBe('2025-11-29T21:00:00.000Z');
+    expect(doc.runs.map((r) => [r.role, r.run_id, r.run_attempt])).toEqual([
+      ['baseline', 30054883436, 1],
+      ['candidate', 30061277519, 2],
+      ['candidate', 30049902211, 1],
+    ]);
+    const files = Object.keys(snapshot(dir));
+    expect(files.filter((f) => f.endsWith('.mp4'))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['partial.json', 'partial.schema.json', 'SHA256SUMS']));
+    const sealed = readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.slice(66));
+    expect(sealed).toEqual(files.filter((f) => f !== 'SHA256SUMS'));
+    // Every pair file the bundle holds for these pairs is in the partial, with the same bytes.
+    const bundle = snapshot(at('one'));
+    for (const pair of doc.pairs) for (const f of Object.values(pair.files)) expect(sha256(readFileSync(path.join(dir, f))), f).toBe(bundle[f]);
+    expect(doc.pairs.some((p) => Object.keys(p.files).length >= 4)).toBe(true);
+    // Pairing refused c006 on B200 (failed request): covered, never measured.
+    const refusedPair = ShardPartial.parse(JSON.parse(readFileSync(at('p1', '0', 'partial.json'), 'utf8'))).pairs[6]!;
+    expect(refusedPair).toMatchObject({ index: 6, pair: '30061277519-2/measurement-r000-c006', outcome: null, files: {} });
+  });
+
+  it('replaces a previous partial in place (a requeued shard) and gives the same bytes', async () => {
+    const before = snapshot(at('p7', '6'));
+    await compare(BASE, CANDS, { out: at('p7', '6'), shard: { index: 6, count: 7 } });
+    expect(snapshot(at('p7', '6'))).toEqual(before);
+  }, 300_000);
+});
+
+describe('more shards than pairs', () => {
+  it('writes empty partials that merge accepts, for the same bytes as compare()', async () => {
+    const runs = await generateRuns({ outDir: at('gen'), size: 'small', sites: ['H200', 'B200'], cases: 2 });
+    const dir = (site: string) => runs.runs.find((r) => r.site === site)!.dir;
+    await compare(dir('H200'), [dir('B200')], { out: at('gen-one') });
+    for (let k = 0; k < 7; k++) await compare(dir('H200'), [dir('B200')], { out: at('gen-p', String(k)), shard: { index: k, count: 7 } });
+    const empty = ShardPartial.parse(JSON.parse(readFileSync(at('gen-p', '5', 'partial.json'), 'utf8')));
+    expect(empty).toMatchObject({ pairs_total: 2, pair_indices: [], pairs: [] });
+    await merge(dir('H200'), [dir('B200')], { partials: [at('gen-p')], out: at('gen-merged') });
+    expect(snapshot(at('gen-merged'))).toEqual(snapshot(at('gen-one')));
+  }, 600_000);
+});
+
+describe('merge refuses', () => {
+  const out = () => at(`out-${Math.random().toString(36).slice(2)}`);
+
+  it('missing shards, listing them as a Slurm --array= expression', async () => {
+    const dir = set('missing', [['p7/0', '0'], ['p7/1', '1'], ['p7/2', '2'], ['p7/6', '6']]);
+    const o = out();
+    const e = await refused(mergeOf([dir], o));
+    expect(e.code).toBe('SHARD_MISSING');
+    expect(e.problems[0]!.message).toContain('--array=3-5');
+    expect(existsSync(o)).toBe(false);
+    const two = await refused(mergeOf([set('missing2', [['p7/0', '0'], ['p7/1', '1'], ['p7/2', '2'], ['p7/4', '4'], ['p7/5', '5']])], out()));
+    expect(two.problems[0]!.message).toContain('--array=3,6');
+  });
+
+  it('a shard given twice, naming both partials', async () => {
+    const dir = set('dup', [['p2/0', 'a'], ['p2/1', 'b'], ['p2/1', 'c']]);
+    const e = await refused(mergeOf([dir], out()));
+    expect(codes(e)).toEqual(['SHARD_DUPLICATE']);
+    expect(e.problems[0]!.message).toContain(path.join(dir, 'b'));
+    expect(e.problems[0]!.message).toContain(path.join(dir, 'c'));
+  });
+
+  it('partials of different shard counts, and the pairs they both hold', async () => {
+    const e = await refused(mergeOf([at('p2', '0'), at('p2', '1'), at('p3', '2')], out()));
+    expect(codes(e)).toEqual(expect.arrayContaining(['PARTIAL_SHARD_COUNT_MISMATCH', 'PARTIAL_PAIR_DUPLICATE']));
+    expect(e.problems.find((p) => p.code === 'PARTIAL_PAIR_DUPLICATE')!.message).toContain(at('p3', '2'));
+  });
+
+  it('a partial measured with another decoder binary', async () => {
+    // The same ffprobe with one byte appended: it still runs, and it is another binary by its SHA-256.
+    const tools = await resolveFfmpeg();
+    const other = at('ffprobe-other');
+    copyFileSync(tools.ffprobe.path, other);
+    appendFileSync(other, Buffer.from([0]));
+    await shards(7, at('p7-decoder'), { ffmpeg: { ffprobePath: other } }, CANDS, [6]);
+    const dir = set('decoder', [...[0, 1, 2, 3, 4, 5].map((k) => [`p7/${k}`, String(k)] as [string, string]), ['p7-decoder/6', '6']]);
+    const e = await refused(mergeOf([dir], out()));
+    expect(codes(e)).toEqual(['PARTIAL_DECODER_MISMATCH']);
+    expect(e.problems[0]!.message).toContain(path.join(dir, '6'));
+    expect(e.problems[0]!.message).toContain(path.join(dir, '0'));
+  }, 300_000);
+
+  it('a partial of other runs (the candidates in another order)', async () => {
+    await shards(7, at('p7-foreign'), {}, [...CANDS].reverse(), [6]);
+    const dir = set('foreign', [...[0, 1, 2, 3, 4, 5].map((k) => [`p7/${k}`, String(k)] as [string, string]), ['p7-foreign/6', '6']]);
+    const e = await refused(mergeOf([dir], out()));
+    expect(e.code).toBe('PARTIAL_FOREIGN_RUNS');
+    expect(e.problems[0]!.message).toContain(path.join(dir, '6'));
+  }, 300_000);
+
+  it('a partial judged with another policy, or partials not judged with the policy given', async () => {
+    const policy = { ...DEFAULT_POLICY, name: 'stricter', checks: DEFAULT_POLICY.checks.map((c) => (c.name === 'min_ssim' ? { ...c, threshold: 0.99 } : c)) };
+    await shards(7, at('p7-policy'), { policy }, CANDS, [6]);
+    const dir = set('policy', [...[0, 1, 2, 3, 4, 5].map((k) => [`p7/${k}`, String(k)] as [string, string]), ['p7-policy/6', '6']]);
+    expect(codes(await refused(mergeOf([dir], out())))).toEqual(['PARTIAL_POLICY_MISMATCH']);
+    expect(codes(await refused(mergeOf([at('p2')], out(), { policy })))).toEqual(['PARTIAL_POLICY_MISMATCH']);
+  }, 300_000);
+
+  it('a partial whose files changed after it was sealed', async () => {
+    const dir = set('tampered', [['p2/0', '0'], ['p2/1', '1']]);
+    const csv = Object.keys(snapshot(path.join(dir, '1'))).find((f) => f.endsWith('frames.csv'))!;
+    appendFileSync(path.join(dir, '1', csv), '0\n');
+    const e = await refused(mergeOf([dir], out()));
+    expect(codes(e)).toEqual(['PARTIAL_SEAL']);
+    expect(e.problems[0]!.message).toContain(csv);
+  });
+
+  it('a partial of another tool version, even when resealed', async () => {
+    const dir = set('version', [['p2/0', '0'], ['p2/1', '1']]);
+    const file = path.join(dir, '1', 'partial.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"version": "[^"]+"/, '"version": "0.0.1"'));
+    reseal(path.join(dir, '1'));
+    const e = await refused(mergeOf([dir], out()));
+    expect(codes(e)).toEqual(['PARTIAL_TOOL_MISMATCH']);
+    expect(e.problems[0]!.message).toContain(path.join(dir, '1'));
+  });
+
+  it('a folder that holds no partial, and an --out that would replace a partial', async () => {
+    expect(codes(await refused(mergeOf([at('one')], out())))).toEqual(['PARTIAL_UNREADABLE']);
+    expect((await refused(mergeOf([at('p2')], at('p2')))).code).toBe('OUT_INSIDE_INPUT');
+    expect((await refused(mergeOf([at('p2', '0'), at('p2', '1')], at('p2')))).code).toBe('OUT_CONTAINS_INPUT');
+  });
+});
