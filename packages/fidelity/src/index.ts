@@ -76,7 +76,7 @@ export type { CalibrateOptions, CalibrateProgress, CalibrateResult } from './cal
 export { loadCalibration, parseCalibration, calibrationJsonSchema } from './calibrate/load.js';
 export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrate/schema.js';
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
-export type { CalibratedMetric, Worse } from './calibrate/metrics.js';
+export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';

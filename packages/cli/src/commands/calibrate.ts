@@ -13,7 +13,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
     await rename(temp, file);
   } catch (cause) {
     await rm(temp, { force: true });
-    throw new FidelityError('OUT_UNWRITABLE', `cannot write ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
+    throw new FidelityError('OUT_NOT_WRITABLE', `cannot write ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
   }
 }
 

@@ -137,6 +137,11 @@ export function humanSummary(result: CompareResult): string {
       `${inline(c.baseline_gpu_model)} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${inline(c.candidate_gpu_model)} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
         `planned ${s.planned}, valid ${s.valid_pairs}, passed ${s.passed}, failed ${s.failed}, invalid ${s.invalid}`,
     );
+    if (c.noise) {
+      const per = c.noise.metrics.map((k) => `${k} ${c.noise!.beyond_by_metric[k] ?? 0}`).join(', ');
+      lines.push(`  noise floor: n = ${c.noise.n} same-hardware pairs, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
+      if (c.noise.note) lines.push(`  noise floor: ${c.noise.note}`);
+    }
     for (const p of c.pairs) {
       if (p.status === 'failed') {
         const why = p.checks

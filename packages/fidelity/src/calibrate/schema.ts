@@ -36,6 +36,7 @@ export const CalibrationMetric = z.object({
 });
 export type CalibrationMetric = z.infer<typeof CalibrationMetric>;
 
+/** calibration.json: the same-hardware noise sample, every value of it, and where it came from (docs/calibration.md). */
 export const Calibration = z.object({
   schema_version: z.literal(1),
   /** The metric definitions version (docs/metrics.md) the values were measured with. */

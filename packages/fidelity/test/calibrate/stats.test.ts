@@ -108,3 +108,13 @@ describe('binomial tail', () => {
     expect(binomialTail(6, 5, 0.05)).toBe(0);
   });
 });
+
+describe('calibration.schema.json', () => {
+  it('docs/schemas holds the current JSON Schema of calibration.json (npm run api rewrites it)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { calibrationJsonSchema } = await import('../../src/calibrate/load.js');
+    const committed = readFileSync(new URL('../../../../docs/schemas/calibration.schema.json', import.meta.url), 'utf8');
+    expect(committed).toBe(calibrationJsonSchema());
+    expect(JSON.parse(committed).required).toEqual(expect.arrayContaining(['n', 'metrics', 'sources', 'decoder', 'plan_sha256']));
+  });
+});
