@@ -25,6 +25,9 @@ import type { Report } from './schemas/report.js';
 import { checkShard, shardIndices, type ShardSpec } from './shard/spec.js';
 import { writePartial, type PartialResult } from './shard/write-partial.js';
 import { resolveGeneratedAt } from './time.js';
+import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from './calibrate/apply.js';
+import { parseCalibration } from './calibrate/load.js';
+import type { Calibration } from './calibrate/schema.js';
 
 /** Progress events of compare() and merge(), by stage, in order: verify, measure (compare only) or merge, bundle. */
 export type CompareProgress =
@@ -72,6 +75,16 @@ export interface CompareOptions {
    * still verified. See docs/scale-out.md.
    */
   shard?: ShardSpec;
+  /**
+   * A same-hardware noise sample (calibrate()): every valid pair gets a
+   * p-value per metric against it and a Bonferroni verdict
+   * (docs/calibration.md). It must be of the same decoder, metric
+   * definitions, workload and baseline hardware class
+   * (CALIBRATION_MISMATCH_* otherwise). Not with `shard`: merge adds it.
+   */
+  calibration?: Calibration;
+  /** Significance level of the noise verdicts (default 0.05). */
+  alpha?: number;
 }
 
 /** What compare() (without a shard) and merge() return: the written bundle. */
@@ -116,13 +129,16 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (!options || typeof options.out !== 'string' || options.out.length === 0) throw invalidParameter('options.out', 'a folder path', options?.out);
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
   const shard = options.shard === undefined ? null : checkShard(options.shard);
+  if (shard && options.calibration) throw invalidParameter('options.calibration', 'no calibration with a shard (merge adds the noise verdicts: give it to merge)', 'a calibration');
+  const calibration = options.calibration ? parseCalibration(options.calibration, 'options.calibration') : null;
+  const alpha = checkAlpha(options.alpha ?? DEFAULT_ALPHA);
   const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : DEFAULT_POLICY;
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   const claim = await claimOut(options.out, inputs, Boolean(options.force), checkOut);
   try {
-    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt });
+    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha });
   } finally {
     await claim.release();
   }
@@ -132,9 +148,9 @@ async function compareClaimed(
   baseline: string,
   candidates: readonly string[],
   options: CompareOptions,
-  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date },
+  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number },
 ): Promise<CompareResult | PartialResult> {
-  const { shard, policy, generatedAt } = settled;
+  const { shard, policy, generatedAt, calibration, alpha } = settled;
   const tools = await resolveFfmpeg(options.ffmpeg);
 
   const plan = await planComparison(baseline, candidates, {
@@ -145,6 +161,7 @@ async function compareClaimed(
     onVerify: (e) => options.onProgress?.({ stage: 'verify', ...e }),
   });
   try {
+    const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;
     const measured = await measurePairs(plan, refs, {
       ...(options.threads !== undefined ? { threads: options.threads } : {}),
@@ -169,9 +186,11 @@ async function compareClaimed(
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
-    const report = assembleReport(plan, measured, { policy, decoder: decoderIdentity(tools), generatedAt });
+    const assembled = assembleReport(plan, measured, { policy, decoder: decoderIdentity(tools), generatedAt });
+    const report = noise ? noise.apply(assembled) : assembled;
     return await writeBundle(options.out, plan, report, {
       ...common,
+      ...(noise ? { files: [noise.file] } : {}),
       onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
     });
   } finally {

@@ -102,6 +102,13 @@ export const ReasonCodes = {
   // compare() refusals and the bundle folder (docs/report.md)
   DUPLICATE_RUN: 'the same run (run_id-run_attempt) was given twice',
   PLAN_MISMATCH: 'the runs did not execute the same workload (the differing fields are named)',
+  // Calibration (calibrate/, docs/calibration.md)
+  CALIBRATION_NO_PAIRS: 'no same-hardware pair can be formed from the given runs (or none was measured)',
+  CALIBRATION_INVALID: 'the calibration file is unreadable, not JSON, or fails its schema',
+  CALIBRATION_MISMATCH_DEFINITIONS: 'the calibration was measured with another metric definitions version',
+  CALIBRATION_MISMATCH_DECODER: 'the calibration was decoded by another ffmpeg binary (SHA-256)',
+  CALIBRATION_MISMATCH_PLAN: 'the calibration is of another workload (plan_sha256)',
+  CALIBRATION_MISMATCH_HARDWARE: "the baseline's hardware class is not among the calibration's",
   POLICY_INVALID: 'the policy file is unreadable, not JSON, or fails its schema',
   OUT_NOT_EMPTY: '--out is a non-empty folder that is not a fidelity bundle (use --force)',
   OUT_NOT_DIRECTORY: '--out is a file or a symbolic link',

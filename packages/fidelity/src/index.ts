@@ -25,7 +25,7 @@ export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './
 export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure } from './schemas/measurement.js';
 export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
-export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES } from './synth/index.js';
+export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES, DEFAULT_SITES } from './synth/index.js';
 export type { GeneratedRun, GeneratedRuns, GeneratedSlot, Difference, DifferenceInfo, ExpectedOutcome, GenerateProgress, GenerateRunsOptions, RunFormat, SiteName, SynthSize } from './synth/index.js';
 export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
@@ -70,6 +70,14 @@ export { loadPolicy, parsePolicy } from './policy/load.js';
 export { evaluatePolicy } from './policy/evaluate.js';
 export { workloadDifferences } from './pairing/workload.js';
 export type { WorkloadDifference } from './pairing/workload.js';
+// Calibration: the same-hardware noise floor (docs/calibration.md).
+export { calibrate, calibratedPolicy } from './calibrate/calibrate.js';
+export type { CalibrateOptions, CalibrateProgress, CalibrateResult } from './calibrate/calibrate.js';
+export { loadCalibration, parseCalibration, calibrationJsonSchema } from './calibrate/load.js';
+export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrate/schema.js';
+export { CALIBRATED_METRICS } from './calibrate/metrics.js';
+export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
+export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle/verify.js';
 export type { BundleCheck } from './bundle/verify.js';
 export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';

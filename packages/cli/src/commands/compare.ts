@@ -1,4 +1,4 @@
-import { compare, FidelityError, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
+import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command } from './types.js';
@@ -137,6 +137,11 @@ export function humanSummary(result: CompareResult): string {
       `${inline(c.baseline_gpu_model)} (run ${c.baseline_run_id}-${c.baseline_run_attempt}) vs ${inline(c.candidate_gpu_model)} (run ${c.candidate_run_id}-${c.candidate_run_attempt}): ` +
         `planned ${s.planned}, valid ${s.valid_pairs}, passed ${s.passed}, failed ${s.failed}, invalid ${s.invalid}`,
     );
+    if (c.noise) {
+      const per = c.noise.metrics.map((k) => `${k} ${c.noise!.beyond_by_metric[k] ?? 0}`).join(', ');
+      lines.push(`  noise floor: n = ${c.noise.n} same-hardware pairs, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
+      if (c.noise.note) lines.push(`  noise floor: ${c.noise.note}`);
+    }
     for (const p of c.pairs) {
       if (p.status === 'failed') {
         const why = p.checks
@@ -191,7 +196,7 @@ export const decodeTimeoutOption = {
 export const compareCommand: Command = {
   name: 'compare',
   usage:
-    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--force] [--decode-timeout S] [--progress]',
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -203,6 +208,9 @@ export const compareCommand: Command = {
     shard: { type: 'string', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
     shards: { type: 'string', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
     partial: { type: 'string', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
+    calibration: { type: 'string', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
+    noise: { type: 'string', multiple: true, description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
+    alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
@@ -221,6 +229,18 @@ export const compareCommand: Command = {
       const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
+      const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+      if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
+      if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
+        return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
+      }
+      const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+      if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+      let calibration: Calibration | undefined;
+      if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
+      else if (noiseRuns.length > 0) {
+        calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
+      }
       const common = {
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
@@ -228,6 +248,8 @@ export const compareCommand: Command = {
         signal: interrupt.signal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(policy ? { policy } : {}),
+        ...(calibration ? { calibration } : {}),
+        ...(alpha !== undefined ? { alpha } : {}),
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { compare, generateRuns, makeTempDir, removeTempDir } from 'media-fidelity';
+import { calibrate, compare, generateRuns, makeTempDir, removeTempDir } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { abortOnSigint, decodeTimeoutOption, generatedAtFromEnv, readDecodeTimeout, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';
@@ -10,7 +10,7 @@ export const DEFAULT_DEMO_OUT = 'fidelity-demo';
 export const demoCommand: Command = {
   name: 'demo',
   usage: 'fidelity demo [--out <dir>] [--runs <dir>] [--full] [--json] [--threads N] [--decode-timeout S] [--progress]',
-  summary: 'make synthetic H200/B200/H100 runs and compare H200 against B200 and H100, end to end',
+  summary: 'make synthetic H200/B200/H100 runs and an H200 rerun, calibrate the H200 noise floor, and compare H200 against B200 and H100, end to end',
   options: {
     out: { type: 'string', short: 'o', description: `bundle folder (default ./${DEFAULT_DEMO_OUT}; a previous bundle there is replaced)` },
     runs: { type: 'string', description: 'keep the generated runs in this folder (default: a temp folder, removed afterwards)' },
@@ -40,6 +40,10 @@ export const demoCommand: Command = {
       const generated = await generateRuns({
         outDir: runsDir,
         size: values.full ? 'full' : 'small',
+        // The H200 rerun and four repetitions are the same-hardware evidence the noise floor is calibrated from: n = 100 pairs,
+        // enough for a pair verdict over the 4 judged metrics at alpha 0.05 (n >= 79).
+        sites: ['H200', 'B200', 'H100', 'H200R'],
+        repetitions: 4,
         overwrite: Boolean(values.force),
         signal: interrupt.signal,
         ...(showProgress
@@ -56,10 +60,19 @@ export const demoCommand: Command = {
       const order = ['B200', 'H100'];
       const candidates = generated.runs.filter((r) => r.role === 'candidate').sort((a, b) => order.indexOf(a.site) - order.indexOf(b.site));
       if (!baseline || candidates.length === 0) throw new Error('the generator returned no baseline or no candidate run');
+      const rerun = generated.runs.find((r) => r.role === 'rerun');
+      if (!rerun) throw new Error('the generator returned no rerun');
+      if (!json) io.err(`fidelity demo: calibrating the H200 noise floor from ${baseline.site} and its rerun...\n`);
+      const { calibration } = await calibrate([baseline.dir, rerun.dir], {
+        signal: interrupt.signal,
+        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
       if (!json) io.err(`fidelity demo: comparing ${baseline.site} against ${candidates.map((c) => c.site).join(' and ')}...\n`);
       const generatedAt = generatedAtFromEnv();
       const result = await compare(baseline.dir, candidates.map((c) => c.dir), {
         out,
+        calibration,
         force: Boolean(values.force),
         signal: interrupt.signal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),

@@ -1,3 +1,4 @@
+import { calibrateCommand } from './calibrate.js';
 import { compareCommand } from './compare.js';
 import { demoCommand } from './demo.js';
 import { doctor } from './doctor.js';
@@ -10,4 +11,4 @@ import { verifyBundleCommand } from './verify-bundle.js';
 import { verifyCommand } from './verify.js';
 
 /** Every command, in the order `fidelity --help` lists them. */
-export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, mergeCommand, verifyBundleCommand, demoCommand, generateCommand, fetchCommand];
+export const commands: Command[] = [doctor, verifyCommand, power, compareCommand, mergeCommand, calibrateCommand, verifyBundleCommand, demoCommand, generateCommand, fetchCommand];

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { FidelityError, loadPolicy, merge, type Policy } from 'media-fidelity';
+import { FidelityError, loadCalibration, loadPolicy, merge, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';
@@ -8,13 +8,16 @@ import type { Command } from './types.js';
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
 export const mergeCommand: Command = {
   name: 'merge',
-  usage: 'fidelity merge <baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir> [--json] [--policy F] [--fail-on-threshold] [--require-digest] [--force] [--progress]',
+  usage: 'fidelity merge <baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir> [--json] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F] [--alpha A] [--force] [--progress]',
   summary: 'check the partials of every shard against the runs and each other, and write the bundle one compare would have written',
   options: {
     partials: { type: 'string', multiple: true, description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
+    'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (docs/provenance.md)' },
+    calibration: { type: 'string', description: 'judge every pair against this noise sample too, as compare --calibration does' },
+    alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
   },
   async run({ positionals, values, io, signal }) {
@@ -31,13 +34,18 @@ export const mergeCommand: Command = {
       if (stray !== undefined) throw new FidelityError('USAGE', `${stray} is a partial, not a run: give --partials before each partial folder, or give their parent folder once`);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
+      const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
+      const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
       const [baseline, ...candidates] = positionals as [string, ...string[]];
       const result = await merge(baseline, candidates, {
         partials,
         out: values.out,
         force: Boolean(values.force),
         requireDigest: Boolean(values['require-digest']),
+        requireProvider: Boolean(values['require-provider']),
         signal: interrupt.signal,
+        ...(calibration ? { calibration } : {}),
+        ...(alpha !== undefined ? { alpha } : {}),
         ...(policy ? { policy } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),

@@ -25,10 +25,11 @@ export function yFloor(values: number[], threshold: number | null): number {
   return Math.max(Math.min(floored, 0.9), -1);
 }
 
-export function ssimChart(perFrame: number[], options: { threshold: number | null; worst: number; id: string; m: Messages }): string {
+export function ssimChart(perFrame: number[], options: { threshold: number | null; worst: number; id: string; m: Messages; band?: number[] }): string {
   const { threshold, worst, id, m } = options;
   if (perFrame.length === 0) return '';
-  const lo = yFloor(perFrame, threshold);
+  const band = options.band?.slice(0, perFrame.length) ?? [];
+  const lo = yFloor([...perFrame, ...band], threshold);
   const plotW = W - LEFT - RIGHT;
   const plotH = H - TOP - BOTTOM;
   const last = perFrame.length - 1;
@@ -51,6 +52,12 @@ export function ssimChart(perFrame: number[], options: { threshold: number | nul
     const ty = y(threshold).toFixed(1);
     parts.push(`<line class="limit" x1="${LEFT}" y1="${ty}" x2="${W - RIGHT}" y2="${ty}"/>`);
     parts.push(`<text x="${W - RIGHT - 2}" y="${(Number(ty) - 4).toFixed(1)}" text-anchor="end">${esc(fill(m.chart_threshold, { value: num(threshold, 3, '') }))}</text>`);
+  }
+  if (band.length > 0) {
+    // The same-hardware band: from 1 down to the lowest same-hardware SSIM at each frame.
+    const edge = band.map((v, i) => `${x(i).toFixed(1)},${y(Math.max(v, lo)).toFixed(1)}`);
+    const top = `${x(band.length - 1).toFixed(1)},${y(1).toFixed(1)} ${x(0).toFixed(1)},${y(1).toFixed(1)}`;
+    parts.push(`<polygon class="band" points="${edge.join(' ')} ${top}"><title>${esc(m.chart_band)}</title></polygon>`);
   }
   parts.push(`<polyline class="series" points="${points}"/>`);
   const wv = perFrame[worst];

@@ -9,6 +9,7 @@ import type { PairReport, RunReport } from '../schemas/report.js';
 import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS } from './assets-keys.js';
 import { HEATMAP_FLOOR, heatmapSize, stillSize } from './assets-geometry.js';
 import { ssimChart } from './html-chart.js';
+import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
@@ -19,6 +20,8 @@ export interface PairContext {
   comparisonIndex: number;
   baselineRun: RunReport | undefined;
   candidateRun: RunReport | undefined;
+  /** Per frame, the lowest same-hardware SSIM (the chart's noise band); absent when not calibrated. */
+  ssimFloor?: number[];
 }
 
 const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
@@ -229,9 +232,10 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
       videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), pair.video, m) +
       videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), pair.video, m) +
       `</div>`,
-    pair.video ? `<h4>${esc(m.chart_title)}</h4>` + ssimChart(pair.video.ssim.per_frame, { threshold, worst: pair.video.ssim.worst_frame, id: `${id}-chart`, m }) : '',
+    pair.video ? `<h4>${esc(m.chart_title)}</h4>` + ssimChart(pair.video.ssim.per_frame, { threshold, worst: pair.video.ssim.worst_frame, id: `${id}-chart`, m, ...(ctx.ssimFloor?.length ? { band: ctx.ssimFloor } : {}) }) : '',
     stillsBlock(pair, ctx),
     checksBlock(pair.checks, m),
+    pairNoiseBlock(pair, m),
     pair.video ? videoBlock(pair.video, m) : '',
     pair.status === 'invalid' && pair.audio === null ? '' : audioBlock(pair, pair.audio, m),
     linksBlock(pair, ctx),

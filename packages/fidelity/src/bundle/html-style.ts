@@ -57,6 +57,7 @@ video:not([width]){aspect-ratio:16/9}
 .chart svg{display:block;width:100%;height:auto;max-width:760px}
 .chart .axis{stroke:#8c959f;stroke-width:1}
 .chart .grid{stroke:#d1d9e0;stroke-width:1}
+.chart .band{fill:var(--accent);fill-opacity:.12;stroke:none}
 .chart .series{fill:none;stroke:var(--accent);stroke-width:1.5}
 .chart .limit{stroke:var(--fail);stroke-width:1;stroke-dasharray:5 4}
 .chart .worst{fill:var(--fail)}

@@ -10,6 +10,7 @@ import { evidenceSection, identityCell } from './html-evidence.js';
 import { esc } from './html-escape.js';
 import { shortHash } from './html-format.js';
 import { pairSection } from './html-pair.js';
+import { comparisonNoiseBlock } from './html-noise.js';
 import { checkLabel, extLink, fileLink, headCell, kv, numCell, table, tx, txHtml } from './html-parts.js';
 import { pageCss } from './html-style.js';
 import { fill, messages, PAGE_FILE } from './i18n.js';
@@ -170,10 +171,11 @@ function pairsSection(report: Report, m: Messages): string {
       comparisonIndex: ci,
       baselineRun: findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt),
       candidateRun: findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt),
+      ...(c.noise?.ssim_floor_per_frame?.length ? { ssimFloor: c.noise.ssim_floor_per_frame } : {}),
     };
     const title = `${esc(c.candidate_gpu_model)} ${esc(c.candidate_run_id)}/${esc(c.candidate_run_attempt)} / ${esc(c.baseline_gpu_model)} ${esc(c.baseline_run_id)}/${esc(c.baseline_run_attempt)}`;
     const pairs = c.pairs.length ? c.pairs.map((p) => pairSection(p, ctx)).join('') : `<p class="muted">${esc(m.no_pairs)}</p>`;
-    return `<section id="comparison-${ci}"><h3>${title}</h3>${pairs}</section>`;
+    return `<section id="comparison-${ci}"><h3>${title}</h3>${comparisonNoiseBlock(c, m)}${pairs}</section>`;
   });
   return `<section id="pairs"><h2>${esc(m.pairs)}</h2><p class="muted">${esc(m.pairs_intro)}</p>${parts.join('')}</section>`;
 }

@@ -48,15 +48,29 @@ function withoutTimings(outcome: MeasureOutcome): MeasureOutcome {
  */
 export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[], settings: MeasureSettings = {}): Promise<MeasuredPair[]> {
   const sorted = [...refs].sort((a, b) => a.index - b.index);
-  const outcomes = new Map<number, MeasureOutcome | null>(sorted.map((r) => [r.index, null]));
-  const jobs = sorted.filter((r) => r.measurable);
-  if (jobs.length > 0) await runPool(plan, jobs, settings, outcomes);
-  return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.index) ?? null }));
+  const jobs: MediaJob[] = sorted
+    .filter((r) => r.measurable)
+    .map((r) => ({ id: r.id, baseline: () => plan.baseline.mediaPath(r.pair.slot_id), candidate: () => r.candidate.mediaPath(r.pair.slot_id) }));
+  const outcomes = await measureMediaJobs(jobs, plan.baseline.plan.video.frames, settings);
+  return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
 }
 
-async function runPool(plan: ComparisonPlan, jobs: readonly PairRef[], settings: MeasureSettings, outcomes: Map<number, MeasureOutcome | null>): Promise<void> {
+/** One pair to measure: its id and where each side's media is read from (opened only when its turn comes). */
+export interface MediaJob {
+  id: string;
+  baseline: () => Promise<string>;
+  candidate: () => Promise<string>;
+}
+
+/**
+ * Measures every job in one worker pool, the code path every entry point
+ * shares (compare, a shard, calibrate), so a pair gives the same bytes
+ * whichever measured it. Returns outcomes by job id, timings dropped.
+ */
+export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair: number, settings: MeasureSettings = {}): Promise<Map<string, MeasureOutcome>> {
+  const outcomes = new Map<string, MeasureOutcome>();
+  if (jobs.length === 0) return outcomes;
   const frames = new Map<string, { done: number; total: number }>();
-  const framesPerPair = plan.baseline.plan.video.frames;
   let pairsDone = 0;
   const report = (): void => {
     let framesDone = 0;
@@ -85,19 +99,19 @@ async function runPool(plan: ComparisonPlan, jobs: readonly PairRef[], settings:
   try {
     report();
     await Promise.all(
-      jobs.map(async (ref) => {
-        const job = { id: ref.id, baseline: await plan.baseline.mediaPath(ref.pair.slot_id), candidate: await ref.candidate.mediaPath(ref.pair.slot_id) };
+      jobs.map(async (j) => {
+        const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate() };
         const outcome = await pool.measure(job, {
           signal: controller.signal,
           onProgress: (progress) => {
-            frames.set(ref.id, { done: progress.framesDone, total: progress.framesTotal });
+            frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
             report();
           },
         });
-        outcomes.set(ref.index, withoutTimings(outcome));
+        outcomes.set(j.id, withoutTimings(outcome));
         // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
-        const total = frames.get(ref.id)?.total ?? framesPerPair;
-        frames.set(ref.id, { done: total, total });
+        const total = frames.get(j.id)?.total ?? framesPerPair;
+        frames.set(j.id, { done: total, total });
         pairsDone++;
         report();
       }),
@@ -106,5 +120,6 @@ async function runPool(plan: ComparisonPlan, jobs: readonly PairRef[], settings:
     settings.signal?.removeEventListener('abort', forward);
     await pool.destroy();
   }
-  if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the comparison was cancelled; --out was left as it was');
+  if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the measuring was cancelled; nothing was written');
+  return outcomes;
 }

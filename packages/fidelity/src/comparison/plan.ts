@@ -63,7 +63,8 @@ function prefixProblems(label: string, problems: readonly Problem[]): Problem[] 
   }));
 }
 
-async function verifyAll(inputs: readonly string[], settings: PlanSettings): Promise<{ runs: VerifiedRun[]; warnings: string[][] }> {
+/** Verifies every run (every problem reported), refusing invalid and duplicate runs; compare, merge and calibrate share it. */
+export async function verifyAll(inputs: readonly string[], settings: PlanSettings): Promise<{ runs: VerifiedRun[]; warnings: string[][] }> {
   const runs: VerifiedRun[] = [];
   const warnings: string[][] = [];
   const problems: Problem[] = [];

@@ -47,6 +47,8 @@ export interface WriteBundleSettings {
   timeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
+  /** Further sealed files (e.g. calibration.json), written as given. */
+  files?: { path: string; text: string }[];
   /** See BundleContents.pairFiles (merge). */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
@@ -59,7 +61,7 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
       media: distinctMedia(plan),
       sources: plan.runs.map((r) => ({ dir: sourcesDir(r), files: r.files })),
       comparisonDirs: plan.comparisons.map((c) => comparisonDir(c.candidate)),
-      files: plan.runs.flatMap(evidenceFiles),
+      files: [...plan.runs.flatMap(evidenceFiles), ...(settings.files ?? [])],
       ffmpeg: settings.ffmpeg ?? {},
       ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
       ...(settings.signal ? { signal: settings.signal } : {}),

@@ -22,9 +22,12 @@ export const DEFAULT_POLICY: Policy = {
 
 /** Said in report.json and on every page, whatever the policy. */
 export function disclaimerFor(policy: Policy): string {
+  const c = policy.calibration;
   const head =
     policy.calibration_status === 'uncalibrated'
       ? `The thresholds of policy "${policy.name}" are uncalibrated examples.`
-      : `The thresholds of policy "${policy.name}" are declared calibrated by the policy file itself; this tool did not calibrate them.`;
+      : c
+        ? `The thresholds of policy "${policy.name}" were calibrated by fidelity ${c.tool_version} from n = ${c.n} same-hardware pairs of ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}: each is the worst value the same hardware produced.`
+        : `The thresholds of policy "${policy.name}" are declared calibrated by the policy file itself; this tool did not calibrate them.`;
   return `${head} A pass or a fail against them is not a quality or release verdict: read the measurements, not the labels.`;
 }

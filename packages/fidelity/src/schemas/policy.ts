@@ -27,6 +27,15 @@ export const Policy = z.object({
   calibration_status: z.enum(['uncalibrated', 'calibrated']),
   description: z.string(),
   checks: z.array(PolicyCheck).min(1),
+  /** Where the thresholds came from, when `fidelity calibrate --policy-out` wrote the policy (docs/calibration.md). */
+  calibration: z
+    .object({
+      n: z.number().int().min(0),
+      alpha: z.number(),
+      tool_version: z.string(),
+      sources: z.array(z.object({ run_id: z.number().int(), run_attempt: z.number().int(), gpu_model: z.string(), seal_sha256: z.string() })),
+    })
+    .optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 

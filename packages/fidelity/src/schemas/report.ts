@@ -10,6 +10,7 @@ import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { AudioMetrics, VideoMetrics } from './measurement.js';
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
+import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
 
 export const PairStatus = z.enum(['passed', 'failed', 'invalid']);
 export type PairStatus = z.infer<typeof PairStatus>;
@@ -41,6 +42,8 @@ export const PairReport = z.object({
   checks: z.array(CheckResult),
   /** Bundle-relative extras made for this pair (per-frame CSV, stills, heat map, difference WAV). */
   files: z.record(z.string(), z.string()),
+  /** Against the same-hardware noise sample, when the comparison was calibrated; absent for invalid pairs. */
+  noise: PairNoise.optional(),
 });
 export type PairReport = z.infer<typeof PairReport>;
 
@@ -77,6 +80,8 @@ export const Comparison = z.object({
   files: z.record(z.string(), z.string()).optional(),
   /** Server latency of the baseline and this candidate side by side: descriptive, it has no outcome. */
   timing: TimingSideBySide.optional(),
+  /** The noise-floor verdicts' counts, when the comparison was calibrated (docs/calibration.md). */
+  noise: ComparisonNoise.optional(),
 });
 export type Comparison = z.infer<typeof Comparison>;
 

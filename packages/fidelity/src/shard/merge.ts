@@ -23,6 +23,9 @@ import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { parsePolicy } from '../policy/load.js';
 import type { Policy } from '../schemas/policy.js';
+import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';
+import { parseCalibration } from '../calibrate/load.js';
+import type { Calibration } from '../calibrate/schema.js';
 import { resolveGeneratedAt } from '../time.js';
 import { TOOL_VERSION } from '../version.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
@@ -41,6 +44,10 @@ export interface MergeOptions {
   requireDigest?: boolean;
   /** Every run must prove its identity with a provenance file (docs/provenance.md). */
   requireProvider?: boolean;
+  /** Judge the merged pairs against this noise sample too, as compare({ calibration }) does (docs/calibration.md). */
+  calibration?: Calibration;
+  /** Significance level of the noise verdicts (default 0.05). */
+  alpha?: number;
   tempDir?: string;
   signal?: AbortSignal;
   /** The report's generated_at; default SOURCE_DATE_EPOCH when set, else now. */
@@ -254,7 +261,11 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
 
     const first = partials[0]!.doc;
     const measured: MeasuredPair[] = partials.flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: x.outcome }))).sort((a, b) => a.index - b.index);
-    const report = assembleReport(plan, measured, { policy: first.policy, decoder: first.decoder, generatedAt });
+    const assembled = assembleReport(plan, measured, { policy: first.policy, decoder: first.decoder, generatedAt });
+    const noise = options.calibration
+      ? judgeNoise(parseCalibration(options.calibration, 'options.calibration'), checkAlpha(options.alpha ?? DEFAULT_ALPHA), { decoderSha256: first.decoder.sha256, baseline: plan.baseline })
+      : null;
+    const report = noise ? noise.apply(assembled) : assembled;
 
     const byPrefix = new Map<string, { partial: LoadedPartial; files: Record<string, string> }>();
     for (const p of partials) {
@@ -265,6 +276,7 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
     }
     return await writeBundle(options.out, plan, report, {
       force: Boolean(options.force),
+      ...(noise ? { files: [noise.file] } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       pairFiles: async (_pair, prefix, dir) => {

@@ -30,7 +30,7 @@ import {
 import { encodeArgs, planFrames, runFfmpeg } from './encode.js';
 import { exists, publish, stagingDir } from './atomic.js';
 import { RUN_FORMAT_SUFFIX, writeRunArchive, type RunFormat } from './archive-file.js';
-import { parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
+import { DEFAULT_SITES, parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
 import { listFiles, writeSeal } from './seal.js';
 import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js';
 import { gpuMetricsCsv, serverTimingJsonl } from './telemetry.js';
@@ -44,7 +44,8 @@ export const MANIFEST_FILE = 'synth-manifest.json';
 /** One run {@link generateRuns} wrote: its site and role, where it is, its identity and files. */
 export interface GeneratedRun {
   site: SiteName;
-  role: 'baseline' | 'candidate';
+  /** `rerun`: another run of the baseline's hardware (same-hardware evidence for calibrate), never a candidate. */
+  role: 'baseline' | 'candidate' | 'rerun';
   /** Absolute path of the run as written: its folder, or its `.zip` / `.tar.gz` file (see `format`). */
   dir: string;
   /** The site's folder name (h200, ...); an archive is that name plus `.zip` or `.tar.gz`. */
@@ -148,7 +149,7 @@ function variantKey(c: SynthCase, d: Difference): string {
 export async function generateRuns(options: GenerateRunsOptions): Promise<GeneratedRuns> {
   const opts = parseOptions(options);
   const profile = sizeProfile(opts.size, opts.seconds);
-  const siteNames = SITE_NAMES.filter((s) => (opts.sites ?? SITE_NAMES).includes(s));
+  const siteNames = SITE_NAMES.filter((s) => (opts.sites ?? DEFAULT_SITES).includes(s));
   const sites = siteNames.map((s) => SITES[s]);
   const outDir = path.resolve(opts.outDir);
   const signal = opts.signal;

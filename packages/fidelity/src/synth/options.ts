@@ -6,11 +6,17 @@
 import { z } from 'zod';
 import { invalidParameter } from '../errors.js';
 
-/** The synthetic sites, baseline first. */
-export const SITE_NAMES = ['H200', 'B200', 'H100'] as const;
-/** A synthetic site name: `H200`, `B200` or `H100`. */
+/**
+ * Every site the generator knows. `H200R` is a second H200 run of the same
+ * workload (another run id): same-hardware evidence for `fidelity calibrate`,
+ * made only when asked for, so the default set stays H200, B200 and H100.
+ */
+export const SITE_NAMES = ['H200', 'B200', 'H100', 'H200R'] as const;
+/** A synthetic site name: `H200`, `B200`, `H100` or `H200R` (the H200 rerun). */
 export const SiteName = z.enum(SITE_NAMES);
 export type SiteName = z.infer<typeof SiteName>;
+/** The sites generated when `sites` is not given. */
+export const DEFAULT_SITES: readonly SiteName[] = ['H200', 'B200', 'H100'];
 
 /**
  * The size profile of synthetic runs: `small` (112x64, 1 s, 10 cases) or `full` (the formal 1344x768, 8 s, 20 cases).
@@ -34,7 +40,7 @@ export const GenerateRunsOptions = z.object({
   outDir: z.string({ error: 'a folder path' }).min(1, { error: 'a folder path' }),
   size: SynthSize.default('small'),
   sites: z
-    .array(SiteName, { error: 'a list of "H200", "B200", "H100"' })
+    .array(SiteName, { error: 'a list of "H200", "B200", "H100", "H200R"' })
     .min(1, { error: 'at least one site' })
     .refine((s) => new Set(s).size === s.length, { error: 'a list without duplicates' })
     .optional(),

@@ -8,7 +8,8 @@ import type { SiteName } from './options.js';
 
 export interface SiteIdentity {
   site: SiteName;
-  role: 'baseline' | 'candidate';
+  /** `rerun`: another run of the baseline's hardware, for calibration; never a comparison candidate. */
+  role: 'baseline' | 'candidate' | 'rerun';
   /** Folder name under outDir. */
   folder: string;
   runId: number;
@@ -46,7 +47,18 @@ export const SITES: Record<SiteName, SiteIdentity> = {
     attentionBackend: 'flash-attention', windowStartIso: '2026-11-28T18:05:00.750Z',
     latencyPerClipSecond: 11.2, idleWatts: 93, busyWatts: 561, uptimeSeconds: 1_204_990, bootId: '1e5d8b2c-7f3a-4e90-b6c4-0d2a9f8e7b35',
   },
+  H200R: {
+    site: 'H200R', role: 'rerun', folder: 'h200-rerun',
+    runId: 30057310862, runAttempt: 1, headSha: 'c2f27fe453ef613f4eb0f8d356a6dbd80ffed7dd', artifactId: 4242655,
+    attentionBackend: 'flash-attention', windowStartIso: '2026-11-30T00:20:00.125Z',
+    latencyPerClipSecond: 8.1, idleWatts: 121, busyWatts: 637, uptimeSeconds: 270_911, bootId: '6b1f3a52-8e0d-4c1b-9a57-2f4c3d8e9a10',
+  },
 };
+
+/** The GPU model a site's ci.json names: a rerun is the same hardware class as the run it repeats. */
+export function gpuModel(s: SiteIdentity): string {
+  return s.site === 'H200R' ? 'H200' : s.site;
+}
 
 export const GPUS_ALLOCATED = 8;
 export const GPUS_PARTICIPATING = 2;
@@ -57,12 +69,12 @@ export function ciJson(s: SiteIdentity): CiJson {
     server_url: 'https://github.com',
     repository: 'example-org/video-serving-bench',
     workflow: 'h3-serving',
-    job: `H3 video ${s.site} smoke`,
+    job: `H3 video ${gpuModel(s)} smoke`,
     run_id: s.runId,
     run_attempt: s.runAttempt,
     head_sha: s.headSha,
     artifact: { id: s.artifactId, name: `h3-video-${s.runId}-${s.runAttempt}` },
-    hardware: { gpu_model: s.site, gpus_allocated: GPUS_ALLOCATED, gpus_participating: GPUS_PARTICIPATING },
+    hardware: { gpu_model: gpuModel(s), gpus_allocated: GPUS_ALLOCATED, gpus_participating: GPUS_PARTICIPATING },
     runtime: { attention_backend: s.attentionBackend, dtype: 'bf16', topology: 'TP2/Ulysses2' },
   });
 }

@@ -1,0 +1,89 @@
+import { rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { calibrate, calibratedPolicy, FidelityError, type Calibration, type CalibrateProgress } from 'media-fidelity';
+import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { abortOnSigint, generatedAtFromEnv } from './compare.js';
+import type { Command } from './types.js';
+
+/** Writes beside the target and renames into place: the file is whole or absent, never half-written. */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.fidelity-tmp-${process.pid}`);
+  try {
+    await writeFile(temp, text, { flag: 'wx' });
+    await rename(temp, file);
+  } catch (cause) {
+    await rm(temp, { force: true });
+    throw new FidelityError('OUT_NOT_WRITABLE', `cannot write ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
+  }
+}
+
+function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void) | undefined {
+  if (!enabled) return undefined;
+  return (e) => io.err(e.stage === 'verify' ? `verifying runs ${e.done}/${e.total}\n` : `measuring same-hardware pairs ${e.pairsDone}/${e.pairsTotal}\n`);
+}
+
+/** A few lines: the sample's size, where it came from, and each metric's worst same-hardware value. */
+export function calibrationSummary(c: Calibration, out: string): string {
+  const lines = [
+    `Noise sample: n = ${c.n} same-hardware pairs (${c.pairs.filter((p) => p.kind === 'repetition').length} repetition, ${c.pairs.filter((p) => p.kind === 'rerun').length} rerun), ${c.excluded.length} left out`,
+    `Sources: ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}`,
+  ];
+  for (const e of c.excluded) lines.push(`  left out ${e.pair}: ${e.code}`);
+  for (const [key, m] of Object.entries(c.metrics)) {
+    const worst = m.worse === 'lower' ? m.values[0] : m.values[m.values.length - 1];
+    lines.push(`  ${key}: worst ${worst === null || worst === undefined ? 'identical (+inf)' : Number(worst.toPrecision(6))} (${m.worse} is worse, ${m.values.length} values)`);
+  }
+  if (c.n < 19) lines.push(`Note: with n = ${c.n} the smallest possible p is ${(1 / (c.n + 1)).toFixed(3)}: no pair can be declared beyond noise at alpha = 0.05 (n >= 19 needed).`);
+  lines.push(`Written: ${out}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const calibrateCommand: Command = {
+  name: 'calibrate',
+  usage: 'fidelity calibrate <run> <run>... --out calibration.json [--policy-out policy.json] [--alpha A] [--json] [--threads N] [--progress]',
+  summary: 'measure same-hardware pairs (repetitions, reruns) and write the noise floor: calibration.json',
+  options: {
+    out: { type: 'string', short: 'o', description: 'the calibration file to write' },
+    'policy-out': { type: 'string', description: 'also write a policy whose thresholds are the worst same-hardware values' },
+    alpha: { type: 'string', description: 'significance level named in the calibrated policy (default 0.05)' },
+    'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
+  },
+  async run({ positionals, values, io }) {
+    const json = Boolean(values.json);
+    const usage = (message: string): number => reportFailure(io, new FidelityError('USAGE', message), json);
+    if (positionals.length < 1) return usage('calibrate needs at least one run (a run with repetitions, or two runs of the same hardware)');
+    if (typeof values.out !== 'string' || values.out === '') return usage('calibrate needs --out <file>');
+    const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
+    if (!(alpha > 0 && alpha < 1)) return usage(`Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+    const interrupt = abortOnSigint();
+    try {
+      const generatedAt = generatedAtFromEnv();
+      const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
+      const { calibration } = await calibrate(positionals, {
+        requireDigest: Boolean(values['require-digest']),
+        signal: interrupt.signal,
+        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+        ...(generatedAt ? { generatedAt } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      });
+      const policy = typeof values['policy-out'] === 'string' ? calibratedPolicy(calibration, alpha) : undefined;
+      await writeAtomically(values.out, `${JSON.stringify(calibration, null, 1)}\n`);
+      if (policy) await writeAtomically(values['policy-out'] as string, `${JSON.stringify(policy, null, 1)}\n`);
+      if (json) {
+        printJson(io, {
+          ok: true,
+          out: values.out,
+          policy_out: policy ? values['policy-out'] : null,
+          n: calibration.n,
+          excluded: calibration.excluded.map((e) => ({ pair: e.pair, code: e.code })),
+          metrics: Object.fromEntries(Object.entries(calibration.metrics).map(([k, m]) => [k, { worse: m.worse, values: m.values.length }])),
+        });
+      } else io.out(calibrationSummary(calibration, values.out));
+      return EXIT.ok;
+    } catch (error) {
+      return reportFailure(io, error, json);
+    } finally {
+      interrupt.dispose();
+    }
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * `fidelity calibrate` and `compare --calibration / --noise` through main():
+ * the files written, the exit codes and the reason codes of refusals.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateRuns, type GeneratedRuns } from 'media-fidelity';
+import { main } from '../src/main.js';
+import { capture } from './capture.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-calibrate-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let runs: GeneratedRuns;
+const dir = (site: string): string => runs.runs.find((r) => r.site === site)!.dir;
+
+beforeAll(async () => {
+  runs = await generateRuns({ outDir: path.join(tmp, 'runs'), sites: ['H200', 'B200', 'H200R'] });
+});
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = capture();
+  const code = await main(args, io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('fidelity calibrate', () => {
+  it('writes calibration.json and a calibrated policy, and says plainly when n is too small for a verdict', async () => {
+    const out = path.join(tmp, 'calibration.json');
+    const policy = path.join(tmp, 'policy.json');
+    const r = await run(['calibrate', dir('H200'), dir('H200R'), '--out', out, '--policy-out', policy]);
+    expect(r.code, r.err).toBe(0);
+    const cal = JSON.parse(readFileSync(out, 'utf8')) as { n: number; schema_version: number };
+    expect([cal.schema_version, cal.n]).toEqual([1, 10]);
+    expect(r.out).toMatch(/n = 10 same-hardware pairs/);
+    expect(r.out).toMatch(/smallest possible p is 0\.091/);
+    const p = JSON.parse(readFileSync(policy, 'utf8')) as { calibration_status: string; description: string };
+    expect(p.calibration_status).toBe('calibrated');
+    expect(p.description).toMatch(/n = 10 same-hardware pairs/);
+    // Nothing else written beside them (no temp files left).
+    expect(readdirSync(tmp).sort()).toEqual(['calibration.json', 'policy.json', 'runs']);
+  });
+
+  it('refuses a single run without repetitions with CALIBRATION_NO_PAIRS (exit 2) and writes nothing', async () => {
+    const out = path.join(tmp, 'none.json');
+    const r = await run(['calibrate', dir('H200'), '--out', out, '--json']);
+    expect(r.code).toBe(2);
+    expect((JSON.parse(r.out) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['CALIBRATION_NO_PAIRS']);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('needs --out', async () => {
+    const r = await run(['calibrate', dir('H200'), dir('H200R'), '--json']);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/"USAGE"/);
+  });
+});
+
+describe('compare with a calibration', () => {
+  it('--calibration adds the noise verdicts; a changed file is CALIBRATION_INVALID', async () => {
+    const cal = path.join(tmp, 'calibration.json');
+    const out = path.join(tmp, 'bundle');
+    const r = await run(['compare', dir('H200'), dir('B200'), '--out', out, '--calibration', cal]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/noise floor: n = 10 same-hardware pairs/);
+    expect(r.out).toMatch(/noise sample too small: n = 10/);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { comparisons: { noise: { n: number } }[] };
+    expect(report.comparisons[0]!.noise.n).toBe(10);
+    const html = readFileSync(path.join(out, 'index.html'), 'utf8');
+    expect(html).toContain('Against the same-hardware noise floor');
+    expect(readFileSync(path.join(out, 'index.zh.html'), 'utf8')).toContain('与同硬件噪声基线的比较');
+
+    const broken = path.join(tmp, 'broken.json');
+    writeFileSync(broken, readFileSync(cal, 'utf8').replace('"definitions_version": 1', '"definitions_version": 7'));
+    const bad = await run(['compare', dir('H200'), dir('B200'), '--out', path.join(tmp, 'b2'), '--calibration', broken, '--json']);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toMatch(/"CALIBRATION_INVALID"/);
+    expect(existsSync(path.join(tmp, 'b2'))).toBe(false);
+  });
+
+  it('--noise calibrates in the same command; a shard refuses it (merge adds the verdicts)', async () => {
+    const out = path.join(tmp, 'bundle-noise');
+    const r = await run(['compare', dir('H200'), dir('B200'), '--out', out, '--noise', dir('H200'), '--noise', dir('H200R'), '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(path.join(out, 'calibration.json'))).toBe(true);
+    const shard = await run(['compare', dir('H200'), dir('B200'), '--shard', '0/2', '--partial', path.join(tmp, 'p0'), '--noise', dir('H200R'), '--json']);
+    expect(shard.code).toBe(2);
+    expect(shard.out).toMatch(/merge/);
+  });
+});
