@@ -14,6 +14,7 @@ import type { Calibration } from '../../src/calibrate/schema.js';
 import { verifyBundle } from '../../src/bundle/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
+import type { Report } from '../../src/schemas/report.js';
 import { generateRuns } from '../../src/synth/index.js';
 
 const inf = (v: number | null): number => (v === null ? Infinity : v);
@@ -87,7 +88,7 @@ describe('calibrate()', () => {
 });
 
 describe('compare({ calibration })', () => {
-  let report: Awaited<ReturnType<typeof compare>>['report'];
+  let report: Report;
   let out: string;
   beforeAll(async () => {
     out = path.join(root, 'calibrated');
