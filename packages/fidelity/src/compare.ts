@@ -14,7 +14,7 @@ import { checkOut } from './bundle/atomic.js';
 import { claimOut } from './bundle/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
 import { measurePairs } from './comparison/measure.js';
-import { planComparison } from './comparison/plan.js';
+import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
 import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
@@ -153,13 +153,7 @@ async function compareClaimed(
   const { shard, policy, generatedAt, calibration, alpha } = settled;
   const tools = await resolveFfmpeg(options.ffmpeg);
 
-  const plan = await planComparison(baseline, candidates, {
-    ...(options.requireDigest ? { requireDigest: true } : {}),
-    ...(options.requireProvider ? { requireProvider: true } : {}),
-    ...(options.tempDir ? { tempDir: options.tempDir } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    onVerify: (e) => options.onProgress?.({ stage: 'verify', ...e }),
-  });
+  const plan = await planComparison(baseline, candidates, planSettingsOf(options));
   try {
     const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;

@@ -162,6 +162,14 @@ export function humanSummary(result: CompareResult): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Prints a written bundle's result (the --json document or the human summary) and gives the exit code: 4 only with --fail-on-threshold and a failed pair. */
+export function reportBundle(io: Io, json: boolean, result: CompareResult, failOnThreshold: boolean): number {
+  if (json) printJson(io, resultDocument(result));
+  else io.out(humanSummary(result));
+  const failed = result.report.comparisons.some((c) => c.summary.failed > 0);
+  return failOnThreshold && failed ? EXIT.thresholds : EXIT.ok;
+}
+
 /**
  * Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays
  * as it was. main() passes a signal that also covers SIGTERM and SIGHUP
@@ -269,10 +277,7 @@ export const compareCommand: Command = {
       }
       const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
-      if (json) printJson(io, resultDocument(result));
-      else io.out(humanSummary(result));
-      const failed = result.report.comparisons.some((c) => c.summary.failed > 0);
-      return values['fail-on-threshold'] && failed ? EXIT.thresholds : EXIT.ok;
+      return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
     } catch (error) {
       progress.finish();
       return reportFailure(io, error, json);

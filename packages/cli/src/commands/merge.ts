@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { FidelityError, loadCalibration, loadPolicy, merge, type Policy } from 'media-fidelity';
-import { EXIT, printJson, reportFailure } from '../io.js';
-import { abortOnSigint, generatedAtFromEnv, humanSummary, progressPrinter, resultDocument } from './compare.js';
+import { reportFailure } from '../io.js';
+import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import type { Command } from './types.js';
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
@@ -51,10 +51,7 @@ export const mergeCommand: Command = {
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
       });
       progress.finish();
-      if (json) printJson(io, resultDocument(result));
-      else io.out(humanSummary(result));
-      const failed = result.report.comparisons.some((c) => c.summary.failed > 0);
-      return values['fail-on-threshold'] && failed ? EXIT.thresholds : EXIT.ok;
+      return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
     } catch (error) {
       progress.finish();
       return reportFailure(io, error, json);

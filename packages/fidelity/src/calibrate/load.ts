@@ -3,9 +3,9 @@
  * whole check; a file that fails it is refused with CALIBRATION_INVALID and
  * the first problem named, never half-used.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 import { Calibration } from './schema.js';
 
 /** Validates a calibration object (e.g. one a tool built in memory). */
@@ -18,19 +18,7 @@ export function parseCalibration(value: unknown, label = 'calibration'): Calibra
 
 /** Reads and validates calibration.json. */
 export async function loadCalibration(file: string): Promise<Calibration> {
-  const label = file.split(/[\\/]/).pop() ?? file;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    throw new FidelityError('CALIBRATION_INVALID', `cannot read calibration file ${JSON.stringify(file)}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new FidelityError('CALIBRATION_INVALID', `${label}: not valid JSON: ${(cause as Error).message}`, { cause });
-  }
+  const { value, label } = await readJsonFile(file, 'CALIBRATION_INVALID', 'calibration file');
   return parseCalibration(value, label);
 }
 

@@ -22,6 +22,23 @@ export interface PlanSettings {
   onVerify?: (event: { done: number; total: number; run: string }) => void;
 }
 
+/** compare()'s and merge()'s options as planning reads them (verification flags, temp folder, cancel, progress). */
+export function planSettingsOf(options: {
+  requireDigest?: boolean;
+  requireProvider?: boolean;
+  tempDir?: string;
+  signal?: AbortSignal;
+  onProgress?: (event: { stage: 'verify'; done: number; total: number; run: string }) => void;
+}): PlanSettings {
+  return {
+    ...(options.requireDigest ? { requireDigest: true } : {}),
+    ...(options.requireProvider ? { requireProvider: true } : {}),
+    ...(options.tempDir ? { tempDir: options.tempDir } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    onVerify: (e) => options.onProgress?.({ stage: 'verify', ...e }),
+  };
+}
+
 /** One candidate against the baseline: its planned pairs in slot order. */
 export interface PlannedComparison {
   candidate: VerifiedRun;

@@ -2,8 +2,8 @@
  * Reads a policy file (`--policy`). Every problem is collected and named by
  * its JSON path, so one run of the command tells the user everything to fix.
  */
-import { readFile } from 'node:fs/promises';
 import { FidelityError, type Problem } from '../errors.js';
+import { readJsonFile } from '../json-file.js';
 import { Policy } from '../schemas/policy.js';
 import { METRIC_PATTERNS } from './metrics.js';
 
@@ -56,18 +56,6 @@ export function parsePolicy(value: unknown, label = 'policy'): Policy {
  * @throws FidelityError `POLICY_INVALID` when the file is unreadable, not JSON, or does not match the schema.
  */
 export async function loadPolicy(file: string): Promise<Policy> {
-  const label = file.split(/[\\/]/).pop() ?? file;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    throw new FidelityError('POLICY_INVALID', `cannot read policy file ${JSON.stringify(file)}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new FidelityError('POLICY_INVALID', `${label}: not valid JSON: ${(cause as Error).message}`, { cause });
-  }
+  const { value, label } = await readJsonFile(file, 'POLICY_INVALID', 'policy file');
   return parsePolicy(value, label);
 }

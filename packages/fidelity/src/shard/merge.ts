@@ -17,7 +17,7 @@ import { isSafeRelativePath } from '../bundle/seal.js';
 import type { CompareProgress, CompareResult } from '../compare.js';
 import { assembleReport } from '../comparison/assemble.js';
 import type { MeasuredPair } from '../comparison/measure.js';
-import { planComparison, type ComparisonPlan } from '../comparison/plan.js';
+import { planComparison, planSettingsOf, type ComparisonPlan } from '../comparison/plan.js';
 import { comparisonDir, writeBundle } from '../comparison/write.js';
 import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
@@ -247,13 +247,7 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
   options.onProgress?.({ stage: 'merge', step: 'partials', done: found.length, total: found.length });
   if (problems.length) refuse(problems, 'nothing was merged');
 
-  const plan = await planComparison(baseline, candidates, {
-    ...(options.requireDigest ? { requireDigest: true } : {}),
-    ...(options.requireProvider ? { requireProvider: true } : {}),
-    ...(options.tempDir ? { tempDir: options.tempDir } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    onVerify: (e) => options.onProgress?.({ stage: 'verify', ...e }),
-  });
+  const plan = await planComparison(baseline, candidates, planSettingsOf(options));
   try {
     const counts = new Set(partials.map((p) => p.doc.shard.count));
     const all = [...consistencyProblems(plan, partials, policy), ...coverageProblems(partials, counts.size === 1 ? [...counts][0]! : null)];
