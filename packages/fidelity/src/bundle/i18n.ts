@@ -425,7 +425,7 @@ const zh: Messages = {
   noise_pairs_beyond: '超出噪声的配对数',
   noise_binomial: '二项尾概率',
   noise_worst: '同硬件最差值',
-  noise_p: 'p',
+  noise_p: 'p 值',
   noise_beyond: '是否超出噪声',
   noise_yes: '超出噪声',
   noise_no: '在噪声范围内',
