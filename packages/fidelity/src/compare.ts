@@ -20,6 +20,8 @@ import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
 import { DEFAULT_POLICY } from './policy/default.js';
 import { parsePolicy } from './policy/load.js';
+import { checkPolicyMetrics, examplePolicyFor } from './policy/metric-set.js';
+import { resolveMetrics, type MetricSelection, type MetricsSpec } from './metrics/names.js';
 import type { Policy } from './schemas/policy.js';
 import type { Report } from './schemas/report.js';
 import { checkShard, shardIndices, type ShardSpec } from './shard/spec.js';
@@ -72,6 +74,13 @@ export interface CompareOptions {
    * still verified. See docs/scale-out.md.
    */
   shard?: ShardSpec;
+  /**
+   * The metric set (docs/metrics.md, "Metric sets"): `default` (Gaussian `ssim`, `ssim_ffmpeg`,
+   * `psnr_y`, pooled RGB `psnr_db`/`mae`, audio), `all` (adds `ssim_rgb7`), `ffmpeg` (`ssim_ffmpeg`
+   * and `psnr_y` only: no rgb24 decode, no audio), `inferencex` (`psnr_db`, `mae`, audio), or a
+   * comma-separated list / array of those metric names. Default `default`. report.json records it.
+   */
+  metrics?: MetricsSpec;
 }
 
 /** What compare() (without a shard) and merge() return: the written bundle. */
@@ -97,7 +106,7 @@ export interface CompareResult {
  * @throws FidelityError `INVALID_ARGUMENT` for bad arguments; `RUN_INVALID` when a run fails
  *   verification (its codes in `problems`), `DUPLICATE_RUN`, `PLAN_MISMATCH` (one problem per
  *   differing field), `POLICY_INVALID`, `OUT_NOT_EMPTY`, `OUT_NOT_DIRECTORY`, `OUT_INSIDE_INPUT`,
- *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
+ *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
  *   `FFMPEG_BROKEN`, `SOURCE_DATE_EPOCH_INVALID`, `ABORTED`.
  *   A pair that cannot be measured is not an exception: it is `invalid` in the report, with its reason.
  * @example
@@ -116,13 +125,16 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (!options || typeof options.out !== 'string' || options.out.length === 0) throw invalidParameter('options.out', 'a folder path', options?.out);
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
   const shard = options.shard === undefined ? null : checkShard(options.shard);
-  const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : DEFAULT_POLICY;
+  const metrics = resolveMetrics(options.metrics);
+  // A check on a metric this set does not compute is refused now, before any run is read.
+  const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : examplePolicyFor(DEFAULT_POLICY, metrics);
+  checkPolicyMetrics(policy, metrics, options.policy ? 'options.policy' : 'the example policy');
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   const claim = await claimOut(options.out, inputs, Boolean(options.force), checkOut);
   try {
-    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt });
+    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, metrics });
   } finally {
     await claim.release();
   }
@@ -132,9 +144,9 @@ async function compareClaimed(
   baseline: string,
   candidates: readonly string[],
   options: CompareOptions,
-  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date },
+  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; metrics: MetricSelection },
 ): Promise<CompareResult | PartialResult> {
-  const { shard, policy, generatedAt } = settled;
+  const { shard, policy, generatedAt, metrics } = settled;
   const tools = await resolveFfmpeg(options.ffmpeg);
 
   const plan = await planComparison(baseline, candidates, {
@@ -151,6 +163,7 @@ async function compareClaimed(
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      metrics: metrics.list,
       onProgress: (e) => options.onProgress?.({ stage: 'measure', ...e }),
     });
     const common = {
@@ -164,12 +177,13 @@ async function compareClaimed(
         ...common,
         shard,
         policy,
+        metrics,
         decoder: decoderIdentity(tools),
         generatedAt,
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
-    const report = assembleReport(plan, measured, { policy, decoder: decoderIdentity(tools), generatedAt });
+    const report = assembleReport(plan, measured, { policy, metrics, decoder: decoderIdentity(tools), generatedAt });
     return await writeBundle(options.out, plan, report, {
       ...common,
       onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),

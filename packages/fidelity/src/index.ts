@@ -14,6 +14,10 @@ export { MeasureFailureCodes } from './pool/api.js';
 // The metric kernels (docs/metrics.md): pure functions over typed arrays and the per-pair accumulators.
 export { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from './metrics/video.js';
 export type { FfmpegSeries, FrameValues, PlanarFrame, VideoAccumulator } from './metrics/video.js';
+export { METRIC_NAMES, METRIC_SETS, MetricSelection, describeMetrics, resolveMetrics } from './metrics/names.js';
+export type { MetricName, MetricSetName, MetricsSpec } from './metrics/names.js';
+export { VIDEO_METRICS } from './metrics/registry.js';
+export type { FrameContext, PlaneName, RoleValues, VideoMetricDef } from './metrics/registry.js';
 export { createAudioAccumulator } from './metrics/audio.js';
 export type { AudioAccumulator } from './metrics/audio.js';
 export type { DecodedFrame, FrameGeometry } from './metrics/frame.js';

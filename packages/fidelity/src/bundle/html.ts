@@ -168,6 +168,7 @@ function pairsSection(report: Report, m: Messages): string {
     const ctx = {
       m,
       comparisonIndex: ci,
+      policy: report.policy,
       baselineRun: findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt),
       candidateRun: findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt),
     };

@@ -10,6 +10,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
+import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
@@ -47,6 +48,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
   checkVideoThreads(videoThreads);
+  const metrics = resolveMetrics(options.metrics).list;
   const cores = options.cores ?? defaultThreadCount();
   if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
   // With as many pairs in flight as threads, each pair's share of the cores.
@@ -78,6 +80,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       timeoutMs,
       videoThreads,
       coresPerPair,
+      metrics,
       port: port2,
     };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;

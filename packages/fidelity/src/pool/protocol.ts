@@ -6,6 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MetricName } from '../metrics/registry.js';
 import type { PackedOutcome } from './transfer.js';
 
 export interface WorkerTask {
@@ -17,6 +18,8 @@ export interface WorkerTask {
   /** MeasureOptions.videoThreads as the caller gave it; when absent, up to `coresPerPair` for a large stream. */
   videoThreads: number | undefined;
   coresPerPair: number;
+  /** The chosen metrics (resolved). */
+  metrics: MetricName[];
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }

@@ -33,6 +33,7 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
         ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
         ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
         ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
+        metrics: task.metrics,
         signal: controller.signal,
         onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
       },
