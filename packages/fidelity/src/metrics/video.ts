@@ -64,6 +64,20 @@ export function createFfmpegSeries(geometry: FrameGeometry): FfmpegSeries {
   return { next: (a, b) => runner.frame({ ...a, rgb: NO_RGB }, { ...b, rgb: NO_RGB }).metrics['ssim_ffmpeg'] as FfmpegSsim };
 }
 
+/** The ordered part of a stream for a metric set: feed it every frame, in order, in one thread; file each result with addOrdered. */
+export interface OrderedSeries {
+  next(a: DecodedFrame, b: DecodedFrame): FrameValues;
+}
+
+/**
+ * Starts the temporal metrics of a set (`default` when absent; today ssim_ffmpeg) over a stream of
+ * frame pairs: sizes checked and memory laid out once, state carried from frame to frame.
+ */
+export function createOrderedSeries(geometry: FrameGeometry, metrics?: MetricsSpec): OrderedSeries {
+  const runner = createMetricRunner(geometry, resolveMetrics(metrics).list, true);
+  return { next: (a, b) => runner.frame(a, b) };
+}
+
 /**
  * The order-independent metrics of one frame pair (of the chosen set, `default` when absent), in this
  * thread's kernels. Sizes are checked and the memory laid out on every call; a stream's worth of
