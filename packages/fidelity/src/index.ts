@@ -16,8 +16,7 @@ export { createFfmpegSeries, createOrderedSeries, createVideoAccumulator, measur
 export type { FfmpegSeries, FrameValues, OrderedSeries, PlanarFrame, VideoAccumulator } from './metrics/video.js';
 export { METRIC_NAMES, METRIC_SETS, MetricSelection, describeMetrics, resolveMetrics } from './metrics/names.js';
 export type { MetricName, MetricSetName, MetricsSpec } from './metrics/names.js';
-export { VIDEO_METRICS } from './metrics/registry.js';
-export type { FrameContext, PlaneName, RoleValues, VideoMetricDef } from './metrics/registry.js';
+export type { RoleValues } from './metrics/registry.js';
 export { createAudioAccumulator } from './metrics/audio.js';
 export type { AudioAccumulator } from './metrics/audio.js';
 export type { DecodedFrame, FrameGeometry } from './metrics/frame.js';

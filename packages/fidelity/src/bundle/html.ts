@@ -144,6 +144,10 @@ function policyBlock(report: Report, m: Messages): string {
     `<h3>${esc(m.thresholds)}</h3>` +
     kv([
       [esc(m.policy_name), `<code>${esc(p.name)}</code>`],
+      // Reports written before metric sets computed every metric and have no `metrics`.
+      ...(report.metrics
+        ? [[esc(m.metric_set), `<code>${esc(report.metrics.set ?? '—')}</code> (${report.metrics.list.map((n) => `<code>${esc(n)}</code>`).join(', ')})`] as [string, string]]
+        : []),
       [esc(m.calibration), `<strong>${esc(calibration)}</strong>`],
       [esc(m.note), esc(p.description)],
     ]) +
