@@ -8,14 +8,14 @@ import type { VideoMetrics } from '../schemas/measurement.js';
 import type { PairReport } from '../schemas/report.js';
 
 /** Every per-frame column, each with the series it reads; a metric the set did not compute has no column. */
-const COLUMNS: readonly { name: string; read: (v: VideoMetrics) => readonly (number | null)[] | undefined }[] = [
-  { name: 'ssim', read: (v) => v.ssim?.per_frame },
-  { name: 'ssim_ffmpeg_y', read: (v) => v.ssim_ffmpeg?.y.per_frame },
-  { name: 'ssim_ffmpeg_u', read: (v) => v.ssim_ffmpeg?.u.per_frame },
-  { name: 'ssim_ffmpeg_v', read: (v) => v.ssim_ffmpeg?.v.per_frame },
-  { name: 'ssim_ffmpeg_all', read: (v) => v.ssim_ffmpeg?.all.per_frame },
-  { name: 'ssim_rgb7', read: (v) => v.ssim_rgb7?.per_frame },
-  { name: 'psnr_y', read: (v) => v.psnr_y?.per_frame },
+const COLUMNS: readonly { name: string; metric: string; read: (v: VideoMetrics) => readonly (number | null)[] | undefined }[] = [
+  { name: 'ssim', metric: 'ssim', read: (v) => v.ssim?.per_frame },
+  { name: 'ssim_ffmpeg_y', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.y.per_frame },
+  { name: 'ssim_ffmpeg_u', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.u.per_frame },
+  { name: 'ssim_ffmpeg_v', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.v.per_frame },
+  { name: 'ssim_ffmpeg_all', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.all.per_frame },
+  { name: 'ssim_rgb7', metric: 'ssim_rgb7', read: (v) => v.ssim_rgb7?.per_frame },
+  { name: 'psnr_y', metric: 'psnr_y', read: (v) => v.psnr_y?.per_frame },
 ];
 
 /** The columns of the computed series, and their per-frame values. */
@@ -39,10 +39,17 @@ export function pairFramesCsv(video: VideoMetrics): string {
   return `${rows.join('\n')}\n`;
 }
 
-/** Every measured frame of every pair of one comparison, in pair order; the columns of the first measured pair (one set for all). */
-export function comparisonFramesCsv(pairs: readonly PairReport[]): string {
+/**
+ * Every measured frame of every pair of one comparison, in pair order. Every pair has the columns
+ * of the one metric set (`metrics`: report.json's list); without it, those of the first measured pair.
+ */
+export function comparisonFramesCsv(pairs: readonly PairReport[], metrics?: readonly string[]): string {
   const measured = pairs.filter((p) => p.video);
-  const names = measured.length ? seriesOf(measured[0]!.video!).names : COLUMNS.map((c) => c.name);
+  const names = metrics
+    ? COLUMNS.filter((c) => metrics.includes(c.metric)).map((c) => c.name)
+    : measured.length
+      ? seriesOf(measured[0]!.video!).names
+      : COLUMNS.map((c) => c.name);
   const rows = [['slot_id', 'case_id', 'repetition', 'frame', ...names].join(',')];
   for (const pair of measured) {
     const video = pair.video!;

@@ -161,7 +161,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           });
       pair.files = { ...pair.files, ...files };
     }
-    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs));
+    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs, report.metrics?.list));
     cmp.files = { ...cmp.files, frames_csv: `${cmpDir}/frames.csv` };
   }
 
