@@ -20,7 +20,7 @@ function candidates(video: VideoMetrics): ChartedSeries[] {
   if (video.ssim) list.push({ series: video.ssim, label: (m) => m.ssim_gaussian, path: 'video.ssim' });
   if (video.ssim_ffmpeg) {
     list.push({ series: video.ssim_ffmpeg.all, label: (m) => m.ssim_ffmpeg_all, path: 'video.ssim_ffmpeg.all' });
-    for (const p of ['y', 'u', 'v'] as const) list.push({ series: video.ssim_ffmpeg[p], label: (m) => `SSIM (FFmpeg, ${p.toUpperCase()})`, path: `video.ssim_ffmpeg.${p}` });
+    for (const p of ['y', 'u', 'v'] as const) list.push({ series: video.ssim_ffmpeg[p], label: () => `SSIM (FFmpeg, ${p.toUpperCase()})`, path: `video.ssim_ffmpeg.${p}` });
   }
   if (video.ssim_rgb7) list.push({ series: video.ssim_rgb7, label: (m) => m.ssim_rgb7, path: 'video.ssim_rgb7' });
   return list;
