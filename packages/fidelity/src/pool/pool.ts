@@ -10,6 +10,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
@@ -63,6 +64,10 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
     const { signal, onProgress } = runOptions;
     if (signal?.aborted) return abortedOutcome();
+    // Resolved (and hashed) once in this thread, not once more in every worker thread.
+    const toolchain = await resolveFfmpeg(options.ffmpeg);
+    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
+    if (signal?.aborted) return abortedOutcome();
     const { port1, port2 } = new MessageChannel();
     let markDone!: () => void;
     const done = new Promise<void>((resolve) => (markDone = resolve));
@@ -77,6 +82,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       baseline: job.baseline,
       candidate: job.candidate,
       ffmpeg: options.ffmpeg,
+      toolchain,
       timeoutMs,
       videoThreads,
       coresPerPair,
