@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generatedAtFromEnv, progressPrinter } from '../src/commands/compare.js';
+import { generatedAtFromEnv, metricsFromOptions, progressPrinter } from '../src/commands/compare.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
 
@@ -55,6 +55,47 @@ describe('fidelity compare (refusals that need no media)', () => {
     expect(await main(['compare', 'a', 'b', '--out', path.join(tmp, 'p'), '--policy', policy, '--json'], io)).toBe(2);
     const doc = JSON.parse(io.stdout()) as { errors: { code: string; where?: { path?: string } }[] };
     expect(doc.errors.map((e) => [e.code, e.where?.path])).toEqual([['POLICY_INVALID', 'checks']]);
+  });
+});
+
+describe('--metrics', () => {
+  it('reads a set name or a comma-separated list; default without it', () => {
+    expect(metricsFromOptions({})).toEqual({ set: 'default', list: ['ssim', 'ssim_ffmpeg', 'psnr_y', 'psnr_db', 'mae', 'audio'] });
+    expect(metricsFromOptions({ metrics: 'ffmpeg' })).toEqual({ set: 'ffmpeg', list: ['ssim_ffmpeg', 'psnr_y'] });
+    expect(metricsFromOptions({ metrics: 'all' }).list).toContain('ssim_rgb7');
+    expect(metricsFromOptions({ metrics: 'inferencex' })).toEqual({ set: 'inferencex', list: ['psnr_db', 'mae', 'audio'] });
+    expect(metricsFromOptions({ metrics: 'ssim,psnr_y' })).toEqual({ set: null, list: ['ssim', 'psnr_y'] });
+    for (const bad of ['vmaf', 'ssim,,psnr_y', 'ssim,ssim', '']) expect(() => metricsFromOptions({ metrics: bad })).toThrow(expect.objectContaining({ code: 'USAGE' }));
+  });
+
+  it('refuses an unknown metric (exit 2, USAGE) and is in the help', async () => {
+    const io = capture();
+    expect(await main(['compare', 'a', 'b', '--out', path.join(tmp, 'm'), '--metrics', 'ssim,vmaf', '--json'], io)).toBe(2);
+    const doc = JSON.parse(io.stdout()) as { errors: { code: string; message: string }[] };
+    expect(doc.errors.map((e) => e.code)).toEqual(['USAGE']);
+    expect(doc.errors[0]!.message).toContain('vmaf');
+    expect(existsSync(path.join(tmp, 'm'))).toBe(false);
+    const help = capture();
+    expect(await main(['compare', '--help'], help)).toBe(0);
+    expect(help.stdout()).toContain('--metrics');
+  });
+
+  it('refuses a --policy check on a metric the set does not compute, before reading any run (exit 2)', async () => {
+    const policy = path.join(tmp, 'ssim-policy.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        schema_version: 1,
+        name: 'ssim-only',
+        calibration_status: 'uncalibrated',
+        description: '',
+        checks: [{ name: 'min_ssim', metric: 'video.ssim.min', comparator: '>=', threshold: 0.9, source: 'test' }],
+      }),
+    );
+    const io = capture();
+    expect(await main(['compare', path.join(tmp, 'no-run'), path.join(tmp, 'no-run-2'), '--out', path.join(tmp, 'q'), '--policy', policy, '--metrics', 'ffmpeg', '--json'], io)).toBe(2);
+    const doc = JSON.parse(io.stdout()) as { errors: { code: string; where?: { path?: string } }[] };
+    expect(doc.errors.map((e) => [e.code, e.where?.path])).toEqual([['POLICY_METRIC_NOT_COMPUTED', 'checks[0].metric']]);
   });
 });
 

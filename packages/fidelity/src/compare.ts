@@ -20,6 +20,8 @@ import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
 import { DEFAULT_POLICY } from './policy/default.js';
 import { parsePolicy } from './policy/load.js';
+import { checkPolicyMetrics, examplePolicyFor } from './policy/metric-set.js';
+import { resolveMetrics, type MetricSelection, type MetricsSpec } from './metrics/names.js';
 import type { Policy } from './schemas/policy.js';
 import type { Report } from './schemas/report.js';
 import { checkShard, shardIndices, type ShardSpec } from './shard/spec.js';
@@ -85,6 +87,13 @@ export interface CompareOptions {
   calibration?: Calibration;
   /** Significance level of the noise verdicts (default 0.05). */
   alpha?: number;
+  /**
+   * The metric set (docs/metrics.md, "Metric sets"): `default` (Gaussian `ssim`, `ssim_ffmpeg`,
+   * `psnr_y`, pooled RGB `psnr_db`/`mae`, audio), `all` (adds `ssim_rgb7`), `ffmpeg` (`ssim_ffmpeg`
+   * and `psnr_y` only: no rgb24 decode, no audio), `inferencex` (`psnr_db`, `mae`, audio), or a
+   * comma-separated list / array of those metric names. Default `default`. report.json records it.
+   */
+  metrics?: MetricsSpec;
 }
 
 /** What compare() (without a shard) and merge() return: the written bundle. */
@@ -110,7 +119,7 @@ export interface CompareResult {
  * @throws FidelityError `INVALID_ARGUMENT` for bad arguments; `RUN_INVALID` when a run fails
  *   verification (its codes in `problems`), `DUPLICATE_RUN`, `PLAN_MISMATCH` (one problem per
  *   differing field), `POLICY_INVALID`, `OUT_NOT_EMPTY`, `OUT_NOT_DIRECTORY`, `OUT_INSIDE_INPUT`,
- *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
+ *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
  *   `FFMPEG_BROKEN`, `SOURCE_DATE_EPOCH_INVALID`, `ABORTED`.
  *   A pair that cannot be measured is not an exception: it is `invalid` in the report, with its reason.
  * @example
@@ -132,13 +141,16 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (shard && options.calibration) throw invalidParameter('options.calibration', 'no calibration with a shard (merge adds the noise verdicts: give it to merge)', 'a calibration');
   const calibration = options.calibration ? parseCalibration(options.calibration, 'options.calibration') : null;
   const alpha = checkAlpha(options.alpha ?? DEFAULT_ALPHA);
-  const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : DEFAULT_POLICY;
+  const metrics = resolveMetrics(options.metrics);
+  // A check on a metric this set does not compute is refused now, before any run is read.
+  const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : examplePolicyFor(DEFAULT_POLICY, metrics);
+  checkPolicyMetrics(policy, metrics, options.policy ? 'options.policy' : 'the example policy');
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   const claim = await claimOut(options.out, inputs, Boolean(options.force), checkOut);
   try {
-    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha });
+    return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha, metrics });
   } finally {
     await claim.release();
   }
@@ -148,9 +160,9 @@ async function compareClaimed(
   baseline: string,
   candidates: readonly string[],
   options: CompareOptions,
-  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number },
+  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
 ): Promise<CompareResult | PartialResult> {
-  const { shard, policy, generatedAt, calibration, alpha } = settled;
+  const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;
   const tools = await resolveFfmpeg(options.ffmpeg);
 
   const plan = await planComparison(baseline, candidates, planSettingsOf(options));
@@ -162,6 +174,7 @@ async function compareClaimed(
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      metrics: metrics.list,
       onProgress: (e) => options.onProgress?.({ stage: 'measure', ...e }),
     });
     const common = {
@@ -175,12 +188,13 @@ async function compareClaimed(
         ...common,
         shard,
         policy,
+        metrics,
         decoder: decoderIdentity(tools),
         generatedAt,
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
-    const assembled = assembleReport(plan, measured, { policy, decoder: decoderIdentity(tools), generatedAt });
+    const assembled = assembleReport(plan, measured, { policy, metrics, decoder: decoderIdentity(tools), generatedAt });
     const report = noise ? noise.apply(assembled) : assembled;
     return await writeBundle(options.out, plan, report, {
       ...common,

@@ -231,6 +231,9 @@ export const ReasonCodes = {
   PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
   SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
   SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
+  // Metric sets: --metrics / compare({ metrics }) (metrics/registry.ts, docs/metrics.md)
+  POLICY_METRIC_NOT_COMPUTED: 'an enabled policy check reads a metric the chosen metric set does not compute',
+  PARTIAL_METRICS_MISMATCH: 'the partials were measured with different metric sets',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

@@ -12,8 +12,11 @@ export { measurePair, DEFAULT_DECODE_TIMEOUT_MS } from './pool/measure-pair.js';
 export { createMeasurePool } from './pool/pool.js';
 export { MeasureFailureCodes } from './pool/api.js';
 // The metric kernels (docs/metrics.md): pure functions over typed arrays and the per-pair accumulators.
-export { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from './metrics/video.js';
-export type { FfmpegSeries, FrameValues, PlanarFrame, VideoAccumulator } from './metrics/video.js';
+export { createFfmpegSeries, createOrderedSeries, createVideoAccumulator, measureFrameValues } from './metrics/video.js';
+export type { FfmpegSeries, FrameValues, OrderedSeries, PlanarFrame, VideoAccumulator } from './metrics/video.js';
+export { METRIC_NAMES, METRIC_SETS, MetricSelection, describeMetrics, resolveMetrics } from './metrics/names.js';
+export type { MetricName, MetricSetName, MetricsSpec } from './metrics/names.js';
+export type { RoleValues } from './metrics/registry.js';
 export { createAudioAccumulator } from './metrics/audio.js';
 export type { AudioAccumulator } from './metrics/audio.js';
 export type { DecodedFrame, FrameGeometry } from './metrics/frame.js';

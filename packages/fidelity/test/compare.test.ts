@@ -60,10 +60,10 @@ describe('compare() with repeated requests', () => {
       ['night-market-s29', 'failed', 2],
     ]);
     const pairs = result.report.comparisons[0]!.pairs.filter((p) => p.case_id === 'night-market-s29');
-    const worstSsim = Math.min(...pairs.map((p) => p.video!.ssim.min));
+    const worstSsim = Math.min(...pairs.map((p) => p.video!.ssim!.min));
     const worst = cases[3]!.worst.find((w) => w.check === 'min_ssim')!;
     expect(worst.value).toBe(worstSsim);
-    expect(pairs[worst.repetition]!.video!.ssim.min).toBe(worstSsim);
+    expect(pairs[worst.repetition]!.video!.ssim!.min).toBe(worstSsim);
     expect(worst.slot_id).toBe(pairs[worst.repetition]!.slot_id);
   });
 

@@ -1,4 +1,4 @@
-import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
+import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command } from './types.js';
@@ -56,6 +56,17 @@ export function generatedAtFromEnv(env: NodeJS.ProcessEnv = process.env): Date |
   return sourceDateEpoch(env);
 }
 
+/** The metric set of `--metrics <set|list>`; `default` without it. A bad name is a usage error. */
+export function metricsFromOptions(values: Record<string, unknown>): MetricSelection {
+  const given = values.metrics;
+  if (given === undefined) return resolveMetrics(undefined);
+  try {
+    return resolveMetrics(String(given));
+  } catch (error) {
+    throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** The shard of `--shard K/N` or `--shard auto` (with `--shards N`); null without --shard. */
 export function shardFromOptions(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): ShardSpec | null {
   const shard = values.shard;
@@ -105,6 +116,7 @@ export function resultDocument(result: CompareResult): Record<string, unknown> {
     report: `${result.out.replace(/[\\/]+$/, '')}/report.json`,
     files: result.files,
     seal_sha256: result.seal_sha256,
+    ...(r.metrics ? { metrics: r.metrics } : {}),
     policy: { name: r.policy.name, calibration_status: r.policy.calibration_status },
     disclaimer: r.disclaimer,
     threshold_failures: r.comparisons.reduce((n, c) => n + c.summary.failed, 0),
@@ -204,7 +216,7 @@ export const decodeTimeoutOption = {
 export const compareCommand: Command = {
   name: 'compare',
   usage:
-    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -219,14 +231,20 @@ export const compareCommand: Command = {
     calibration: { type: 'string', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
     noise: { type: 'string', multiple: true, description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
     alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
+    metrics: {
+      type: 'string',
+      description: `the metrics to compute: a set (${Object.keys(METRIC_SETS).join(', ')}; default: default) or a comma-separated list of ${METRIC_NAMES.join(', ')}; see docs/metrics.md`,
+    },
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
     const [baseline, ...candidates] = positionals as [string, ...string[]];
     let shard: ShardSpec | null;
+    let metrics: MetricSelection;
     try {
       shard = shardFromOptions(values);
+      metrics = metricsFromOptions(values);
     } catch (error) {
       return reportFailure(io, error, json);
     }
@@ -258,6 +276,7 @@ export const compareCommand: Command = {
         ...(policy ? { policy } : {}),
         ...(calibration ? { calibration } : {}),
         ...(alpha !== undefined ? { alpha } : {}),
+        metrics,
         ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),

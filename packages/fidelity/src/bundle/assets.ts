@@ -14,6 +14,7 @@ import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-ke
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillPng } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
+import { worstFrameOf } from './video-series.js';
 
 export interface PairAssetsInput {
   pair: PairReport;
@@ -63,7 +64,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
     ...(input.signal ? { signal: input.signal } : {}),
   };
 
-  const worst = video.ssim.worst_frame;
+  const worst = worstFrameOf(video);
   const size = { width: video.width, height: video.height };
   const base = await extractFrame(input.baselinePath, worst, size, extract);
   const cand = await extractFrame(input.candidatePath, worst, size, extract);

@@ -7,7 +7,22 @@
 import type { VideoMetrics } from '../schemas/measurement.js';
 import type { PairReport } from '../schemas/report.js';
 
-const METRIC_COLUMNS = ['ssim', 'ssim_ffmpeg_y', 'ssim_ffmpeg_u', 'ssim_ffmpeg_v', 'ssim_ffmpeg_all', 'ssim_rgb7', 'psnr_y'] as const;
+/** Every per-frame column, each with the series it reads; a metric the set did not compute has no column. */
+const COLUMNS: readonly { name: string; metric: string; read: (v: VideoMetrics) => readonly (number | null)[] | undefined }[] = [
+  { name: 'ssim', metric: 'ssim', read: (v) => v.ssim?.per_frame },
+  { name: 'ssim_ffmpeg_y', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.y.per_frame },
+  { name: 'ssim_ffmpeg_u', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.u.per_frame },
+  { name: 'ssim_ffmpeg_v', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.v.per_frame },
+  { name: 'ssim_ffmpeg_all', metric: 'ssim_ffmpeg', read: (v) => v.ssim_ffmpeg?.all.per_frame },
+  { name: 'ssim_rgb7', metric: 'ssim_rgb7', read: (v) => v.ssim_rgb7?.per_frame },
+  { name: 'psnr_y', metric: 'psnr_y', read: (v) => v.psnr_y?.per_frame },
+];
+
+/** The columns of the computed series, and their per-frame values. */
+function seriesOf(video: VideoMetrics): { names: string[]; series: (readonly (number | null)[])[] } {
+  const present = COLUMNS.map((c) => ({ name: c.name, values: c.read(video) })).filter((c) => c.values !== undefined);
+  return { names: present.map((c) => c.name), series: present.map((c) => c.values!) };
+}
 
 function cell(value: number | null | undefined): string {
   return value === null || value === undefined ? '' : String(value);
@@ -17,31 +32,30 @@ function csvText(value: string): string {
   return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-function frameCells(video: VideoMetrics, frame: number): string[] {
-  return [
-    cell(video.ssim.per_frame[frame]),
-    cell(video.ssim_ffmpeg.y.per_frame[frame]),
-    cell(video.ssim_ffmpeg.u.per_frame[frame]),
-    cell(video.ssim_ffmpeg.v.per_frame[frame]),
-    cell(video.ssim_ffmpeg.all.per_frame[frame]),
-    cell(video.ssim_rgb7.per_frame[frame]),
-    cell(video.psnr_y.per_frame[frame]),
-  ];
-}
-
 export function pairFramesCsv(video: VideoMetrics): string {
-  const rows = [['frame', ...METRIC_COLUMNS].join(',')];
-  for (let f = 0; f < video.ssim.per_frame.length; f++) rows.push([String(f), ...frameCells(video, f)].join(','));
+  const { names, series } = seriesOf(video);
+  const rows = [['frame', ...names].join(',')];
+  for (let f = 0; f < video.frames; f++) rows.push([String(f), ...series.map((s) => cell(s[f]))].join(','));
   return `${rows.join('\n')}\n`;
 }
 
-/** Every measured frame of every pair of one comparison, in pair order. */
-export function comparisonFramesCsv(pairs: readonly PairReport[]): string {
-  const rows = [['slot_id', 'case_id', 'repetition', 'frame', ...METRIC_COLUMNS].join(',')];
-  for (const pair of pairs) {
-    if (!pair.video) continue;
-    for (let f = 0; f < pair.video.ssim.per_frame.length; f++) {
-      rows.push([pair.slot_id, csvText(pair.case_id), String(pair.repetition), String(f), ...frameCells(pair.video, f)].join(','));
+/**
+ * Every measured frame of every pair of one comparison, in pair order. Every pair has the columns
+ * of the one metric set (`metrics`: report.json's list); without it, those of the first measured pair.
+ */
+export function comparisonFramesCsv(pairs: readonly PairReport[], metrics?: readonly string[]): string {
+  const measured = pairs.filter((p) => p.video);
+  const names = metrics
+    ? COLUMNS.filter((c) => metrics.includes(c.metric)).map((c) => c.name)
+    : measured.length
+      ? seriesOf(measured[0]!.video!).names
+      : COLUMNS.map((c) => c.name);
+  const rows = [['slot_id', 'case_id', 'repetition', 'frame', ...names].join(',')];
+  for (const pair of measured) {
+    const video = pair.video!;
+    const { series } = seriesOf(video);
+    for (let f = 0; f < video.frames; f++) {
+      rows.push([pair.slot_id, csvText(pair.case_id), String(pair.repetition), String(f), ...series.map((s) => cell(s[f]))].join(','));
     }
   }
   return `${rows.join('\n')}\n`;

@@ -4,7 +4,7 @@
  * only pressing play on a pair fetches that pair's two files.
  */
 import type { AudioMetrics, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
-import type { CheckResult } from '../schemas/policy.js';
+import type { CheckResult, Policy } from '../schemas/policy.js';
 import type { PairReport, RunReport } from '../schemas/report.js';
 import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS } from './assets-keys.js';
 import { HEATMAP_FLOOR, heatmapSize, stillSize } from './assets-geometry.js';
@@ -14,10 +14,13 @@ import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
 import type { Messages } from './i18n.js';
+import { chartedSeries, worstFrameOf } from './video-series.js';
 
 export interface PairContext {
   m: Messages;
   comparisonIndex: number;
+  /** The report's policy: its min_ssim check decides which SSIM series is charted. */
+  policy?: Policy;
   baselineRun: RunReport | undefined;
   candidateRun: RunReport | undefined;
   /** Per frame, the lowest same-hardware SSIM (the chart's noise band); absent when not calibrated. */
@@ -35,8 +38,11 @@ function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): 
 
 function summaryLine(pair: PairReport, m: Messages): string {
   const sep = '<span class="sep">·</span>';
+  const headline = pair.video ? chartedSeries(pair.video) : null;
   const figure = pair.video
-    ? `${esc(m.min_ssim_short)} ${esc(num(pair.video.ssim.min, 4, m.unavailable))}`
+    ? headline
+      ? `${esc(m.min_ssim_short)} ${esc(num(headline.series.min, 4, m.unavailable))}`
+      : ''
     : pair.reasons.map((r) => `<code>${esc(r)}</code>`).join(' ');
   return (
     `<summary>${badge(pair.status, m[`status_${pair.status}`])} <code>${esc(pair.slot_id)}</code>${sep}${esc(pair.case_id)}` +
@@ -96,7 +102,7 @@ function stillsBlock(pair: PairReport, ctx: PairContext): string {
   const video = pair.video;
   if (!video) return '';
   const frame = { width: video.width, height: video.height };
-  const worst = video.ssim.worst_frame;
+  const worst = worstFrameOf(video);
   const still = stillSize(frame);
   const heat = heatmapSize(frame);
   const figures = [
@@ -130,24 +136,25 @@ function seriesRow(label: string, s: SsimSeries | PsnrSeries, digits: number, m:
 }
 
 function videoBlock(video: VideoMetrics, m: Messages): string {
+  // Only the metrics the set computed have a row (or a line).
   const rows = [
-    seriesRow(m.ssim_gaussian, video.ssim, 6, m, true),
-    seriesRow(m.ssim_ffmpeg_all, video.ssim_ffmpeg.all, 6, m, true),
-    seriesRow(m.ssim_rgb7, video.ssim_rgb7, 6, m, true),
-    seriesRow(m.psnr_y, video.psnr_y, 2, m, false),
-  ];
+    video.ssim && seriesRow(m.ssim_gaussian, video.ssim, 6, m, true),
+    video.ssim_ffmpeg && seriesRow(m.ssim_ffmpeg_all, video.ssim_ffmpeg.all, 6, m, true),
+    video.ssim_rgb7 && seriesRow(m.ssim_rgb7, video.ssim_rgb7, 6, m, true),
+    video.psnr_y && seriesRow(m.psnr_y, video.psnr_y, 2, m, false),
+  ].filter((r): r is string[] => Boolean(r));
   const head = [esc(m.figure), esc(m.stat_min), esc(m.stat_p05), esc(m.stat_mean), esc(m.stat_hmean), esc(m.stat_max), esc(m.stat_worst)];
   return (
     `<h4>${esc(m.video_figures)}</h4>` +
     kv([
       [esc(m.size), `${video.width}×${video.height}`],
       [esc(m.frames), esc(video.frames)],
-      [esc(m.psnr_pooled), esc(num(video.psnr_db, 2, m.unavailable))],
-      [esc(m.mae), esc(num(video.mae, 6, m.unavailable))],
+      ...(video.psnr_db !== undefined ? [[esc(m.psnr_pooled), esc(num(video.psnr_db, 2, m.unavailable))] as [string, string]] : []),
+      ...(video.mae !== undefined ? [[esc(m.mae), esc(num(video.mae, 6, m.unavailable))] as [string, string]] : []),
       [esc(m.identical_streams), esc(video.identical ? m.yes : m.no)],
     ]) +
-    table(head, rows) +
-    (video.psnr_y.identical_frames > 0 ? `<p class="muted">${esc(m.psnr_y)}: ${tx(m, 'identical_frames', { n: video.psnr_y.identical_frames })}</p>` : '')
+    (rows.length ? table(head, rows) : '') +
+    (video.psnr_y && video.psnr_y.identical_frames > 0 ? `<p class="muted">${esc(m.psnr_y)}: ${tx(m, 'identical_frames', { n: video.psnr_y.identical_frames })}</p>` : '')
   );
 }
 
@@ -217,7 +224,11 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
 export function pairSection(pair: PairReport, ctx: PairContext): string {
   const { m } = ctx;
   const id = pairAnchor(ctx.comparisonIndex, pair.slot_id);
-  const threshold = pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null;
+  const ssimCheck = ctx.policy?.checks.find((c) => c.name === 'min_ssim' && c.enabled);
+  const charted = pair.video ? chartedSeries(pair.video, ssimCheck?.metric) : null;
+  // The threshold line belongs on the series its check reads, and on no other.
+  const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null) : null;
+  const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${charted.label(m)}` : m.chart_title;
   const body = [
     kv([
       [esc(m.case), `<code>${esc(pair.case_id)}</code>`],
@@ -232,12 +243,13 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
       videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), pair.video, m) +
       videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), pair.video, m) +
       `</div>`,
-    pair.video ? `<h4>${esc(m.chart_title)}</h4>` + ssimChart(pair.video.ssim.per_frame, { threshold, worst: pair.video.ssim.worst_frame, id: `${id}-chart`, m, ...(ctx.ssimFloor?.length ? { band: ctx.ssimFloor } : {}) }) : '',
+    charted ? `<h4>${esc(chartTitle)}</h4>` + ssimChart(charted.series.per_frame, { threshold, worst: charted.series.worst_frame, id: `${id}-chart`, m, ...(ctx.ssimFloor?.length && charted.series === pair.video?.ssim ? { band: ctx.ssimFloor } : {}) }) : '',
     stillsBlock(pair, ctx),
     checksBlock(pair.checks, m),
     pairNoiseBlock(pair, m),
     pair.video ? videoBlock(pair.video, m) : '',
-    pair.status === 'invalid' && pair.audio === null ? '' : audioBlock(pair, pair.audio, m),
+    // Absent audio was not measured (the set has no `audio`); null is a pair without audio.
+    pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? '' : audioBlock(pair, pair.audio, m),
     linksBlock(pair, ctx),
   ];
   return `<details class="pair" id="${id}">${summaryLine(pair, m)}<div class="pair-body">${body.join('')}</div></details>`;

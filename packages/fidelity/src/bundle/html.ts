@@ -145,6 +145,10 @@ function policyBlock(report: Report, m: Messages): string {
     `<h3>${esc(m.thresholds)}</h3>` +
     kv([
       [esc(m.policy_name), `<code>${esc(p.name)}</code>`],
+      // Reports written before metric sets computed every metric and have no `metrics`.
+      ...(report.metrics
+        ? [[esc(m.metric_set), `<code>${esc(report.metrics.set ?? '—')}</code> (${report.metrics.list.map((n) => `<code>${esc(n)}</code>`).join(', ')})`] as [string, string]]
+        : []),
       [esc(m.calibration), `<strong>${esc(calibration)}</strong>`],
       [esc(m.note), esc(p.description)],
     ]) +
@@ -169,6 +173,7 @@ function pairsSection(report: Report, m: Messages): string {
     const ctx = {
       m,
       comparisonIndex: ci,
+      policy: report.policy,
       baselineRun: findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt),
       candidateRun: findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt),
       ...(c.noise?.ssim_floor_per_frame?.length ? { ssimFloor: c.noise.ssim_floor_per_frame } : {}),

@@ -84,6 +84,7 @@ const en = {
   binary_source: 'Binary source',
 
   policy_name: 'Policy',
+  metric_set: 'Metric set (--metrics)',
   calibration: 'Calibration',
   calibration_uncalibrated: 'uncalibrated (examples)',
   calibration_calibrated: 'declared calibrated',
@@ -368,6 +369,7 @@ const zh: Messages = {
   binary_source: '二进制来源',
 
   policy_name: '策略',
+  metric_set: '指标集（--metrics）',
   calibration: '校准状态',
   calibration_uncalibrated: '未校准（示例）',
   calibration_calibrated: '声明已校准',

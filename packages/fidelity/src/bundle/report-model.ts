@@ -183,7 +183,7 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     candidate_error: planned.candidate.error,
     // timings_ms is left out on purpose: it differs run to run and report.json must not.
     video: measurement?.video ?? null,
-    audio: measurement?.audio ?? null,
+    ...(measurement && measurement.audio === undefined ? {} : { audio: measurement?.audio ?? null }),
     checks,
     files: {},
   };

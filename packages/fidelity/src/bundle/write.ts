@@ -115,9 +115,16 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   const at = (rel: string): string => path.join(dir, ...rel.split('/'));
 
   const media = [...contents.media].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+  /**
+   * Digests of files whose every byte was hashed on its way to the disk here. The MP4 copies are
+   * most of a bundle's bytes: copyVerified proved each copy's digest as it wrote it, so the seal
+   * reuses it instead of reading the file back and hashing it once more.
+   */
+  const hashedOnWrite = new Map<string, string>();
   for (const [i, m] of media.entries()) {
     progress({ step: 'media', done: i, total: media.length });
     await copyVerified(await m.open(), at(mediaPath(m.sha256)), m.sha256, m.label);
+    hashedOnWrite.set(mediaPath(m.sha256), m.sha256);
   }
 
   for (const [i, s] of contents.sources.entries()) {
@@ -154,7 +161,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           });
       pair.files = { ...pair.files, ...files };
     }
-    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs));
+    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs, report.metrics?.list));
     cmp.files = { ...cmp.files, frames_csv: `${cmpDir}/frames.csv` };
   }
 
@@ -169,7 +176,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   const all = (await walk(dir)).filter((e) => e.kind === 'file' && e.path !== SEAL_FILE);
   for (const [i, e] of all.entries()) {
     progress({ step: 'seal', done: i, total: all.length });
-    entries.push({ path: e.path, sha256: await sha256File(at(e.path)) });
+    entries.push({ path: e.path, sha256: hashedOnWrite.get(e.path) ?? (await sha256File(at(e.path))) });
   }
   await writeDurable(at(SEAL_FILE), formatSeal(entries));
   return { report: written, files: entries.length };

@@ -113,7 +113,7 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
         const v = m.read(o.measurement);
         if (v !== undefined) values.get(m.key)!.push(v);
       }
-      const perFrame = o.measurement.video.ssim.per_frame;
+      const perFrame = o.measurement.video.ssim?.per_frame ?? [];
       floor = perFrame.map((s, f) => (f < floor.length ? Math.min(floor[f]!, s) : s)).concat(floor.slice(perFrame.length));
     });
     const metrics: Calibration['metrics'] = {};

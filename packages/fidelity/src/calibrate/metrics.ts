@@ -7,7 +7,8 @@
  * JSON has no infinity: `null` stands for +infinity in every calibrated
  * metric (PSNR and SNR of identical streams; the rms deviation of a channel
  * whose baseline is silent, an infinite ratio). `undefined` means the pair
- * does not have the metric (no audio on either side): it is left out.
+ * does not have the metric (no audio on either side, or a metric set that
+ * does not compute it): it is left out.
  */
 import type { PairMeasurement } from '../schemas/measurement.js';
 
@@ -40,9 +41,9 @@ function worstSnr(m: PairMeasurement): NoiseValue {
 
 /** Every calibrated metric, in the order the calibration file and the reports list them. */
 export const CALIBRATED_METRICS: readonly CalibratedMetric[] = [
-  { key: 'video.ssim.min', worse: 'lower', read: (m) => m.video.ssim.min },
-  { key: 'video.ssim.mean', worse: 'lower', read: (m) => m.video.ssim.mean },
-  { key: 'video.ssim_ffmpeg.min', worse: 'lower', read: (m) => m.video.ssim_ffmpeg.all.min },
+  { key: 'video.ssim.min', worse: 'lower', read: (m) => m.video.ssim?.min },
+  { key: 'video.ssim.mean', worse: 'lower', read: (m) => m.video.ssim?.mean },
+  { key: 'video.ssim_ffmpeg.min', worse: 'lower', read: (m) => m.video.ssim_ffmpeg?.all.min },
   { key: 'video.psnr_db', worse: 'lower', read: (m) => m.video.psnr_db },
   { key: 'audio.spectral_cosine', worse: 'lower', read: (m) => (m.audio ? m.audio.spectral_cosine : undefined) },
   { key: 'audio.rms_ratio_deviation', worse: 'higher', read: (m) => (m.audio ? (m.audio.rms_ratio === null ? null : Math.abs(m.audio.rms_ratio - 1)) : undefined) },

@@ -7,6 +7,7 @@ import { comparisonReport, pairReport, runReport } from '../bundle/report-model.
 import { FidelityError } from '../errors.js';
 import type { FfmpegToolchain } from '../media/ffmpeg.js';
 import { disclaimerFor } from '../policy/default.js';
+import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
 import type { Report } from '../schemas/report.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -32,6 +33,8 @@ export interface AssembleSettings {
   policy: Policy;
   decoder: DecoderIdentity;
   generatedAt: Date;
+  /** The metric set the pairs were measured with. */
+  metrics: MetricSelection;
 }
 
 /** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
@@ -55,6 +58,7 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
     generated_at: settings.generatedAt.toISOString(),
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     decoder: settings.decoder,
+    metrics: { set: settings.metrics.set, list: [...settings.metrics.list] },
     policy: settings.policy,
     disclaimer: disclaimerFor(settings.policy),
     runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i])),

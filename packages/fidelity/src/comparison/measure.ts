@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
@@ -28,6 +29,8 @@ export interface MeasureSettings {
   ffmpeg?: ResolveOptions;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The metric set (MeasureOptions.metrics); default `default`. */
+  metrics?: MetricsSpec;
   onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
 }
 
@@ -95,6 +98,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     cores,
     ...(settings.ffmpeg ? { ffmpeg: settings.ffmpeg } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.metrics !== undefined ? { metrics: settings.metrics } : {}),
   });
   try {
     report();

@@ -233,3 +233,15 @@ export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolc
   }
   return hit;
 }
+
+/**
+ * Seeds this thread's resolveFfmpeg cache with a toolchain another thread already resolved for the
+ * same options (the measuring pool's workers): the worker then does not run `-version` on both
+ * binaries and hash them again (about 70 MB each for the bundled build, 0.2 s of CPU apiece) for
+ * every worker thread. The identity is the one report.json records either way.
+ */
+export function adoptToolchain(options: ResolveOptions, toolchain: FfmpegToolchain): void {
+  const env = options.env ?? process.env;
+  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
+  if (!cache.has(key)) cache.set(key, Promise.resolve(toolchain));
+}

@@ -1,7 +1,9 @@
 /**
  * Streams the decoded frames of one file. ONE ffmpeg process decodes the
  * video once and writes it twice: the native planes on fd 3 and rgb24 (as
- * ffmpeg's swscale converts it) on fd 4. Decoding twice in two processes
+ * ffmpeg's swscale converts it) on fd 4. When no chosen metric reads rgb24
+ * (metrics/registry.ts), the fd 4 output and swscale are left out entirely
+ * and a frame's `rgb` is empty. Decoding twice in two processes
  * costs about 0.8 s more CPU per 8 s clip at 1344x768 (docs/media.md); the
  * price of one process is reading both pipes in lockstep (frame-reader.ts).
  *
@@ -23,6 +25,8 @@ import { spawnRawOutputs } from './raw-outputs.js';
 export interface VideoDecoderOptions {
   /** Decoded frames that may wait for the consumer, per pipe. */
   capacity?: number;
+  /** Convert and deliver rgb24 too (default true); false: planes only, no swscale, no fd 4. */
+  rgb24?: boolean;
 }
 
 export interface VideoDecoder {
@@ -83,8 +87,11 @@ export function frameRecords(frame: DecodedFrame): FrameRecords {
  */
 export const RGB24_FILTER = 'scale=flags=bicubic+bitexact+accurate_rnd,format=rgb24';
 
-/** The ffmpeg arguments, exported for docs and the benchmark. */
-export function videoDecodeArgs(file: string, video: VideoProbe): string[] {
+/** The ffmpeg arguments, exported for docs and the benchmark; `rgb24: false` gives the planes on fd 3 only. */
+export function videoDecodeArgs(file: string, video: VideoProbe, options: { rgb24?: boolean } = {}): string[] {
+  if (options.rgb24 === false) {
+    return [...INPUT_OPTIONS, '-i', file, '-map', `0:${video.index}`, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3'];
+  }
   return [
     ...INPUT_OPTIONS,
     '-i', file,
@@ -93,6 +100,17 @@ export function videoDecodeArgs(file: string, video: VideoProbe): string[] {
     '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:4',
   ];
 }
+
+/**
+ * Stands in for the rgb24 pipe when it is not decoded: every frame's rgb24 is an empty record of its
+ * own (its own buffer, so a frame's records can still be moved to a helper thread).
+ */
+const noRgb = {
+  delivered: 0,
+  peakBuffers: 0,
+  next: (): Promise<Uint8Array> => Promise.resolve(new Uint8Array(0)),
+  release: (): void => undefined,
+};
 
 export async function openVideoDecoder(
   scope: ProcessScope,
@@ -105,18 +123,20 @@ export async function openVideoDecoder(
   const geometry = video.geometry;
   if (!geometry) throw new FidelityError('UNSUPPORTED_PIXEL_FORMAT', `${label}: ${video.pixFmt} is not read without conversion`);
   const capacity = options.capacity ?? 2;
+  const withRgb = options.rgb24 !== false;
   const group = new ReaderGroup();
   const { child, readers } = await spawnRawOutputs(
     scope,
     tools.ffmpeg,
-    videoDecodeArgs(file, video),
+    videoDecodeArgs(file, video, { rgb24: withRgb }),
     [
       { fd: 3, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${label} planes` } },
-      { fd: 4, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${label} rgb24` } },
+      ...(withRgb ? [{ fd: 4, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${label} rgb24` } }] : []),
     ],
     { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs },
   );
-  const [planes, rgb] = readers as [FrameReader, FrameReader];
+  const planes = readers[0] as FrameReader;
+  const rgb = withRgb ? (readers[1] as FrameReader) : noRgb;
 
   // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
   const explain = async (error: unknown): Promise<never> => {
@@ -131,6 +151,8 @@ export async function openVideoDecoder(
       let pair: [Uint8Array | null, Uint8Array | null];
       try {
         pair = await Promise.all([planes.next(), rgb.next()]);
+        // Without rgb24 the planes alone say where the stream ends.
+        if (!withRgb && pair[0] === null) pair[1] = null;
       } catch (error) {
         return explain(error);
       }

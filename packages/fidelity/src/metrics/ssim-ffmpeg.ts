@@ -64,7 +64,12 @@ export function ffmpegPlaneWeights(geometry: FrameGeometry): [number, number, nu
 
 /** `All`: sum of weight * plane SSIM, in float32 and plane order as vf_ssim.c. */
 export function ssimFfmpegAll(y: number, u: number, v: number, geometry: FrameGeometry): number {
-  const [wy, wu, wv] = ffmpegPlaneWeights(geometry);
+  return ssimFfmpegAllWeighted(y, u, v, ffmpegPlaneWeights(geometry));
+}
+
+/** ssimFfmpegAll with the stream's weights computed once (ffmpegPlaneWeights), as vf_ssim.c does at configuration. */
+export function ssimFfmpegAllWeighted(y: number, u: number, v: number, weights: readonly [number, number, number]): number {
+  const [wy, wu, wv] = weights;
   let all = 0;
   all = f32(all + f32(wy * y));
   all = f32(all + f32(wu * u));
@@ -90,12 +95,23 @@ export class FfmpegSsimState {
 
   /** Y, U, V already in wasm memory at the given offsets; tempAt is scratch for the buffers. */
   frameAt(k: Kernels, planes: { y: [number, number]; u: [number, number]; v: [number, number] }, geometry: FrameGeometry, tempAt: number): FfmpegSsim {
+    return this.frameWeighted(k, planes, geometry, tempAt, ffmpegPlaneWeights(geometry));
+  }
+
+  /** frameAt with the stream's plane weights (ffmpegPlaneWeights) computed once by the caller. */
+  frameWeighted(
+    k: Kernels,
+    planes: { y: [number, number]; u: [number, number]; v: [number, number] },
+    geometry: FrameGeometry,
+    tempAt: number,
+    weights: readonly [number, number, number],
+  ): FfmpegSsim {
     const view = k.i32(tempAt, this.temp.length);
     view.set(this.temp);
     const y = ffmpegPlaneAt(k, planes.y[0], planes.y[1], geometry.width, geometry.height, tempAt);
     const u = ffmpegPlaneAt(k, planes.u[0], planes.u[1], geometry.chromaWidth, geometry.chromaHeight, tempAt);
     const v = ffmpegPlaneAt(k, planes.v[0], planes.v[1], geometry.chromaWidth, geometry.chromaHeight, tempAt);
     this.temp.set(k.i32(tempAt, this.temp.length));
-    return { y, u, v, all: ssimFfmpegAll(y, u, v, geometry) };
+    return { y, u, v, all: ssimFfmpegAllWeighted(y, u, v, weights) };
   }
 }

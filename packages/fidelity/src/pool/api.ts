@@ -5,6 +5,7 @@
  */
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MetricsSpec } from '../metrics/registry.js';
 
 /** Progress of one pair: frames decoded and measured so far, out of the video's frame count. */
 export interface MeasureProgress {
@@ -38,6 +39,12 @@ export interface MeasureOptions {
    * results are the same bytes for every value.
    */
   videoThreads?: number;
+  /**
+   * The metric set (docs/metrics.md, "Metric sets"): a set name (`default`, `all`, `ffmpeg`,
+   * `inferencex`), a comma-separated list or an array of metric names. Default `default`. Only the
+   * chosen metrics run: rgb24 is decoded only when one of them reads it, audio only with `audio`.
+   */
+  metrics?: MetricsSpec;
 }
 
 /** One pair for a {@link MeasurePool}: the two MP4 paths, and per-pair options. */
@@ -64,6 +71,8 @@ export interface PoolOptions {
   videoThreads?: number;
   ffmpeg?: ResolveOptions;
   timeoutMs?: number;
+  /** The metric set of every pair (MeasureOptions.metrics). */
+  metrics?: MetricsSpec;
 }
 
 /**

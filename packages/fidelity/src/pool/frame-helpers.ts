@@ -2,11 +2,15 @@
  * Helper threads for one pair's video, so that the measuring thread only
  * moves buffers (video-worker.ts):
  *
- *  - one ordered helper runs ssim_ffmpeg on every frame in order (its line
- *    buffers carry from frame to frame), then moves the frame on;
- *  - `threads` value helpers compute the order-independent metrics (the
- *    Gaussian and 7x7 SSIMs, the sample differences: about 95% of the
- *    metric work), one frame each at a time.
+ *  - one ordered helper runs the set's temporal metrics (ssim_ffmpeg, whose
+ *    line buffers carry from frame to frame) on every frame in order, then
+ *    moves the frame on;
+ *  - `threads` value helpers compute the set's order-independent metrics
+ *    (the Gaussian and 7x7 SSIMs, the sample differences), one frame each
+ *    at a time.
+ *
+ * Which metric runs in which role is the registry's `temporal` flag
+ * (metrics/registry.ts), not a name wired in here.
  *
  * A frame's buffers travel measuring thread -> ordered helper -> the value
  * helper chosen at submit() -> measuring thread, always in transfer lists:
@@ -21,13 +25,13 @@ import type { MessagePort } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
 import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
-import type { FfmpegSsim } from '../metrics/ssim-ffmpeg.js';
+import type { MetricName } from '../metrics/registry.js';
 import type { FrameValues } from '../metrics/video.js';
 import { workerFilePath } from './worker-file.js';
 
 export type HelperSetup =
-  | { role: 'ordered'; geometry: FrameGeometry; helpers: MessagePort[] }
-  | { role: 'values'; geometry: FrameGeometry; from: MessagePort };
+  | { role: 'ordered'; geometry: FrameGeometry; metrics: MetricName[]; helpers: MessagePort[] }
+  | { role: 'values'; geometry: FrameGeometry; metrics: MetricName[]; from: MessagePort };
 
 /** A frame on its way: to the ordered helper, then (same message) to value helper number `helper`. */
 export interface FrameToHelper {
@@ -39,14 +43,14 @@ export interface FrameToHelper {
 
 export type FrameFromHelper =
   | { type: 'values'; index: number; values: FrameValues; a: FrameRecords; b: FrameRecords }
-  | { type: 'ordered'; index: number; ssim: FfmpegSsim }
+  | { type: 'ordered'; index: number; values: FrameValues }
   | { type: 'error'; code: string; message: string; stack: string | undefined };
 
 export interface FrameHandlers {
   /** A frame's order-free values, with its buffers, for the decoders to reuse. */
   onValues(index: number, values: FrameValues, a: FrameRecords, b: FrameRecords): void;
-  /** A frame's ssim_ffmpeg; these come in frame order. */
-  onOrdered(index: number, ssim: FfmpegSsim): void;
+  /** A frame's temporal metrics; these come in frame order. */
+  onOrdered(index: number, values: FrameValues): void;
 }
 
 export interface FrameHelpers {
@@ -64,7 +68,7 @@ export interface FrameHelpers {
  */
 export const FRAMES_PER_HELPER = 2;
 
-export function openFrameHelpers(geometry: FrameGeometry, threads: number, handlers: FrameHandlers): FrameHelpers {
+export function openFrameHelpers(geometry: FrameGeometry, metrics: readonly MetricName[], threads: number, handlers: FrameHandlers): FrameHelpers {
   const file = workerFilePath('video-worker.js');
   const workers: Worker[] = [];
   /** A free slot of a value helper is its number; a helper appears once per free slot. */
@@ -90,7 +94,7 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
         fail(error);
       } else if (message.type === 'ordered') {
         orderedOut--;
-        handlers.onOrdered(message.index, message.ssim);
+        handlers.onOrdered(message.index, message.values);
       } else {
         const helper = busy.get(message.index)!;
         busy.delete(message.index);
@@ -115,9 +119,9 @@ export function openFrameHelpers(geometry: FrameGeometry, threads: number, handl
 
   const channels = Array.from({ length: threads }, () => new MessageChannel());
   const helpers = channels.map((c) => c.port1);
-  const ordered = start({ role: 'ordered', geometry, helpers }, helpers);
+  const ordered = start({ role: 'ordered', geometry, metrics: [...metrics], helpers }, helpers);
   channels.forEach((c, i) => {
-    start({ role: 'values', geometry, from: c.port2 }, [c.port2]);
+    start({ role: 'values', geometry, metrics: [...metrics], from: c.port2 }, [c.port2]);
     for (let k = 0; k < FRAMES_PER_HELPER; k++) idle.push(i);
   });
 

@@ -16,6 +16,8 @@ import { probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
+import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
+import type { MetricName } from '../metrics/registry.js';
 import { createVideoAccumulator } from '../metrics/video.js';
 import type { AudioMetrics, FailureSide, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
@@ -119,6 +121,7 @@ async function measureVideo(
   tools: ProbeTools,
   files: [string, string],
   streams: [VideoProbe, VideoProbe],
+  metrics: readonly MetricName[],
   threads: number,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
@@ -127,12 +130,14 @@ async function measureVideo(
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
+    // No chosen metric reads rgb24: the decoders skip swscale and the fd 4 output altogether.
+    const rgb24 = needsRgb24(metrics);
     const [a, b] = await bothSides(
-      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity })),
-      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity })),
+      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24 })),
+      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24 })),
     );
     const geometry = a.geometry;
-    const accumulator = createVideoAccumulator(geometry);
+    const accumulator = createVideoAccumulator(geometry, metrics);
     const framesTotal = streams[0].frames;
     let framesRead = 0;
     let framesDone = 0;
@@ -142,14 +147,14 @@ async function measureVideo(
       onProgress?.({ framesDone, framesTotal });
     };
     if (threads > 0) {
-      helpers = openFrameHelpers(geometry, threads, {
+      helpers = openFrameHelpers(geometry, metrics, threads, {
         onValues(index, values, ra, rb) {
           accumulator.addValues(index, values);
           a.release(frameFromRecords(geometry, ra));
           b.release(frameFromRecords(geometry, rb));
           done();
         },
-        onOrdered: (index, ssim) => accumulator.addOrdered(index, ssim),
+        onOrdered: (index, values) => accumulator.addOrdered(index, values),
       });
     }
     onProgress?.({ framesDone, framesTotal });
@@ -233,14 +238,17 @@ async function measureProbed(
   // Audio runs beside video, once the video has reached its steady state: the peak memory is then
   // the same sum (video's buffers + audio's) for a short clip as for a long one.
   const videoThreads = options.videoThreads ?? autoVideoThreads(va, cores);
+  const metrics = resolveMetrics(options.metrics).list;
+  const withAudio = needsAudio(metrics);
   let warm!: () => void;
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], videoThreads, options.onProgress, warm),
-    aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
+    measureVideo(scope, tools, files, [va, vb], metrics, videoThreads, options.onProgress, warm),
+    withAudio && aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
   );
-  const measurement: PairMeasurement = { video, audio };
+  // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
+  const measurement: PairMeasurement = withAudio ? { video, audio } : { video };
   return { ok: true, measurement };
 }
 
@@ -252,6 +260,7 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
   checkVideoThreads(options.videoThreads);
+  if (options.metrics !== undefined) resolveMetrics(options.metrics);
 }
 
 /** MeasureOptions.videoThreads and PoolOptions.videoThreads: absent, or 0 to MAX_VIDEO_THREADS. */

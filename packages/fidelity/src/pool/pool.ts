@@ -10,6 +10,8 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
+import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
@@ -47,6 +49,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
   checkVideoThreads(videoThreads);
+  const metrics = resolveMetrics(options.metrics).list;
   const cores = options.cores ?? defaultThreadCount();
   if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
   // With as many pairs in flight as threads, each pair's share of the cores.
@@ -60,6 +63,10 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     checkJob(job);
     if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
     const { signal, onProgress } = runOptions;
+    if (signal?.aborted) return abortedOutcome();
+    // Resolved (and hashed) once in this thread, not once more in every worker thread.
+    const toolchain = await resolveFfmpeg(options.ffmpeg);
+    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
     if (signal?.aborted) return abortedOutcome();
     const { port1, port2 } = new MessageChannel();
     let markDone!: () => void;
@@ -75,9 +82,11 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       baseline: job.baseline,
       candidate: job.candidate,
       ffmpeg: options.ffmpeg,
+      toolchain,
       timeoutMs,
       videoThreads,
       coresPerPair,
+      metrics,
       port: port2,
     };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;

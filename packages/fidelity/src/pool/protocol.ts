@@ -5,7 +5,8 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
-import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { FfmpegToolchain, ResolveOptions } from '../media/ffmpeg.js';
+import type { MetricName } from '../metrics/registry.js';
 import type { PackedOutcome } from './transfer.js';
 
 export interface WorkerTask {
@@ -13,10 +14,14 @@ export interface WorkerTask {
   baseline: string;
   candidate: string;
   ffmpeg: ResolveOptions | undefined;
+  /** The toolchain the pool's thread resolved for `ffmpeg`, so the worker does not identify and hash it again. */
+  toolchain: FfmpegToolchain;
   timeoutMs: number | undefined;
   /** MeasureOptions.videoThreads as the caller gave it; when absent, up to `coresPerPair` for a large stream. */
   videoThreads: number | undefined;
   coresPerPair: number;
+  /** The chosen metrics (resolved). */
+  metrics: MetricName[];
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }

@@ -1,8 +1,8 @@
 /**
  * A helper thread of one pair's video (frame-helpers.ts), in one of two
- * roles. Every frame goes first to the one `ordered` helper, which runs
- * ssim_ffmpeg (its line buffers carry over from frame to frame, so it takes
- * the frames in the order they were sent: a port delivers in order) and
+ * roles. Every frame goes first to the one `ordered` helper, which runs the
+ * set's temporal metrics (ssim_ffmpeg's line buffers carry over from frame to
+ * frame, so it takes the frames in the order they were sent: a port delivers in order) and
  * then moves the frame on to the `values` helper the measuring thread
  * chose, over a port of their own. That helper computes the order-free
  * metrics and moves the buffers back to the measuring thread with them.
@@ -11,15 +11,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { isFidelityError } from '../errors.js';
-import { frameFromRecords, planarFromRecord } from '../media/video-decoder.js';
+import { frameFromRecords } from '../media/video-decoder.js';
 import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
-import { createFfmpegSeries, measureFrameValues } from '../metrics/video.js';
+import { createMetricRunner } from '../metrics/registry.js';
+import type { MetricName } from '../metrics/registry.js';
 import type { FrameFromHelper, FrameToHelper, HelperSetup } from './frame-helpers.js';
 
 const port = parentPort!;
 const setup = workerData as HelperSetup;
-const { geometry } = setup;
+const { geometry, metrics } = setup;
 
 const buffersOf = (a: FrameRecords, b: FrameRecords): ArrayBuffer[] => [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[];
 
@@ -29,13 +30,13 @@ function report(error: unknown): void {
   port.postMessage(reply);
 }
 
-function ordered(geometry: FrameGeometry, helpers: MessagePort[]): void {
-  const series = createFfmpegSeries(geometry);
+function ordered(geometry: FrameGeometry, metrics: MetricName[], helpers: MessagePort[]): void {
+  const runner = createMetricRunner(geometry, metrics, true);
   port.on('message', (message: FrameToHelper) => {
     try {
       const { index, a, b, helper } = message;
-      const ssim = series.next(planarFromRecord(geometry, a.planes), planarFromRecord(geometry, b.planes));
-      port.postMessage({ type: 'ordered', index, ssim } satisfies FrameFromHelper);
+      const values = runner.frame(frameFromRecords(geometry, a), frameFromRecords(geometry, b));
+      port.postMessage({ type: 'ordered', index, values } satisfies FrameFromHelper);
       helpers[helper]!.postMessage(message, buffersOf(a, b));
     } catch (error) {
       report(error);
@@ -43,11 +44,12 @@ function ordered(geometry: FrameGeometry, helpers: MessagePort[]): void {
   });
 }
 
-function values(geometry: FrameGeometry, from: MessagePort): void {
+function values(geometry: FrameGeometry, metrics: MetricName[], from: MessagePort): void {
+  const runner = createMetricRunner(geometry, metrics, false);
   from.on('message', (message: FrameToHelper) => {
     try {
       const { index, a, b } = message;
-      const result = measureFrameValues(frameFromRecords(geometry, a), frameFromRecords(geometry, b), geometry);
+      const result = runner.frame(frameFromRecords(geometry, a), frameFromRecords(geometry, b));
       port.postMessage({ type: 'values', index, values: result, a, b } satisfies FrameFromHelper, buffersOf(a, b));
     } catch (error) {
       report(error);
@@ -56,8 +58,8 @@ function values(geometry: FrameGeometry, from: MessagePort): void {
 }
 
 try {
-  if (setup.role === 'ordered') ordered(geometry, setup.helpers);
-  else values(geometry, setup.from);
+  if (setup.role === 'ordered') ordered(geometry, metrics, setup.helpers);
+  else values(geometry, metrics, setup.from);
 } catch (error) {
   // A setup that cannot work (a frame size the kernels refuse) fails the pair with its own code.
   report(error);

@@ -8,6 +8,7 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { isFidelityError } from '../errors.js';
+import { adoptToolchain } from '../media/ffmpeg.js';
 import { measurePairOn } from './measure-pair.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
 import { packOutcome, transferList } from './transfer.js';
@@ -25,6 +26,7 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
     if (isAbort(message)) controller.abort();
   });
   const post = (message: FromWorker): void => port.postMessage(message);
+  adoptToolchain(task.ffmpeg ?? {}, task.toolchain);
   try {
     const outcome = await measurePairOn(
       task.baseline,
@@ -33,6 +35,7 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
         ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
         ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
         ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
+        metrics: task.metrics,
         signal: controller.signal,
         onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
       },

@@ -39,22 +39,23 @@ export const PsnrSeries = z.object({
 export type PsnrSeries = z.infer<typeof PsnrSeries>;
 
 /**
- * Every video metric of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
+ * The video metrics of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
+ * A metric the metric set did not choose is absent (report.json's `metrics` names the set).
  */
 export const VideoMetrics = z.object({
   width: z.number().int(),
   height: z.number().int(),
   frames: z.number().int(),
   /** Wang et al. Gaussian SSIM on Y (the default `ssim`). */
-  ssim: SsimSeries,
+  ssim: SsimSeries.optional(),
   /** FFmpeg/x264 approximation, per plane and area-weighted All. */
-  ssim_ffmpeg: z.object({ y: SsimSeries, u: SsimSeries, v: SsimSeries, all: SsimSeries }),
+  ssim_ffmpeg: z.object({ y: SsimSeries, u: SsimSeries, v: SsimSeries, all: SsimSeries }).optional(),
   /** scikit-image defaults on rgb24, channels averaged. */
-  ssim_rgb7: SsimSeries,
-  psnr_y: PsnrSeries,
+  ssim_rgb7: SsimSeries.optional(),
+  psnr_y: PsnrSeries.optional(),
   /** Pooled over every rgb24 sample of every frame (InferenceX). */
-  psnr_db: z.number().nullable(),
-  mae: z.number(),
+  psnr_db: z.number().nullable().optional(),
+  mae: z.number().optional(),
   identical: z.boolean(),
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;
@@ -103,8 +104,8 @@ export type AudioMetrics = z.infer<typeof AudioMetrics>;
 /** Everything measurePair returns for a pair that could be compared. */
 export const PairMeasurement = z.object({
   video: VideoMetrics,
-  /** null when neither side has audio. */
-  audio: AudioMetrics.nullable(),
+  /** null when neither side has audio; absent when the metric set has no `audio`. */
+  audio: AudioMetrics.nullable().optional(),
   timings_ms: z.object({ total: z.number() }).optional(),
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;

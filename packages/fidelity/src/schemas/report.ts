@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { GpuAccounting } from '../power/accounting.js';
 import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
 import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
+import { MetricSelection } from '../metrics/names.js';
 import { AudioMetrics, VideoMetrics } from './measurement.js';
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
@@ -38,7 +39,8 @@ export const PairReport = z.object({
   baseline_error: z.string().nullable(),
   candidate_error: z.string().nullable(),
   video: VideoMetrics.nullable(),
-  audio: AudioMetrics.nullable(),
+  /** null: no audio (or the pair is invalid); absent: the metric set has no `audio`. */
+  audio: AudioMetrics.nullable().optional(),
   checks: z.array(CheckResult),
   /** Bundle-relative extras made for this pair (per-frame CSV, stills, heat map, difference WAV). */
   files: z.record(z.string(), z.string()),
@@ -205,6 +207,8 @@ export const Report = z.object({
     ffprobe_version: z.string(),
     ffprobe_sha256: z.string(),
   }),
+  /** The metric set every pair was measured with (docs/metrics.md, "Metric sets"); absent in reports written before sets existed, which computed every metric. */
+  metrics: MetricSelection.optional(),
   policy: Policy,
   /** Said plainly, in every report: the example thresholds are not a verdict. */
   disclaimer: z.string(),

@@ -21,6 +21,7 @@ import { planComparison, planSettingsOf, type ComparisonPlan } from '../comparis
 import { comparisonDir, writeBundle } from '../comparison/write.js';
 import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
+import { describeMetrics } from '../metrics/names.js';
 import { parsePolicy } from '../policy/load.js';
 import type { Policy } from '../schemas/policy.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';
@@ -113,6 +114,11 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
   } else {
     const policies = groupBy(partials, (p) => JSON.stringify(p.doc.policy));
     if (policies.size > 1) add('PARTIAL_POLICY_MISMATCH', `the partials were judged with different policies: ${describeGroups(policies, (p) => `policy "${p.doc.policy.name}"`)}`);
+  }
+
+  const sets = groupBy(partials, (p) => JSON.stringify(p.doc.metrics));
+  if (sets.size > 1) {
+    add('PARTIAL_METRICS_MISMATCH', `the partials were measured with different metric sets: ${describeGroups(sets, (p) => `--metrics ${describeMetrics(p.doc.metrics)}`)}; rerun every shard with one set`);
   }
 
   const counts = groupBy(partials, (p) => String(p.doc.shard.count));
@@ -255,7 +261,7 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
 
     const first = partials[0]!.doc;
     const measured: MeasuredPair[] = partials.flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: x.outcome }))).sort((a, b) => a.index - b.index);
-    const assembled = assembleReport(plan, measured, { policy: first.policy, decoder: first.decoder, generatedAt });
+    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder: first.decoder, generatedAt });
     const noise = options.calibration
       ? judgeNoise(parseCalibration(options.calibration, 'options.calibration'), checkAlpha(options.alpha ?? DEFAULT_ALPHA), { decoderSha256: first.decoder.sha256, baseline: plan.baseline })
       : null;

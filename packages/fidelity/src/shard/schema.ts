@@ -5,6 +5,7 @@
  * (partial.schema.json), like report.schema.json in a bundle.
  */
 import { z } from 'zod';
+import { MetricSelection } from '../metrics/names.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
 import { Policy } from '../schemas/policy.js';
 import { Report } from '../schemas/report.js';
@@ -51,6 +52,8 @@ export const ShardPartial = z.object({
   shard: z.object({ index: z.number().int().min(0), count: z.number().int().min(1) }),
   /** Baseline first, then the candidates in the order given. */
   runs: z.array(PartialRun),
+  /** The metric set this shard measured with; merge refuses partials of different sets. */
+  metrics: MetricSelection,
   policy: Policy,
   /** Length of the ordered pair list over all comparisons. */
   pairs_total: z.number().int().min(0),

@@ -21,6 +21,7 @@ import { comparisonDir } from '../comparison/write.js';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE, partialJsonText, partialSchemaText, type PartialPair, type PartialRun, type ShardPartial } from './schema.js';
@@ -57,6 +58,7 @@ export function partialRun(run: VerifiedRun, role: PartialRun['role']): PartialR
 export interface WritePartialSettings {
   shard: ShardSpec;
   policy: Policy;
+  metrics: MetricSelection;
   decoder: DecoderIdentity;
   generatedAt: Date;
   force?: boolean;
@@ -93,6 +95,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
       decoder: settings.decoder,
       shard: { index: settings.shard.index, count: settings.shard.count },
       runs: plan.runs.map((r, i) => partialRun(r, i === 0 ? 'baseline' : 'candidate')),
+      metrics: { set: settings.metrics.set, list: [...settings.metrics.list] },
       policy: settings.policy,
       pairs_total: plan.pairs.length,
       pair_indices: measured.map((m) => m.index),

@@ -59,7 +59,7 @@ function pairFor(worst: number, media: { width: number; height: number; frames: 
     candidateMedia: 'media/b.mp4',
   });
   const pair = structuredClone(report.comparisons[0]!.pairs[1]!);
-  pair.video!.ssim.worst_frame = worst;
+  pair.video!.ssim!.worst_frame = worst;
   return pair;
 }
 

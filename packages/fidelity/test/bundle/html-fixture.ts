@@ -121,7 +121,7 @@ const CHECK_BASE = [
 ] as const;
 
 function checksFor(v: VideoMetrics | null, a: AudioMetrics | null): PairReport['checks'] {
-  const values = [v?.ssim.min ?? null, v?.psnr_db ?? null, a?.spectral_cosine ?? null, a?.rms_ratio === null || a === null ? null : Math.abs(a.rms_ratio - 1)];
+  const values = [v?.ssim?.min ?? null, v?.psnr_db ?? null, a?.spectral_cosine ?? null, a?.rms_ratio === null || a === null ? null : Math.abs(a.rms_ratio - 1)];
   return CHECK_BASE.map((c, i) => {
     const value = values[i] ?? null;
     const pass = value === null ? null : c.comparator === '>=' ? value >= c.threshold : value <= c.threshold;
@@ -227,7 +227,7 @@ export function sampleReport(media: FixtureMedia): Report {
         summary: { planned: 3, valid_pairs: 2, passed: 1, failed: 1, invalid: 1 },
         pairs,
         cases: [
-          { case_id: 'kitchen-s29', seed: 29, status: 'failed', repetitions: 1, worst: [{ check: 'min_ssim', value: bad.ssim.min, repetition: 0, slot_id: 'measurement-r000-c001' }] },
+          { case_id: 'kitchen-s29', seed: 29, status: 'failed', repetitions: 1, worst: [{ check: 'min_ssim', value: bad.ssim!.min, repetition: 0, slot_id: 'measurement-r000-c001' }] },
         ],
       },
     ],

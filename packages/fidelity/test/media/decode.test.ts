@@ -38,6 +38,40 @@ async function probe(scope: ProcessScope, file: string): Promise<MediaProbe> {
 }
 
 describe('video decoding', () => {
+  it('without rgb24 runs no swscale and no fd 4 output, and gives the same planes', async () => {
+    const file = await clips.make({ width: 130, height: 74, frames: 12 });
+    await withScope(async (scope) => {
+      const p = await probe(scope, file);
+      const both = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
+      const planesOnly = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: false });
+      const args = planesOnly.child.process.spawnargs;
+      expect(args).toContain('pipe:3');
+      expect(args.join(' ')).not.toMatch(/pipe:4|rgb24|scale|split|filter_complex/);
+      // The child has no fd 4 at all, not an unread one.
+      expect(planesOnly.child.process.stdio[4] ?? null).toBeNull();
+      expect(both.child.process.spawnargs).toContain('pipe:4');
+      let frames = 0;
+      for (;;) {
+        const [x, y] = await Promise.all([both.next(), planesOnly.next()]);
+        if (!x || !y) {
+          expect(x).toBeNull();
+          expect(y).toBeNull();
+          break;
+        }
+        expect(Buffer.from(y.y).equals(Buffer.from(x.y))).toBe(true);
+        expect(Buffer.from(y.u).equals(Buffer.from(x.u))).toBe(true);
+        expect(Buffer.from(y.v).equals(Buffer.from(x.v))).toBe(true);
+        expect(y.rgb.length).toBe(0);
+        both.release(x);
+        planesOnly.release(y);
+        frames++;
+      }
+      await Promise.all([both.finished(), planesOnly.finished()]);
+      expect(frames).toBe(12);
+      expect(planesOnly.peakBuffers().rgb).toBe(0);
+    });
+  });
+
   it('streams every frame as native planes plus rgb24, byte-identical to separate ffmpeg decodes', async () => {
     const file = await clips.make({ width: 130, height: 74, frames: 30 });
     await withScope(async (scope) => {

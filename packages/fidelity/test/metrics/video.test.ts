@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedFrame } from '../../src/metrics/frame.js';
-import { createFfmpegSeries, createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
+import { createOrderedSeries, createVideoAccumulator, measureFrameValues } from '../../src/metrics/video.js';
 import { VideoMetrics } from '../../src/schemas/measurement.js';
 import { ssimGaussian } from '../../src/metrics/ssim-gaussian.js';
 import { ssimRgb7 } from '../../src/metrics/ssim-rgb7.js';
@@ -15,14 +15,14 @@ beforeAll(async () => {
 });
 
 function measure(x: DecodedFrame[], y: DecodedFrame[]) {
-  const acc = createVideoAccumulator(x[0]!);
+  const acc = createVideoAccumulator(x[0]!, 'all');
   x.forEach((fx, i) => acc.addFrame(fx, y[i]!));
   return acc.finish();
 }
 
 describe('createVideoAccumulator', () => {
   it('produces a valid VideoMetrics whose per-frame SSIMs match scikit-image', () => {
-    const m = VideoMetrics.parse(measure(a, b));
+    const m = VideoMetrics.parse(measure(a, b)) as Required<VideoMetrics>;
     expect(m).toMatchObject({ width: 174, height: 98, frames: golden.frames, identical: false });
     m.ssim.per_frame.forEach((v, i) => expect(Math.abs(v - golden.ssim.per_frame[i]!)).toBeLessThanOrEqual(1e-5));
     m.ssim_rgb7.per_frame.forEach((v, i) => expect(Math.abs(v - golden.ssim_rgb7.per_frame[i]!)).toBeLessThanOrEqual(1e-5));
@@ -49,7 +49,7 @@ describe('createVideoAccumulator', () => {
 
   it('reports a stream compared with itself as identical, with no PSNR', () => {
     const copy = a.map((f) => ({ ...f, y: f.y.slice(), u: f.u.slice(), v: f.v.slice(), rgb: f.rgb.slice() }));
-    const m = measure(a, copy);
+    const m = measure(a, copy) as Required<VideoMetrics>;
     expect(m.identical).toBe(true);
     expect(m.psnr_db).toBeNull();
     expect(m.mae).toBe(0);
@@ -66,19 +66,19 @@ describe('createVideoAccumulator', () => {
       // The kernels themselves give exactly 1 on equal planes; the skip returns that same value.
       expect(ssimGaussian(f.y, f.y.slice(), f.width, f.height)).toBe(1);
       expect(ssimRgb7(f.rgb, f.rgb.slice(), f.width, f.height)).toBe(1);
-      const same = measureFrameValues(f, { ...f, y: f.y.slice(), rgb: f.rgb.slice() }, f);
-      expect(same).toMatchObject({ ssim: 1, rgb7: 1, identical: true });
+      const same = measureFrameValues(f, { ...f, y: f.y.slice(), rgb: f.rgb.slice() }, f, 'all');
+      expect(same).toMatchObject({ metrics: { ssim: 1, ssim_rgb7: 1 }, identical: true });
     }
     // Only one side equal: the other metric still runs its kernel.
     const [fa, fb] = [a[2]!, b[2]!];
-    const yOnly = measureFrameValues(fa, { ...fb, y: fa.y.slice() }, fa);
-    expect(yOnly.ssim).toBe(1);
-    expect(yOnly.rgb7).toBe(ssimRgb7(fa.rgb, fb.rgb, fa.width, fa.height));
-    expect(yOnly.rgb7).toBeLessThan(1);
-    const rgbOnly = measureFrameValues(fa, { ...fb, rgb: fa.rgb.slice() }, fa);
-    expect(rgbOnly.rgb7).toBe(1);
-    expect(rgbOnly.ssim).toBe(ssimGaussian(fa.y, fb.y, fa.width, fa.height));
-    expect(rgbOnly.ssim).toBeLessThan(1);
+    const yOnly = measureFrameValues(fa, { ...fb, y: fa.y.slice() }, fa, 'all').metrics;
+    expect(yOnly['ssim']).toBe(1);
+    expect(yOnly['ssim_rgb7']).toBe(ssimRgb7(fa.rgb, fb.rgb, fa.width, fa.height));
+    expect(yOnly['ssim_rgb7']).toBeLessThan(1);
+    const rgbOnly = measureFrameValues(fa, { ...fb, rgb: fa.rgb.slice() }, fa, 'all').metrics;
+    expect(rgbOnly['ssim_rgb7']).toBe(1);
+    expect(rgbOnly['ssim']).toBe(ssimGaussian(fa.y, fb.y, fa.width, fa.height));
+    expect(rgbOnly['ssim']).toBeLessThan(1);
   });
 
   it('is not identical when only a chroma sample differs', () => {
@@ -89,22 +89,22 @@ describe('createVideoAccumulator', () => {
 
   it('gives the same bytes when the two parts of each frame come in separately and out of order', () => {
     const whole = JSON.stringify(measure(a, b));
-    const acc = createVideoAccumulator(a[0]!);
-    const series = createFfmpegSeries(a[0]!);
+    const acc = createVideoAccumulator(a[0]!, 'all');
+    const series = createOrderedSeries(a[0]!, 'all');
     // The ordered part must see the frames in order; when it is filed does not matter.
     const ordered = a.map((fa, i) => series.next(fa, b[i]!));
     const indices = [...a.keys()];
     // Last frame first, then the even ones, then the odd ones.
     const last = indices.length - 1;
     const order = [last, ...indices.filter((i) => i % 2 === 0 && i !== last), ...indices.filter((i) => i % 2 === 1 && i !== last)];
-    for (const i of order) acc.addValues(i, measureFrameValues(a[i]!, b[i]!, a[0]!));
+    for (const i of order) acc.addValues(i, measureFrameValues(a[i]!, b[i]!, a[0]!, 'all'));
     for (const i of [...order].reverse()) acc.addOrdered(i, ordered[i]!);
     expect(JSON.stringify(acc.finish())).toBe(whole);
   });
 
   it('refuses a part filed twice or at a bad index, and finish() with a part missing', () => {
     const acc = createVideoAccumulator(a[0]!);
-    const series = createFfmpegSeries(a[0]!);
+    const series = createOrderedSeries(a[0]!);
     const ff = [series.next(a[0]!, b[0]!), series.next(a[1]!, b[1]!)];
     const values = [measureFrameValues(a[0]!, b[0]!, a[0]!), measureFrameValues(a[1]!, b[1]!, a[0]!)];
     for (const bad of [-1, 1.5, Number.NaN]) {
@@ -113,7 +113,7 @@ describe('createVideoAccumulator', () => {
     acc.addValues(0, values[0]!);
     expect(() => acc.addValues(0, values[0]!)).toThrow(/already added/);
     acc.addOrdered(1, ff[1]!);
-    expect(() => acc.finish()).toThrow(/ssim_ffmpeg of frame 0/);
+    expect(() => acc.finish()).toThrow(/ordered part of frame 0/);
     acc.addOrdered(0, ff[0]!);
     expect(() => acc.finish()).toThrow(/values of frame 1/);
     acc.addValues(1, values[1]!);
@@ -124,8 +124,8 @@ describe('createVideoAccumulator', () => {
   it('gives the same bytes whether pairs run one after the other or interleaved', () => {
     const first = JSON.stringify(measure(a, b));
     const second = JSON.stringify(measure(b, a));
-    const x = createVideoAccumulator(a[0]!);
-    const y = createVideoAccumulator(a[0]!);
+    const x = createVideoAccumulator(a[0]!, 'all');
+    const y = createVideoAccumulator(a[0]!, 'all');
     a.forEach((fa, i) => {
       x.addFrame(fa, b[i]!);
       y.addFrame(b[i]!, fa);

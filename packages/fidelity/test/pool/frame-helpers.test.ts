@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { FrameRecords } from '../../src/media/video-decoder.js';
 import type { FrameGeometry } from '../../src/metrics/frame.js';
-import { createFfmpegSeries, measureFrameValues } from '../../src/metrics/video.js';
+import { METRIC_SETS } from '../../src/metrics/names.js';
+import { createOrderedSeries, measureFrameValues } from '../../src/metrics/video.js';
 import type { FrameValues } from '../../src/metrics/video.js';
-import type { FfmpegSsim } from '../../src/metrics/ssim-ffmpeg.js';
 import { openFrameHelpers } from '../../src/pool/frame-helpers.js';
 import { frameFromRecords } from '../../src/media/video-decoder.js';
 
@@ -23,16 +23,16 @@ describe('video helper threads', () => {
   it('computes each frame as this thread would, and hands every buffer back whole', async () => {
     const frames = Array.from({ length: 6 }, (_, i) => [records(i), records(i + 100)] as const);
     // What this thread computes, from copies (the originals move to the helpers).
-    const series = createFfmpegSeries(geometry);
+    const series = createOrderedSeries(geometry, 'all');
     const expected = frames.map(([a, b]) => {
       const fa = frameFromRecords(geometry, { planes: a.planes.slice(), rgb: a.rgb.slice() });
       const fb = frameFromRecords(geometry, { planes: b.planes.slice(), rgb: b.rgb.slice() });
-      return { ordered: series.next(fa, fb), values: measureFrameValues(fa, fb, geometry) };
+      return { ordered: series.next(fa, fb), values: measureFrameValues(fa, fb, geometry, 'all') };
     });
     const values = new Map<number, FrameValues>();
-    const ordered: [number, FfmpegSsim][] = [];
+    const ordered: [number, FrameValues][] = [];
     const returned: FrameRecords[] = [];
-    const helpers = openFrameHelpers(geometry, 2, {
+    const helpers = openFrameHelpers(geometry, METRIC_SETS.all, 2, {
       onValues(index, v, a, b) {
         values.set(index, v);
         returned.push(a, b);
@@ -61,7 +61,7 @@ describe('video helper threads', () => {
   it('turns a failure inside a helper into a rejected submit or drain, with the helper\'s code', async () => {
     // Frames too small for the 11x11 Gaussian window: the helper's measureFrameValues refuses them.
     const tiny: FrameGeometry = { width: 8, height: 8, chromaWidth: 4, chromaHeight: 4 };
-    const helpers = openFrameHelpers(tiny, 1, { onValues: () => undefined, onOrdered: () => undefined });
+    const helpers = openFrameHelpers(tiny, METRIC_SETS.default, 1, { onValues: () => undefined, onOrdered: () => undefined });
     try {
       const make = (): FrameRecords => ({ planes: new Uint8Array(8 * 8 + 2 * 16), rgb: new Uint8Array(8 * 8 * 3) });
       const attempt = (async () => {
@@ -75,7 +75,7 @@ describe('video helper threads', () => {
   });
 
   it('refuses to move a record that is only part of its buffer', async () => {
-    const helpers = openFrameHelpers(geometry, 1, { onValues: () => undefined, onOrdered: () => undefined });
+    const helpers = openFrameHelpers(geometry, METRIC_SETS.default, 1, { onValues: () => undefined, onOrdered: () => undefined });
     try {
       const whole = records(1);
       const part = { planes: new Uint8Array(planesBytes + 16).subarray(16), rgb: whole.rgb };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measurePair } from '../../src/pool/measure-pair.js';
 import type { MeasureProgress } from '../../src/pool/api.js';
-import { MeasureOutcome } from '../../src/schemas/measurement.js';
+import { MeasureOutcome, type VideoMetrics } from '../../src/schemas/measurement.js';
 import { ClipFactory, ffmpegChildren } from '../media/clips.js';
 
 const clips = new ClipFactory();
@@ -20,7 +20,8 @@ describe('measurePair', () => {
     const outcome = await measurePair(base, base);
     expect(MeasureOutcome.parse(outcome)).toEqual(outcome);
     if (!outcome.ok) throw new Error(outcome.failure.message);
-    const { video, audio } = outcome.measurement;
+    const { audio } = outcome.measurement;
+    const video = outcome.measurement.video as Required<VideoMetrics>;
     expect(video).toMatchObject({ width: 128, height: 72, frames: 24, identical: true, psnr_db: null, mae: 0 });
     expect(video.ssim.per_frame).toEqual(Array(24).fill(1));
     expect(video.psnr_y).toMatchObject({ identical_frames: 24, min: null });
@@ -34,7 +35,7 @@ describe('measurePair', () => {
     const progress: MeasureProgress[] = [];
     const outcome = await measurePair(base, other, { onProgress: (p) => progress.push(p) });
     if (!outcome.ok) throw new Error(outcome.failure.message);
-    const { video } = outcome.measurement;
+    const video = outcome.measurement.video as Required<VideoMetrics>;
     expect(video.identical).toBe(false);
     expect(video.ssim.per_frame).toHaveLength(24);
     expect(video.ssim.min).toBeLessThan(1);
@@ -49,6 +50,35 @@ describe('measurePair', () => {
     const y = await measurePair(base, other, { audioThread: false });
     expect(x.ok && x.measurement.audio?.channels).toHaveLength(2);
     expect(JSON.stringify(x)).toBe(JSON.stringify(y));
+  });
+
+  it('measures exactly the chosen metric set, with the bytes of the `all` set, for every thread count', async () => {
+    const all = await measurePair(base, other, { metrics: 'all', videoThreads: 0 });
+    if (!all.ok) throw new Error(all.failure.message);
+    const fields = (v: object): string[] => Object.keys(v).filter((k) => !['width', 'height', 'frames', 'identical'].includes(k)).sort();
+    const expected: Record<string, { video: string[]; audio: boolean }> = {
+      default: { video: ['mae', 'psnr_db', 'psnr_y', 'ssim', 'ssim_ffmpeg'], audio: true },
+      ffmpeg: { video: ['psnr_y', 'ssim_ffmpeg'], audio: false },
+      inferencex: { video: ['mae', 'psnr_db'], audio: true },
+      'ssim,psnr_y': { video: ['psnr_y', 'ssim'], audio: false },
+    };
+    for (const [metrics, want] of Object.entries(expected)) {
+      const results = [];
+      for (const videoThreads of [0, 2]) results.push(await measurePair(base, other, { metrics, videoThreads }));
+      expect(JSON.stringify(results[1]), `${metrics}: threads`).toBe(JSON.stringify(results[0]));
+      const r = results[0]!;
+      if (!r.ok) throw new Error(r.failure.message);
+      expect(MeasureOutcome.parse(r)).toEqual(r);
+      expect(fields(r.measurement.video), metrics).toEqual(want.video);
+      // Not computed is absent, never null (null says the files have no audio).
+      expect('audio' in r.measurement, metrics).toBe(want.audio);
+      for (const f of want.video) {
+        const key = f as keyof VideoMetrics;
+        expect(JSON.stringify(r.measurement.video[key]), `${metrics}: ${f}`).toBe(JSON.stringify(all.measurement.video[key]));
+      }
+      if (want.audio) expect(JSON.stringify(r.measurement.audio)).toBe(JSON.stringify(all.measurement.audio));
+    }
+    await expect(measurePair(base, other, { metrics: 'vmaf' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('gives the same JSON with the video metrics spread over helper threads as in one thread', async () => {
