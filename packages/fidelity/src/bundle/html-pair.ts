@@ -12,6 +12,9 @@ import { ssimChart } from './html-chart.js';
 import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
+import { reasonText } from './html-reasons.js';
+import { isIdentical, pairHeadline } from './html-verdict.js';
+import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
 import type { Messages } from './i18n.js';
 
@@ -25,6 +28,7 @@ export interface PairContext {
 }
 
 const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
+const AB_DIGITS = 1;
 
 function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): string {
   if (side === 'baseline') return m.side_baseline;
@@ -35,12 +39,10 @@ function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): 
 
 function summaryLine(pair: PairReport, m: Messages): string {
   const sep = '<span class="sep">·</span>';
-  const figure = pair.video
-    ? `${esc(m.min_ssim_short)} ${esc(num(pair.video.ssim.min, 4, m.unavailable))}`
-    : pair.reasons.map((r) => `<code>${esc(r)}</code>`).join(' ');
+  const headline = pairHeadline(pair, m);
   return (
     `<summary>${badge(pair.status, m[`status_${pair.status}`])} <code>${esc(pair.slot_id)}</code>${sep}${esc(pair.case_id)}` +
-    `${sep}${esc(m.seed)} ${esc(pair.seed)}${figure ? sep + figure : ''}</summary>`
+    `${sep}${esc(m.seed)} ${esc(pair.seed)}${headline ? sep + `<span class="why">${headline}</span>` : ''}</summary>`
   );
 }
 
@@ -48,8 +50,8 @@ function reasonsBlock(pair: PairReport, m: Messages): string {
   if (pair.reasons.length === 0 && pair.reason_details.length === 0) return '';
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows = [
-    ...pair.reason_details.map((d) => [`<code>${esc(d.code)}</code>`, esc(sideName(m, d.side)), `<span class="prompt">${esc(d.message)}</span>`]),
-    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [`<code>${esc(c)}</code>`, '—', '—']),
+    ...pair.reason_details.map((d) => [`<code>${esc(d.code)}</code>`, esc(sideName(m, d.side)), `<span class="prompt">${esc(reasonText(d.code, d.message, m))}</span>`]),
+    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [`<code>${esc(c)}</code>`, '—', esc(reasonText(c, null, m))]),
   ];
   return `<h4>${esc(m.reasons_title)}</h4>` + table([esc(m.reason_code), esc(m.side), esc(m.detail)], rows);
 }
@@ -74,14 +76,39 @@ function runLabel(run: RunReport | undefined, m: Messages, side: 'baseline' | 'c
   return tx(m, 'video_label', { side: role, gpu: run.hardware.gpu_model, run: `${run.run_id}/${run.run_attempt}` });
 }
 
-function videoFigure(media: string | null, caption: string, video: VideoMetrics | null, m: Messages): string {
+function videoFigure(media: string | null, caption: string, video: VideoMetrics | null, m: Messages, poster: string | undefined, cls: string): string {
   const href = media === null ? null : bundleHref(media);
-  if (href === null) return `<figure><figcaption>${caption}</figcaption><div class="empty">${esc(m.no_media)}</div></figure>`;
+  if (href === null) return `<figure class="${cls}"><figcaption>${caption}</figcaption><div class="empty">${esc(m.no_media)}</div></figure>`;
+  // Native size: the width and height attributes are the clip's own, and CSS only ever scales down.
   const size = video ? ` width="${video.width}" height="${video.height}"` : '';
+  const posterHref = poster === undefined ? null : bundleHref(poster);
   return (
-    `<figure><figcaption>${caption}</figcaption>` +
-    `<video controls preload="none" playsinline${size} src="${href}">${esc(m.video_fallback)} <a href="${href}">${esc(media ?? '')}</a></video></figure>`
+    `<figure class="${cls}"><figcaption>${caption}</figcaption>` +
+    `<video controls preload="none" playsinline${size}${posterHref ? ` poster="${posterHref}"` : ''} src="${href}">${esc(m.video_fallback)} <a href="${href}">${esc(media ?? '')}</a></video></figure>`
   );
+}
+
+/** Both videos, with one control for both (shown by the page script; with scripts off each video keeps its own controls). */
+function abPlayer(pair: PairReport, ctx: PairContext): string {
+  const { m } = ctx;
+  const v = pair.video;
+  const figs =
+    videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), v, m, pair.files[PAIR_FILE_KEYS.baselineWorst], 'ab-a') +
+    videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), v, m, pair.files[PAIR_FILE_KEYS.candidateWorst], 'ab-b');
+  const poster = v && pair.files[PAIR_FILE_KEYS.baselineWorst] ? `<p class="muted small">${tx(m, 'poster_note', { frame: v.ssim.worst_frame })}</p>` : '';
+  if (!v || pair.baseline_media === null || pair.candidate_media === null) return `<div class="sides">${figs}</div>${poster}`;
+  const last = Math.max(0, v.frames - 1);
+  const btn = (act: string, label: string, title: string): string => `<button type="button" data-act="${act}" title="${esc(title)}">${esc(label)}</button>`;
+  const mode = (name: string, label: string, pressed: boolean): string => `<button type="button" data-mode-btn="${name}" aria-pressed="${pressed}">${esc(label)}</button>`;
+  const bar =
+    `<div class="ab-bar" hidden>` +
+    `<div class="ab-row">${btn('play', m.play, m.key_play)}${btn('back', '◀ 1', m.key_back)}${btn('fwd', '1 ▶', m.key_fwd)}` +
+    `<input class="ab-seek" type="range" min="0" max="${last}" step="1" value="0" aria-label="${esc(m.frame)}"><output class="ab-pos">${esc(fill(m.frame_pos, { frame: 0, last }))}</output></div>` +
+    `<div class="ab-row"><span class="ab-modes" role="group" aria-label="${esc(m.view)}">${mode('side', m.view_side, true)}${mode('wipe', m.view_wipe, false)}${mode('flicker', m.view_flicker, false)}</span>` +
+    `<label class="ab-wipe-l">${esc(m.view_wipe)} <input class="ab-wipe" type="range" min="0" max="100" step="${AB_DIGITS}" value="50"></label>` +
+    `${btn('show', m.showing_a, m.key_flicker)}${btn('fit', m.fit, m.fit_title)}</div>` +
+    `<p class="muted small">${esc(m.keys_help)}</p></div>`;
+  return `<div class="ab" data-frames="${v.frames}" data-mode="side" data-show="a"><div class="ab-stage">${figs}</div>${bar}</div>${poster}`;
 }
 
 function imageFigure(path: string | undefined, caption: string, cls: string, size: { width: number; height: number } | null, alt: string): string {
@@ -219,6 +246,7 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
   const id = pairAnchor(ctx.comparisonIndex, pair.slot_id);
   const threshold = pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null;
   const body = [
+    isIdentical(pair) ? `<p class="identical-note">${esc(m.identical_note)}</p>` : '',
     kv([
       [esc(m.case), `<code>${esc(pair.case_id)}</code>`],
       [esc(m.seed), esc(pair.seed)],
@@ -228,14 +256,11 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
     ]),
     reasonsBlock(pair, m),
     recordsBlock(pair, m),
-    `<h4>${esc(m.videos)}</h4><div class="sides">` +
-      videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), pair.video, m) +
-      videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), pair.video, m) +
-      `</div>`,
-    pair.video ? `<h4>${esc(m.chart_title)}</h4>` + ssimChart(pair.video.ssim.per_frame, { threshold, worst: pair.video.ssim.worst_frame, id: `${id}-chart`, m, ...(ctx.ssimFloor?.length ? { band: ctx.ssimFloor } : {}) }) : '',
-    stillsBlock(pair, ctx),
     checksBlock(pair.checks, m),
+    `<h4>${esc(m.videos)}</h4>` + abPlayer(pair, ctx),
+    pair.video ? `<h4>${esc(m.chart_title)}</h4>` + ssimChart(pair.video.ssim.per_frame, { threshold, worst: pair.video.ssim.worst_frame, id: `${id}-chart`, m, psnr: pair.video.psnr_y.per_frame, ...(ctx.ssimFloor?.length ? { band: ctx.ssimFloor } : {}) }) : '',
     pairNoiseBlock(pair, m),
+    stillsBlock(pair, ctx),
     pair.video ? videoBlock(pair.video, m) : '',
     pair.status === 'invalid' && pair.audio === null ? '' : audioBlock(pair, pair.audio, m),
     linksBlock(pair, ctx),

@@ -12,20 +12,21 @@ import { shortHash } from './html-format.js';
 import { pairSection } from './html-pair.js';
 import { comparisonNoiseBlock } from './html-noise.js';
 import { checkLabel, extLink, fileLink, headCell, kv, numCell, table, tx, txHtml } from './html-parts.js';
+import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH, pageDataJson } from './html-script.js';
 import { pageCss } from './html-style.js';
+import { overviewBlock, verdictBlock } from './html-verdict.js';
 import { fill, messages, PAGE_FILE } from './i18n.js';
 import type { Lang, Messages } from './i18n.js';
 
 /**
- * No script at all, and no fetch beyond the bundle's own files: if escaping
+ * One script, allowed by its hash (html-script.ts), and no fetch beyond the bundle's own files: if escaping
  * ever missed something, injected markup still could not run or phone home.
  * `file:` is named beside 'self' because browsers disagree on whether 'self'
  * covers other files when the page itself was opened from file://.
  * An inline script must be listed in script-src as 'sha256-…' of its exact
  * text: verify-bundle refuses any other (docs/report-pages.md).
  */
-const CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file:; media-src 'self' file:; script-src 'none'; base-uri 'none'; form-action 'none'";
+const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' file:; media-src 'self' file:; script-src ${PAGE_SCRIPT_HASH}; base-uri 'none'; form-action 'none'`;
 
 /** The files of a run's sources folder (cli-and-report.md, bundle layout). */
 const SOURCE_FILES = ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS'] as const;
@@ -43,7 +44,7 @@ function disclaimerBox(report: Report, m: Messages): string {
   const body = report.policy.calibration_status === 'uncalibrated' ? m.disclaimer_uncalibrated : m.disclaimer_calibrated;
   return (
     `<div class="disclaimer" role="note" id="disclaimer"><strong>${esc(m.disclaimer_title)}</strong><p>${esc(body)}</p>` +
-    `<p class="quote"><span class="muted">${esc(m.disclaimer_report_says)}</span> ${esc(report.disclaimer)}</p></div>`
+    `<details class="quote"><summary>${esc(m.disclaimer_report_says)}</summary><p>${esc(report.disclaimer)}</p></details></div>`
   );
 }
 
@@ -175,26 +176,46 @@ function pairsSection(report: Report, m: Messages): string {
     };
     const title = `${esc(c.candidate_gpu_model)} ${esc(c.candidate_run_id)}/${esc(c.candidate_run_attempt)} / ${esc(c.baseline_gpu_model)} ${esc(c.baseline_run_id)}/${esc(c.baseline_run_attempt)}`;
     const pairs = c.pairs.length ? c.pairs.map((p) => pairSection(p, ctx)).join('') : `<p class="muted">${esc(m.no_pairs)}</p>`;
-    return `<section id="comparison-${ci}"><h3>${title}</h3>${comparisonNoiseBlock(c, m)}${pairs}</section>`;
+    const noise = comparisonNoiseBlock(c, m);
+    const noiseBox = noise ? `<details class="noise-box"><summary>${esc(m.noise_title)}</summary>${noise}</details>` : '';
+    return `<section id="comparison-${ci}"><h3>${title}</h3>${noiseBox}${pairs}</section>`;
   });
   return `<section id="pairs"><h2>${esc(m.pairs)}</h2><p class="muted">${esc(m.pairs_intro)}</p>${parts.join('')}</section>`;
+}
+
+/** The strings the page script shows; everything else it needs is already in the HTML. */
+function scriptData(m: Messages): Record<string, unknown> {
+  return { m: { play: m.play, pause: m.pause, frame_pos: m.frame_pos, showing_a: m.showing_a, showing_b: m.showing_b } };
+}
+
+function compactRun(report: Report, c: Comparison, side: 'baseline' | 'candidate', m: Messages): string {
+  const run = side === 'baseline' ? findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt) : findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt);
+  const gpu = side === 'baseline' ? c.baseline_gpu_model : c.candidate_gpu_model;
+  const id = side === 'baseline' ? c.baseline_run_id : c.candidate_run_id;
+  const at = side === 'baseline' ? c.baseline_run_attempt : c.candidate_run_attempt;
+  const text = `${m.run} ${id}/${at}`;
+  return `${esc(gpu)} <span class="small nowrap">${run ? extLink(run.links.run, text, run.server_url) : esc(text)}</span>`;
 }
 
 export function renderReport(report: Report, lang: Lang): string {
   const m = messages(lang);
   const other: Lang = lang === 'en' ? 'zh' : 'en';
   const toc = [
-    `<li><a href="#summary">${esc(m.summary)}</a></li>`,
-    `<li><a href="#evidence">${esc(m.evidence)}</a></li>`,
+    `<li><a href="#overview">${esc(m.overview)}</a></li>`,
     `<li><a href="#pairs">${esc(m.pairs)}</a></li>`,
+    `<li><a href="#summary">${esc(m.setup)}</a></li>`,
+    `<li><a href="#evidence">${esc(m.evidence)}</a></li>`,
   ].join('');
   const body = [
     `<header class="top"><h1>${esc(m.page_title)}</h1>` +
       `<a class="lang" href="${PAGE_FILE[other]}" hreflang="${esc(m.other_lang_hreflang)}" lang="${esc(m.other_lang_hreflang)}">${esc(m.other_lang_label)}</a></header>`,
-    `<p class="meta">${esc(m.generated)}: <time>${esc(report.generated_at)}</time> · ${esc(m.tool)}: ${esc(report.tool.name)} ${esc(report.tool.version)}</p>`,
+    verdictBlock(report, m, (c, side) => compactRun(report, c, side, m)),
     disclaimerBox(report, m),
     `<nav class="toc" aria-label="${esc(m.contents)}"><ul>${toc}</ul></nav>`,
-    `<section id="summary"><h2>${esc(m.summary)}</h2>`,
+    overviewBlock(report, m),
+    pairsSection(report, m),
+    `<section id="summary"><h2>${esc(m.setup)}</h2>`,
+    `<p class="meta">${esc(m.generated)}: <time>${esc(report.generated_at)}</time> · ${esc(m.tool)}: ${esc(report.tool.name)} ${esc(report.tool.version)}</p>`,
     comparedBlock(report, m),
     outcomesBlock(report, m),
     sitesBlock(report, m),
@@ -203,7 +224,6 @@ export function renderReport(report: Report, lang: Lang): string {
     downloadsBlock(report, m),
     `</section>`,
     evidenceSection(report, m, (name) => checkLabel(m, name)),
-    pairsSection(report, m),
     `<footer><p>${tx(m, 'footer', { tool: report.tool.name, version: report.tool.version })}</p><p>${esc(m.disclaimer_title)}</p></footer>`,
   ];
   return (
@@ -212,6 +232,8 @@ export function renderReport(report: Report, lang: Lang): string {
     `<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
     `<meta name="referrer" content="no-referrer">\n` +
     `<title>${esc(m.page_title)} · ${esc(report.comparisons.map((c) => `${c.candidate_gpu_model}/${c.baseline_gpu_model}`).join(', '))}</title>\n` +
-    `<style>\n${pageCss()}\n</style>\n</head>\n<body>\n<main>\n${body.join('\n')}\n</main>\n</body>\n</html>\n`
+    `<style>\n${pageCss()}\n</style>\n</head>\n<body>\n<main>\n${body.join('\n')}\n</main>\n` +
+    `<script type="application/json" id="${PAGE_DATA_ID}">${pageDataJson(scriptData(m))}</script>\n` +
+    `<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`
   );
 }
