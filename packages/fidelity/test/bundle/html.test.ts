@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
 import { esc } from '../../src/bundle/html-escape.js';
 import { messages } from '../../src/bundle/i18n.js';
+import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
 import type { MessageKey } from '../../src/bundle/i18n.js';
 import { Report } from '../../src/schemas/report.js';
 import { HOSTILE_ERROR, HOSTILE_PROMPT, sampleReport } from './html-fixture.js';
@@ -40,13 +41,20 @@ describe('renderReport', () => {
   const en = renderReport(report, 'en');
   const zh = renderReport(report, 'zh');
 
-  it('is a self-contained page: no script, no external stylesheet, font or image', () => {
+  it('is a self-contained page: one hashed inline script, no external stylesheet, font or image', () => {
     for (const page of [en, zh]) {
       expect(page.startsWith('<!doctype html>')).toBe(true);
       expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
       expect(page).toContain('<meta charset="utf-8">');
       expect(page.match(/<style>/g)).toHaveLength(1);
-      expect(page).not.toMatch(/<script/i);
+      // Exactly the page script (allowed by its hash in the policy) and its JSON data block, nothing else.
+      const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+      expect(scripts.map((s) => s[1])).toEqual([` type="application/json" id="${PAGE_DATA_ID}"`, '']);
+      expect(scripts[1]![2]).toBe(PAGE_SCRIPT);
+      expect(page).toContain(`script-src ${PAGE_SCRIPT_HASH};`.replaceAll("'", '&#39;'));
+      expect(scripts[0]![2]).not.toMatch(/[<>&]/);
+      expect(JSON.parse(scripts[0]![2]!).m.play).toBe(messages(page === en ? 'en' : 'zh').play);
+      expect(PAGE_SCRIPT).not.toMatch(/fetch|XMLHttpRequest|import\(|eval|Function\(|\.src\b|\.href\s*=|innerHTML|location\s*=|setAttribute\('(?:src|href|poster)/);
       expect(page).not.toMatch(/<link\b/i);
       expect(page).not.toMatch(/url\(|@import/i);
       for (const value of linkValues(page)) {
@@ -162,7 +170,7 @@ describe('renderReport', () => {
     const zhM = messages('zh');
     const same = (Object.keys(enM) as MessageKey[]).filter((k) => enM[k] === zhM[k]);
     // Technical names that read the same in both languages.
-    expect(same.sort()).toEqual(['ffmpeg_sha256', 'ffprobe_sha256', 'gpu']);
+    expect(same.sort()).toEqual(['chart_ssim', 'ffmpeg_sha256', 'ffprobe_sha256', 'gpu', 'noise_p']);
     for (const k of Object.keys(enM) as MessageKey[]) {
       if (same.includes(k) || k.startsWith('other_lang') || k === 'html_lang') continue;
       expect(zhM[k], k).toMatch(/[\u4e00-\u9fff]/);
