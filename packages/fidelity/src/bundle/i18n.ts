@@ -641,7 +641,7 @@ const zh: Messages = {
   filter_all: '全部',
   filter_label: '显示的配对',
   what_failed: '未通过项',
-  col_psnr: 'PSNR（dB）',
+  col_psnr: '视频 PSNR（dB）',
   col_snr: '音频 SNR，最差声道（dB）',
   col_cos: '频谱余弦',
   setup: '配置：运行、解码器、阈值',
