@@ -320,9 +320,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the Chinese page', () => {
     expect(english.length).toBeGreaterThan(100);
     const { page, close } = await openPage('zh', 'desktop');
     try {
-      // Run data (prompts, names, errors, the report's own disclaimer) is shown as it is, never translated.
+      // Run data (prompts, names, errors, the report's own disclaimer, the policy file's text) is shown as it is, never translated.
       const text = await page.evaluate(() => {
-        document.querySelectorAll('.prompt, details.quote, code, .mono, a[href^="https:"], .meta, script').forEach((e) => e.remove());
+        document.querySelectorAll('.prompt, .data, details.quote, code, .mono, a[href^="https:"], .meta, script').forEach((e) => e.remove());
         return document.body.innerText;
       });
       const found = english.filter((x) => text.includes(x));

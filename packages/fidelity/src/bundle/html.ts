@@ -138,7 +138,7 @@ function policyBlock(report: Report, m: Messages): string {
     headCell(esc(checkLabel(m, c.name))),
     `<code>${esc(c.metric)}</code>`,
     `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
-    esc(c.source ?? '—'),
+    `<span class="data">${esc(c.source ?? '—')}</span>`,
     esc(c.enabled ? m.yes : m.no),
   ]);
   const calibration = p.calibration_status === 'uncalibrated' ? m.calibration_uncalibrated : m.calibration_calibrated;
@@ -147,7 +147,8 @@ function policyBlock(report: Report, m: Messages): string {
     kv([
       [esc(m.policy_name), `<code>${esc(p.name)}</code>`],
       [esc(m.calibration), `<strong>${esc(calibration)}</strong>`],
-      [esc(m.note), esc(p.description)],
+      // The policy file's own words: data, shown as written (the page's strings are translated, files are not).
+      [esc(m.note), `<span class="data">${esc(p.description)}</span>`],
     ]) +
     table([esc(m.check), esc(m.figure), esc(m.rule), esc(m.origin), esc(m.enabled)], rows)
   );
