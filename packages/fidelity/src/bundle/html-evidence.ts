@@ -12,20 +12,24 @@ import type { AccountingBasis } from '../power/accounting.js';
 import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
 import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
 import { esc } from './html-escape.js';
-import { auto, isNumber, num, shortHash } from './html-format.js';
+import { auto, duration, isNumber, num, shortHash } from './html-format.js';
 import { badge, fileLink, headCell, numCell, pairAnchor, table, tx, txHtml } from './html-parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
 
 type ReasonFamily = 'power' | 'accounting' | 'timing';
 
 /** Milliseconds to the microsecond, fixed so that runs line up column by column. */
-const MS_DIGITS = 3;
 
 function unavailable(m: Messages): string {
   return `<span class="muted">${esc(m.unavailable)}</span>`;
 }
 
 /** A numeric cell, or "unavailable" for null / undefined: never a 0 standing in for a missing figure. */
+/** A stage time in the unit that fits (html-format.ts duration); "unavailable", never 0, when missing. */
+function timeCell(ms: number | null | undefined, m: Messages): string {
+  return isNumber(ms) ? numCell(esc(duration(ms))) : unavailable(m);
+}
+
 function figure(value: number | null | undefined, m: Messages, digits?: number): string {
   if (!isNumber(value)) return unavailable(m);
   return numCell(esc(digits === undefined ? auto(value) : num(value, digits, m.unavailable)));
@@ -166,7 +170,7 @@ function recordsTable(run: RunReport, m: Messages): string {
   const rows = records.map((rec) => [
     headCell(`<code>${esc(rec.slot_id)}</code>`),
     esc(rec.status === 'ok' ? m.record_ok : m.record_failed),
-    ...TIMING_STAGES.map((s) => figure(rec[s.name], m, MS_DIGITS)),
+    ...TIMING_STAGES.map((s) => timeCell(rec[s.name], m)),
     rec.reason ? `<code>${esc(rec.reason)}</code>` : '—',
   ]);
   const columns = [esc(m.slot), esc(m.record_status), ...TIMING_STAGES.map((s) => esc(stageLabel(s.name, m))), esc(m.power_reasons)];
@@ -186,7 +190,7 @@ function timingSection(runs: RunReport[], m: Messages): string {
   ];
   for (const s of TIMING_STAGES) {
     for (const [stat, key] of [['median', 'stat_median_ms'], ['p90', 'stat_p90_ms']] as const) {
-      rows.push(line(fill(m.timing_stat, { stage: stageLabel(s.name, m), stat: m[key] }), onTiming((t) => figure(t.summary[s.name]?.[stat], m, MS_DIGITS))));
+      rows.push(line(fill(m.timing_stat, { stage: stageLabel(s.name, m), stat: m[key] }), onTiming((t) => timeCell(t.summary[s.name]?.[stat], m))));
     }
   }
   rows.push(line(m.timing_reasons, onTiming((t) => reasonList('timing', t.reasons, m))));

@@ -19,6 +19,7 @@ import { reportSchemaText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
 import { PowerAudit } from '../../src/power/schemas.js';
 import { Report, RunReport } from '../../src/schemas/report.js';
+import { duration } from '../../src/bundle/html-format.js';
 import type { RunJson } from '../../src/schemas/run-archive.js';
 import { nvidiaSmiMs, oracleEnergy, relativeError } from './evidence-oracle.js';
 
@@ -321,12 +322,12 @@ describe('the pages show the evidence in both languages', () => {
   });
 
   it('sets server timing side by side, says it is descriptive, and lists every record', () => {
-    const median = rowCells(en, 'Execution (dispatched → forward finished), median (ms)');
-    expect(median).toEqual([h200, b200, h100].map((r) => runEvidence(r).timing!.summary.execution_ms!.median.toFixed(3)));
+    const median = rowCells(en, 'Execution (dispatched → forward finished), median');
+    expect(median).toEqual([h200, b200, h100].map((r) => duration(runEvidence(r).timing!.summary.execution_ms!.median)));
     expect(en).toContain('Descriptive only: latency is never judged, there is no pass or fail');
     expect(zh).toContain('延迟从不做判定，没有通过或未通过');
-    expect(rowCells(zh, '执行（调度 → 前向计算完成）的中位数（毫秒）')).toEqual(median);
-    expect(en).toContain('Every record of H200 30054883436/1 (ms)');
+    expect(rowCells(zh, '执行（调度 → 前向计算完成）的中位数')).toEqual(median);
+    expect(en).toContain('Every record of H200 30054883436/1');
     // The warmup has no server timing in the fixtures: unavailable, never 0.
     expect(en).toMatch(/<th scope="row"><code>warmup-000<\/code><\/th><td>ok<\/td>(<td><span class="muted">unavailable<\/span><\/td>){5}<td><code>TIMING_ABSENT<\/code><\/td>/);
   });

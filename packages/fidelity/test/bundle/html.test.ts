@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
 import { esc } from '../../src/bundle/html-escape.js';
 import { messages } from '../../src/bundle/i18n.js';
+import { duration } from '../../src/bundle/html-format.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
 import type { MessageKey } from '../../src/bundle/i18n.js';
 import { Report } from '../../src/schemas/report.js';
@@ -148,7 +149,7 @@ describe('renderReport', () => {
     expect(row(en, 'Reasons')).toContain('<code>GPU_COUNT_MISMATCH</code> The telemetry covers a different number of GPUs');
     expect(row(zh, 'GPU 总能耗（J）')).toContain('不可用');
     // The candidate has no timing at all: every stage reads unavailable, with TIMING_ABSENT.
-    expect(row(en, 'Queue delay (accepted → dispatched), median (ms)')).toBe('<td class="n">90.000</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'Queue delay (accepted → dispatched), median')).toBe('<td class="n">90.00 ms</td><td><span class="muted">unavailable</span></td>');
     expect(en).toContain('<code>TIMING_ABSENT</code> Records without server_timing');
     // The candidate has no accounting: unavailable, not 0.
     expect(row(en, 'GPU-seconds per valid clip')).toBe('<td class="n">75.0</td><td><span class="muted">unavailable</span></td>');
@@ -179,5 +180,16 @@ describe('renderReport', () => {
     for (const english of ['Summary', 'Worst frame', 'Per-frame SSIM', 'Run evidence', 'Thresholds', 'unavailable']) {
       expect(zh).not.toContain(`>${english}<`);
     }
+  });
+});
+
+describe('duration', () => {
+  it('keeps the digits of a server time by choosing its unit', () => {
+    expect(duration(0.0000052)).toBe('5 ns');
+    expect(duration(0.0007)).toBe('700 ns');
+    expect(duration(0.0123)).toBe('12.30 µs');
+    expect(duration(0.5)).toBe('500.0 µs');
+    expect(duration(12.3456)).toBe('12.35 ms');
+    expect(duration(1234.5)).toBe('1.234 s');
   });
 });
