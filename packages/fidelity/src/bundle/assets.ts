@@ -10,7 +10,7 @@ import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import { extractAudio, extractFrame } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
+import { AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillPng } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
@@ -74,16 +74,20 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
 
   const audio = pair.audio;
   const channels = audio?.channels.length ?? 0;
-  if (audio && channels > 0) {
+  // Identical channels would give a file of silence: nothing to listen to, so none is written.
+  if (audio && channels > 0 && !audio.identical) {
     const available = Math.min(...audio.channels.map((c) => c.samples));
     const maxSamples = Math.min(available, audio.sample_rate * AUDIO_DIFF_SECONDS);
     if (maxSamples > 0) {
       const layout = { channels, maxSamples };
-      const diff = differenceSamples(
-        await extractAudio(input.baselinePath, layout, extract),
-        await extractAudio(input.candidatePath, layout, extract),
-      );
-      if ((diff[0]?.length ?? 0) > 0) await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
+      const baseAudio = await extractAudio(input.baselinePath, layout, extract);
+      const candAudio = await extractAudio(input.candidatePath, layout, extract);
+      const diff = differenceSamples(baseAudio, candAudio);
+      if ((diff[0]?.length ?? 0) > 0) {
+        await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
+        const gain = audioNormalizationGain(audio);
+        if (gain !== null) await writeFile(place(PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(differenceSamples(baseAudio, candAudio, gain), audio.sample_rate));
+      }
     }
   }
   return files;

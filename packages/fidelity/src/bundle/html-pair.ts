@@ -6,7 +6,7 @@
 import type { AudioMetrics, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult } from '../schemas/policy.js';
 import type { PairReport, RunReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS } from './assets-keys.js';
+import { AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
 import { HEATMAP_FLOOR, heatmapSize, stillSize } from './assets-geometry.js';
 import { ssimChart } from './html-chart.js';
 import { pairNoiseBlock } from './html-noise.js';
@@ -187,9 +187,13 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     ...ch.map((c) => (numeric ? numCell(f(c)) : f(c))),
   ];
   const n = (v: number | null, d: number): string => esc(num(v, d, m.unavailable));
+  // Relative to a full-scale amplitude of 1; an identical channel has no level at all.
+  const dbfs = (v: number | null): string => (v === null ? esc(m.unavailable) : v === 0 ? '−∞' : esc(num(20 * Math.log10(v), 1, m.unavailable)));
   const rows = [
     line(m.samples, (c) => esc(c.samples)),
     line(m.max_abs_diff, (c) => n(c.max_abs_diff, 6)),
+    line(m.peak_diff_dbfs, (c) => dbfs(c.max_abs_diff)),
+    line(m.rms_diff_dbfs, (c) => dbfs(c.rmse)),
     line(m.audio_mae, (c) => n(c.mae, 6)),
     line(m.rmse, (c) => n(c.rmse, 6)),
     line(m.snr_db, (c) => n(c.snr_db, 2)),
@@ -201,13 +205,16 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.lag, (c) => esc(c.lag_estimate_samples)),
   ];
   const head = [esc(m.figure), ...ch.map((c) => `${esc(m.channel)} ${esc(c.channel)}`)];
-  const wav = pair.files[PAIR_FILE_KEYS.audioDiff];
-  const wavHref = wav === undefined ? null : bundleHref(wav);
-  const listen =
-    wavHref === null
-      ? ''
-      : `<h4>${esc(m.audio_diff_title)}</h4><audio controls preload="none" src="${wavHref}"></audio>` +
-        `<p class="muted">${tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })} ${fileLink(wav ?? '', 'WAV', true)}</p>`;
+  const player = (path: string | undefined, note: string): string => {
+    const href = path === undefined ? null : bundleHref(path);
+    return href === null ? '' : `<audio controls preload="none" src="${href}"></audio><p class="muted">${note} ${fileLink(path ?? '', 'WAV', true)}</p>`;
+  };
+  const gain = audioNormalizationGain(audio);
+  const listen = audio.identical
+    ? `<p class="muted">${esc(m.audio_identical_no_wav)}</p>`
+    : (pair.files[PAIR_FILE_KEYS.audioDiff] ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') +
+      player(pair.files[PAIR_FILE_KEYS.audioDiff], tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })) +
+      (gain === null ? '' : player(pair.files[PAIR_FILE_KEYS.audioDiffNormalized], tx(m, 'audio_diff_normalized_note', { gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS })));
   return (
     `<h4>${esc(m.audio)}</h4>` +
     kv([
@@ -230,7 +237,7 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
         `${extLink(run.links.artifact, `${m.ci_artifact} ${run.artifact.name}`, run.server_url)}</li>`,
     );
   }
-  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.audioDiff]);
+  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
   const downloads = Object.entries(pair.files)
     .filter(([k]) => !shown.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -349,6 +349,10 @@ const en = {
   reason_INCOMPATIBLE_DISPLAY_MATRIX: 'The video display matrix differs',
   reason_INCOMPATIBLE_ASPECT_RATIO: 'The video sample aspect ratio differs',
   reason_PLAN_MISMATCH: 'The workload plan differs from the baseline',
+  audio_identical_no_wav: 'The audio of both sides is identical, sample for sample: there is no difference to listen to, so no difference file is written.',
+  audio_diff_normalized_note: 'The same difference, amplified by +{gain} dB so its peak is at {peak} dBFS: a small difference becomes audible. Loudness here says nothing about size; the table does.',
+  peak_diff_dbfs: 'Peak |diff| (dBFS)',
+  rms_diff_dbfs: 'RMS of diff (dBFS)',
 
   footer: 'Made by {tool} {version}. Every figure on this page is in report.json.',
 } as const;
@@ -692,6 +696,10 @@ const zh: Messages = {
   reason_INCOMPATIBLE_DISPLAY_MATRIX: '视频显示矩阵不同',
   reason_INCOMPATIBLE_ASPECT_RATIO: '视频采样宽高比不同',
   reason_PLAN_MISMATCH: '工作负载计划与基线不同',
+  audio_identical_no_wav: '两侧音频逐采样完全相同：没有可听的差异，因此不写差异文件。',
+  audio_diff_normalized_note: '同一差异信号放大 +{gain} dB，使峰值位于 {peak} dBFS，便于听出微小差异。此处的响度不代表差异大小，请看表格。',
+  peak_diff_dbfs: '差值峰值（dBFS）',
+  rms_diff_dbfs: '差值均方根（dBFS）',
 
   footer: '由 {tool} {version} 生成。本页所有数值均可在 report.json 中找到。',
 };

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioNormalizationGain } from '../../src/bundle/assets-keys.js';
 import { makePairAssets } from '../../src/bundle/assets.js';
 import { heatmapSize, rampColour, stillSize } from '../../src/bundle/assets-geometry.js';
 import { blockSsim } from '../../src/bundle/heatmap.js';
@@ -126,16 +127,21 @@ describe('extractFrame', () => {
 });
 
 describe('makePairAssets', () => {
-  it('writes the worst frame of both sides, the heat map and the difference WAV', async () => {
+  it('writes the worst frame of both sides, the heat map and the difference WAV, true level and normalised', async () => {
     const outDir = path.join(tmp, 'bundle');
     const prefix = 'pairs/0/measurement-r000-c001';
-    const files = await makePairAssets({ pair: pairFor(7, { width: W, height: H, frames: FRAMES, audio: true }), baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
+    const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
     expect(files).toEqual({
       baseline_worst_png: `${prefix}/baseline-worst.png`,
       candidate_worst_png: `${prefix}/candidate-worst.png`,
       ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
       audio_diff_wav: `${prefix}/audio-diff.wav`,
+      audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
     });
+    // The report's peak difference is 0.0123 on every channel: brought to -1 dBFS.
+    const gain = audioNormalizationGain(pair.audio)!;
+    expect(20 * Math.log10(gain * 0.0123)).toBeCloseTo(-1, 9);
     const at = (rel: string): string => path.join(outDir, ...rel.split('/'));
 
     const base = await rawPng(at(files.baseline_worst_png!));
@@ -178,6 +184,25 @@ describe('makePairAssets', () => {
       }
     }
     expect(energy).toBeGreaterThan(0);
+
+    // The normalised copy: the same difference times the stated gain, clipped at full scale.
+    const loud = new wavefileModule.WaveFile(readFileSync(at(files.audio_diff_normalized_wav!))).getSamples(false, Int16Array) as unknown as Int16Array[];
+    expect(loud[0]!.length).toBe(length);
+    for (let ch = 0; ch < 2; ch++) {
+      for (let i = 0; i < length; i += 41) {
+        const expected = Math.round(Math.max(-1, Math.min(1, (ci[i * 2 + ch]! - bi[i * 2 + ch]!) * gain)) * 32767);
+        expect(Math.abs(loud[ch]![i]! - expected)).toBeLessThanOrEqual(Math.ceil(gain) + 1);
+      }
+    }
+  });
+
+  it('writes no difference WAV when the audio of both sides is identical', async () => {
+    const pair = pairFor(3, { width: W, height: H, frames: FRAMES, audio: true });
+    pair.audio!.identical = true;
+    for (const c of pair.audio!.channels) c.max_abs_diff = 0;
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('base.mp4'), outDir: path.join(tmp, 'same-audio'), prefix: 'p' });
+    expect(Object.keys(files).sort()).toEqual(['baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    expect(audioNormalizationGain(pair.audio)).toBeNull();
   });
 
   it('makes byte-identical files from the same inputs', async () => {
