@@ -36,6 +36,8 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mo
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.82rem;font-weight:600;line-height:1.6;color:#fff;background:var(--grey);white-space:nowrap}
 .badge.passed,.badge.pass{background:var(--pass)}
 .badge.failed,.badge.fail{background:var(--fail)}
+.badge.differs{background:var(--warn-line)}
+mark{background:var(--warn-bg);color:inherit;outline:1px solid var(--warn-line)}
 dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 14px;margin:.4em 0 .8em}
 dl.kv dt{color:var(--muted)}
 dl.kv dd{margin:0;overflow-wrap:anywhere}

@@ -83,13 +83,24 @@ function outcomesBlock(report: Report, m: Messages): string {
   );
 }
 
-function runtimeText(runtime: RunReport['runtime']): string {
+function runtimeValue(runtime: RunReport['runtime'], k: string): string {
+  const v = runtime?.[k];
+  return v === undefined ? '—' : typeof v === 'string' ? v : (JSON.stringify(v) ?? 'null');
+}
+
+/** The runtime keys whose values are not the same in every run (a missing key counts as a value). */
+function runtimeDiffers(runs: RunReport[]): Set<string> {
+  const keys = new Set(runs.flatMap((r) => Object.keys(r.runtime ?? {})));
+  return new Set([...keys].filter((k) => new Set(runs.map((r) => runtimeValue(r.runtime, k))).size > 1));
+}
+
+function runtimeText(runtime: RunReport['runtime'], differs: Set<string>): string {
   if (runtime === null) return '—';
   return Object.keys(runtime)
     .sort()
     .map((k) => {
-      const v = runtime[k];
-      return `<code>${esc(k)}</code>: ${esc(typeof v === 'string' ? v : JSON.stringify(v) ?? 'null')}`;
+      const line = `<code>${esc(k)}</code>: ${esc(runtimeValue(runtime, k))}`;
+      return differs.has(k) ? `<mark>${line}</mark>` : line;
     })
     .join('<br>');
 }
@@ -97,22 +108,28 @@ function runtimeText(runtime: RunReport['runtime']): string {
 /** Fields as rows, runs as columns: two to four runs read well that way, on a phone too. */
 function sitesBlock(report: Report, m: Messages): string {
   const runs = report.runs;
-  const field = (label: string, f: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(f)];
+  // A setting that is not the same in every run is marked: it may explain a difference between the videos.
+  const field = (label: string, f: (r: RunReport) => string, compare = false): string[] => {
+    const cells = runs.map(f);
+    const differs = compare && runs.length > 1 && new Set(cells).size > 1;
+    return [headCell(esc(label) + (differs ? ` <span class="badge differs">${esc(m.differs)}</span>` : '')), ...cells];
+  };
+  const rtDiffers = runtimeDiffers(runs);
   const rows = [
     field(m.role, (r) => esc(r.role === 'baseline' ? m.baseline : m.candidate)),
     field(m.run, (r) => extLink(r.links.run, `${r.run_id} (${m.attempt} ${r.run_attempt})`, r.server_url)),
-    field(m.repository, (r) => `<code>${esc(r.repository)}</code>`),
-    field(m.workflow, (r) => esc(r.workflow)),
-    field(m.job, (r) => esc(r.job)),
-    field(m.commit, (r) => `<code title="${esc(r.head_sha)}">${esc(shortHash(r.head_sha))}</code>`),
+    field(m.repository, (r) => `<code>${esc(r.repository)}</code>`, true),
+    field(m.workflow, (r) => esc(r.workflow), true),
+    field(m.job, (r) => esc(r.job), true),
+    field(m.commit, (r) => `<code title="${esc(r.head_sha)}">${esc(shortHash(r.head_sha))}</code>`, true),
     field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),
     field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(r.source.kind)})`),
     field(m.artifact_digest, (r) => esc(r.digest.checked ? m.digest_checked : m.digest_not_checked)),
     field(m.identity, (r) => identityCell(r, m)),
     field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
-    field(m.gpus_allocated, (r) => esc(r.hardware.gpus_allocated)),
-    field(m.gpus_participating, (r) => esc(r.hardware.gpus_participating)),
-    field(m.runtime, (r) => runtimeText(r.runtime)),
+    field(m.gpus_allocated, (r) => esc(r.hardware.gpus_allocated), true),
+    field(m.gpus_participating, (r) => esc(r.hardware.gpus_participating), true),
+    [headCell(esc(m.runtime) + (rtDiffers.size ? ` <span class="badge differs">${esc(m.differs)}</span>` : '')), ...runs.map((r) => runtimeText(r.runtime, rtDiffers))],
     field(m.source_files, (r) => SOURCE_FILES.map((f) => fileLink(`${r.sources_dir}/${f}`, f)).join('<br>')),
   ];
   return `<h3>${esc(m.sites)}</h3>` + table([esc(m.gpu), ...runs.map((r) => `<strong>${esc(r.hardware.gpu_model)}</strong>`)], rows);

@@ -166,6 +166,20 @@ describe('renderReport', () => {
     expect(row(page, 'Power figures valid')).toBe('<td><span class="muted">no telemetry</span></td><td><span class="muted">no telemetry</span></td>');
   });
 
+  it('marks the settings that differ between the compared runs', () => {
+    const r = structuredClone(report);
+    r.runs.forEach((run, i) => {
+      run.runtime = { attention_backend: i === 0 ? 'fa3' : 'flashinfer', dtype: 'bf16' };
+    });
+    const page = renderReport(r, 'en');
+    expect(page).toContain('<mark><code>attention_backend</code>: fa3</mark>');
+    expect(page).not.toContain('<mark><code>dtype</code>');
+    expect(page).toMatch(/<th scope="row">Runtime <span class="badge differs">differs<\/span><\/th>/);
+    const same = structuredClone(report);
+    same.runs.forEach((run) => (run.runtime = { dtype: 'bf16' }));
+    expect(renderReport(same, 'en')).not.toContain('<th scope="row">Runtime <span class="badge differs">');
+  });
+
   it('translates every UI string into Chinese', () => {
     const enM = messages('en');
     const zhM = messages('zh');
