@@ -307,6 +307,30 @@ describe.skipIf(!HAVE_CHROMIUM).each([
   });
 });
 
+describe.skipIf(!HAVE_CHROMIUM)('with scripts off', () => {
+  it('still opens a failing pair from its link (:target) and still filters the overview', async () => {
+    const context = await browser.newContext({ ...VIEWPORTS.phone, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(pathToFileURL(bundle.pages.en).href, { waitUntil: 'load' });
+      const link = page.locator('ul.problems a[href^="#pair-"]').first();
+      const href = (await link.getAttribute('href'))!;
+      const body = page.locator(`${href} .pair-body`);
+      expect(await body.evaluate((e) => e.getBoundingClientRect().height)).toBe(0);
+      await link.click();
+      await expect.poll(() => body.evaluate((e) => e.getBoundingClientRect().height)).toBeGreaterThan(100);
+      // Each video keeps its own controls: the shared bar needs the script and stays hidden.
+      expect(await page.locator(`${href} video[controls]`).count()).toBe(2);
+      expect(await page.locator(`${href} .ab-bar`).isVisible()).toBe(false);
+      await page.locator('label[for="flt-failed"]').click();
+      const shown = await page.locator('#overview tbody tr').evaluateAll((rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.className));
+      expect(new Set(shown)).toEqual(new Set(['st-failed']));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe.skipIf(!HAVE_CHROMIUM)('the Chinese page', () => {
   it('shows no English UI string that the English page uses', async () => {
     const en = messages('en');

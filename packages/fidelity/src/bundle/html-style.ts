@@ -104,6 +104,7 @@ ul.problems li{padding:3px 0;border-bottom:1px solid var(--line);overflow-wrap:a
 .filters input:checked+label{background:var(--fg);color:#fff;border-color:var(--fg)}
 .filters input:checked+label .muted{color:#d0d7de}
 .filters input:focus-visible+label{outline:2px solid var(--accent);outline-offset:2px}
+#overview td code{white-space:nowrap;overflow-wrap:normal}
 #overview:has(#flt-failed:checked) tbody tr:not(.st-failed),#overview:has(#flt-invalid:checked) tbody tr:not(.st-invalid),#overview:has(#flt-passed:checked) tbody tr:not(.st-passed){display:none}
 details.pair:target{outline:2px solid var(--accent)}
 details.pair:target::details-content{content-visibility:visible;display:block}
@@ -122,6 +123,7 @@ details.noise-box>summary{cursor:pointer;font-weight:600}
 .ab[data-mode=flicker][data-show=a] .ab-b,.ab[data-mode=flicker][data-show=b] .ab-a{visibility:hidden}
 .ab:not([data-mode=wipe]) .ab-wipe-l,.ab:not([data-mode=flicker]) [data-act=show]{display:none}
 .ab-bar{margin:6px 0;display:flex;flex-direction:column;gap:4px}
+.ab-bar[hidden]{display:none}
 .ab-row{display:flex;flex-wrap:wrap;gap:6px;align-items:center}
 .ab-bar button{font:inherit;font-size:.9rem;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
 .ab-bar button[aria-pressed=true]{background:var(--fg);color:#fff;border-color:var(--fg)}
