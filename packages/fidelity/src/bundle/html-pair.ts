@@ -105,7 +105,7 @@ function abPlayer(pair: PairReport, ctx: PairContext): string {
     `<div class="ab-row">${btn('play', m.play, m.key_play)}${btn('back', '◀ 1', m.key_back)}${btn('fwd', '1 ▶', m.key_fwd)}` +
     `<input class="ab-seek" type="range" min="0" max="${last}" step="1" value="0" aria-label="${esc(m.frame)}"><output class="ab-pos">${esc(fill(m.frame_pos, { frame: 0, last }))}</output></div>` +
     `<div class="ab-row"><span class="ab-modes" role="group" aria-label="${esc(m.view)}">${mode('side', m.view_side, true)}${mode('wipe', m.view_wipe, false)}${mode('flicker', m.view_flicker, false)}</span>` +
-    `<label class="ab-wipe-l">${esc(m.view_wipe)} <input class="ab-wipe" type="range" min="0" max="100" step="${AB_DIGITS}" value="50"></label>` +
+    `<label class="ab-wipe-l">${esc(m.wipe_label)} <input class="ab-wipe" type="range" min="0" max="100" step="${AB_DIGITS}" value="50"></label>` +
     `${btn('show', m.showing_a, m.key_flicker)}${btn('fit', m.fit, m.fit_title)}</div>` +
     `<p class="muted small">${esc(m.keys_help)}</p></div>`;
   return `<div class="ab" data-frames="${v.frames}" data-mode="side" data-show="a"><div class="ab-stage">${figs}</div>${bar}</div>${poster}`;

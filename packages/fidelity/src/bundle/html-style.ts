@@ -137,6 +137,8 @@ footer{margin-top:2em;padding-top:.6em;border-top:1px solid var(--line);color:va
   h1{font-size:1.35rem}
   .sides,.triple{grid-template-columns:minmax(0,1fr)}
   .count b{font-size:1.1rem}
+  .chart text{font-size:17px}
+  .chart text.title{font-size:17px}
   dl.kv{grid-template-columns:minmax(0,1fr)}
   dl.kv dd{margin-bottom:6px}
   .pair-body{padding:4px 10px 10px}
