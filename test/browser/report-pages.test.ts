@@ -174,8 +174,8 @@ describe.skipIf(!HAVE_CHROMIUM).each([
       // Stills are lazy: on a phone they sit far below the fold until the reader scrolls to them.
       await section.locator('img.still').first().scrollIntoViewIfNeeded();
       await expect.poll(() => section.locator('img.still').first().evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
-      await section.locator('img.heat').scrollIntoViewIfNeeded();
-      await expect.poll(() => section.locator('img.heat').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      await section.locator('img.heat').last().scrollIntoViewIfNeeded();
+      await expect.poll(() => section.locator('img.heat').last().evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
       await video.scrollIntoViewIfNeeded();
 
       const played = await video.evaluate(async (v) => {

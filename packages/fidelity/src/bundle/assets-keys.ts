@@ -7,6 +7,7 @@ export const PAIR_FILE_KEYS = {
   baselineWorst: 'baseline_worst_png',
   candidateWorst: 'candidate_worst_png',
   heatmap: 'ssim_heatmap_png',
+  absDiff: 'abs_diff_png',
   audioDiff: 'audio_diff_wav',
   audioDiffNormalized: 'audio_diff_normalized_wav',
   framesCsv: 'frames_csv',
@@ -17,6 +18,7 @@ export const PAIR_FILE_NAMES = {
   baseline_worst_png: 'baseline-worst.png',
   candidate_worst_png: 'candidate-worst.png',
   ssim_heatmap_png: 'ssim-heatmap.png',
+  abs_diff_png: 'abs-diff.png',
   audio_diff_wav: 'audio-diff.wav',
   audio_diff_normalized_wav: 'audio-diff-normalized.wav',
 } as const;
@@ -40,4 +42,14 @@ export function audioNormalizationGain(audio: { channels: Array<{ max_abs_diff: 
   if (!(peak > 0)) return null;
   const gain = 10 ** (AUDIO_NORMALIZED_PEAK_DBFS / 20) / peak;
   return gain >= 2 ? gain : null;
+}
+
+/** The absolute-difference still multiplies |candidate − baseline| by this (per RGB channel), so a difference of 32 levels is white. Fixed, so pictures of different pairs compare. */
+export const ABS_DIFF_GAIN = 8;
+
+/** |b − a| × gain per byte, clipped at 255: the absolute-difference picture of two rgb24 frames. */
+export function absDiffRgb(a: Uint8Array, b: Uint8Array, gain = ABS_DIFF_GAIN): Uint8Array {
+  const out = new Uint8Array(Math.min(a.length, b.length));
+  for (let i = 0; i < out.length; i++) out[i] = Math.min(255, Math.abs(b[i]! - a[i]!) * gain);
+  return out;
 }

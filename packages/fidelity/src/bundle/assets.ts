@@ -10,7 +10,7 @@ import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import { extractAudio, extractFrame } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
+import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillPng } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
@@ -69,6 +69,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
   const cand = await extractFrame(input.candidatePath, worst, size, extract);
   await writeStillPng(base, place(PAIR_FILE_KEYS.baselineWorst));
   await writeStillPng(cand, place(PAIR_FILE_KEYS.candidateWorst));
+  await writeStillPng({ width: video.width, height: video.height, rgb: absDiffRgb(base.rgb, cand.rgb) }, place(PAIR_FILE_KEYS.absDiff));
   const map = blockSsim(base.y, cand.y, video.width, video.height);
   if (map.cols > 0 && map.rows > 0) await writeHeatmapPng(map, video.width, place(PAIR_FILE_KEYS.heatmap));
 

@@ -6,8 +6,8 @@
 import type { AudioMetrics, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult } from '../schemas/policy.js';
 import type { PairReport, RunReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
-import { HEATMAP_FLOOR, heatmapSize, stillSize } from './assets-geometry.js';
+import { ABS_DIFF_GAIN, AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
+import { HEATMAP_BLOCK, HEATMAP_FLOOR, heatmapGrid, heatmapSize, stillSize } from './assets-geometry.js';
 import { ssimChart } from './html-chart.js';
 import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
@@ -129,13 +129,33 @@ function stillsBlock(pair: PairReport, ctx: PairContext): string {
   const figures = [
     imageFigure(pair.files[PAIR_FILE_KEYS.baselineWorst], runLabel(ctx.baselineRun, m, 'baseline'), 'still', still, `${m.baseline}: ${m.stat_worst} ${worst}`),
     imageFigure(pair.files[PAIR_FILE_KEYS.candidateWorst], runLabel(ctx.candidateRun, m, 'candidate'), 'still', still, `${m.candidate}: ${m.stat_worst} ${worst}`),
+    imageFigure(pair.files[PAIR_FILE_KEYS.absDiff], tx(m, 'abs_diff_title', { gain: ABS_DIFF_GAIN, levels: Math.ceil(256 / ABS_DIFF_GAIN) }), 'still', still, m.abs_diff_alt),
+    overlayFigure(pair, frame, still, m),
     imageFigure(pair.files[PAIR_FILE_KEYS.heatmap], esc(m.heatmap_title), 'heat', heat, m.heatmap_title),
   ].filter(Boolean);
   if (figures.length === 0) return '';
   const legend = pair.files[PAIR_FILE_KEYS.heatmap]
     ? `<p class="muted">${esc(m.heatmap_equal)} <span class="legend" aria-hidden="true"></span> ${esc(num(HEATMAP_FLOOR, 1, ''))} · ${tx(m, 'heatmap_note', { floor: num(HEATMAP_FLOOR, 1, '') })}</p>`
     : '';
-  return `<h4>${tx(m, 'worst_title', { frame: worst })}</h4><div class="triple">${figures.join('')}</div>${legend}`;
+  return `<h4>${tx(m, 'worst_title', { frame: worst })}</h4><div class="stills">${figures.join('')}</div>${legend}`;
+}
+
+/** The heat map laid over the candidate's worst frame; it covers whole 8×8 blocks only, so it is sized to the part of the frame they span. */
+function overlayFigure(pair: PairReport, frame: { width: number; height: number }, still: { width: number; height: number }, m: Messages): string {
+  const base = pair.files[PAIR_FILE_KEYS.candidateWorst];
+  const heat = pair.files[PAIR_FILE_KEYS.heatmap];
+  const baseHref = base === undefined ? null : bundleHref(base);
+  const heatHref = heat === undefined ? null : bundleHref(heat);
+  if (baseHref === null || heatHref === null) return '';
+  const { cols, rows } = heatmapGrid(frame);
+  const w = ((cols * HEATMAP_BLOCK) / frame.width) * 100;
+  const h = ((rows * HEATMAP_BLOCK) / frame.height) * 100;
+  return (
+    `<figure><figcaption>${esc(m.overlay_title)}</figcaption><div class="overlay">` +
+    `<img class="still" src="${baseHref}" width="${still.width}" height="${still.height}" alt="${esc(m.overlay_title)}" loading="lazy" decoding="async">` +
+    `<img class="heat" src="${heatHref}" alt="" loading="lazy" decoding="async" style="width:${w.toFixed(3)}%;height:${h.toFixed(3)}%">` +
+    `</div></figure>`
+  );
 }
 
 function checksBlock(checks: CheckResult[], m: Messages): string {
@@ -237,7 +257,7 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
         `${extLink(run.links.artifact, `${m.ci_artifact} ${run.artifact.name}`, run.server_url)}</li>`,
     );
   }
-  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
+  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.absDiff, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
   const downloads = Object.entries(pair.files)
     .filter(([k]) => !shown.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -49,6 +49,9 @@ details.pair[open]>summary{background:var(--soft);border-bottom:1px solid var(--
 .pair-body{padding:4px 14px 14px}
 .sides{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:12px}
 .triple{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:12px}
+.stills{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,220px),1fr));gap:12px}
+.overlay{position:relative}
+.overlay img.heat{position:absolute;left:0;top:0;opacity:.6;border-radius:0}
 figure{margin:0}
 figcaption{font-size:.88rem;color:var(--muted);margin-bottom:4px;overflow-wrap:anywhere}
 img.still,img.heat{display:block;width:100%;height:auto;background:#000;border-radius:4px}

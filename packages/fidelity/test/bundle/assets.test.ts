@@ -136,6 +136,7 @@ describe('makePairAssets', () => {
       baseline_worst_png: `${prefix}/baseline-worst.png`,
       candidate_worst_png: `${prefix}/candidate-worst.png`,
       ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
+      abs_diff_png: `${prefix}/abs-diff.png`,
       audio_diff_wav: `${prefix}/audio-diff.wav`,
       audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
     });
@@ -151,6 +152,16 @@ describe('makePairAssets', () => {
     expect(Math.abs(grey(base, 40, 40) - (70 * 255) / 219)).toBeLessThan(1.5);
     expect(Math.abs(grey(cand, 4, 4) - ((70 + BUMP) * 255) / 219)).toBeLessThan(1.5);
     expect(Math.abs(grey(cand, 40, 40) - grey(base, 40, 40))).toBeLessThanOrEqual(1);
+    // The absolute difference, ×8 per channel, from the two stills written beside it (same decode, no scaling at this size).
+    const diff = await rawPng(at(files.abs_diff_png!));
+    expect([diff.width, diff.height]).toEqual([W, H]);
+    for (const [x, y] of [[4, 4], [40, 40], [W - 1, H - 1]] as const) {
+      for (let k = 0; k < 3; k++) {
+        const i = (y * W + x) * 3 + k;
+        expect(diff.data[i], `${x},${y}`).toBe(Math.min(255, Math.abs(cand.data[i]! - base.data[i]!) * 8));
+      }
+    }
+    expect(diff.data[(4 * W + 4) * 3]).toBeGreaterThan(0);
 
     const heat = await rawPng(at(files.ssim_heatmap_png!));
     expect({ width: heat.width, height: heat.height }).toEqual(heatmapSize({ width: W, height: H }));
@@ -201,7 +212,7 @@ describe('makePairAssets', () => {
     pair.audio!.identical = true;
     for (const c of pair.audio!.channels) c.max_abs_diff = 0;
     const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('base.mp4'), outDir: path.join(tmp, 'same-audio'), prefix: 'p' });
-    expect(Object.keys(files).sort()).toEqual(['baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
     expect(audioNormalizationGain(pair.audio)).toBeNull();
   });
 
@@ -219,7 +230,7 @@ describe('makePairAssets', () => {
   it('scales wide stills down to 640 px and skips the WAV when there is no audio', async () => {
     const outDir = path.join(tmp, 'wide');
     const files = await makePairAssets({ pair: pairFor(2, { width: 800, height: H, frames: 3, audio: false }), baselinePath: clip('wide.mp4'), candidatePath: clip('wide.mp4'), outDir, prefix: 'p/wide' });
-    expect(Object.keys(files).sort()).toEqual(['baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
     const meta = await sharp(path.join(outDir, 'p', 'wide', 'baseline-worst.png')).metadata();
     expect({ width: meta.width, height: meta.height }).toEqual(stillSize({ width: 800, height: H }));
     expect(meta.width).toBe(640);
