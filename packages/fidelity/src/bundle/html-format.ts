@@ -41,3 +41,16 @@ export function duration(ms: number): string {
   const digits = a >= 100 ? 1 : a >= 10 ? 2 : 3;
   return `${num(value, unit === 'ns' ? 0 : digits, String(value))} ${unit}`;
 }
+
+/**
+ * Energy given in joules, as kJ with three decimals and the integer part
+ * grouped by thousands with a narrow no-break space (SI style, the same in
+ * every language): 395436.87 J reads "395.437 kJ", 12345678 J "12 345.678 kJ".
+ */
+export function kilojoules(joules: number): string {
+  const [int, frac] = num(joules / 1000, 3, String(joules)).split('.') as [string, string | undefined];
+  const sign = int.startsWith('-') ? '-' : '';
+  const digits = sign ? int.slice(1) : int;
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+  return `${sign}${grouped}${frac === undefined ? '' : `.${frac}`} kJ`;
+}

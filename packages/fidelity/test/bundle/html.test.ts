@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
 import { esc } from '../../src/bundle/html-escape.js';
 import { messages } from '../../src/bundle/i18n.js';
-import { duration } from '../../src/bundle/html-format.js';
+import { duration, kilojoules } from '../../src/bundle/html-format.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
 import type { MessageKey } from '../../src/bundle/i18n.js';
 import { Report } from '../../src/schemas/report.js';
@@ -145,9 +145,9 @@ describe('renderReport', () => {
   it('shows missing evidence as unavailable, never as zero', () => {
     const row = (page: string, label: string): string => page.match(new RegExp(`<tr><th scope="row">${label.replace(/[()]/g, '\\$&')}</th>(.*?)</tr>`))?.[1] ?? '';
     // The candidate's power is invalid: its energy must not read 0, and it says why.
-    expect(row(en, 'Total GPU energy (J)')).toBe('<td class="n">91234.5</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'Total GPU energy')).toBe('<td class="n">91.234 kJ</td><td><span class="muted">unavailable</span></td>');
     expect(row(en, 'Reasons')).toContain('<code>GPU_COUNT_MISMATCH</code> The telemetry covers a different number of GPUs');
-    expect(row(zh, 'GPU 总能耗（J）')).toContain('不可用');
+    expect(row(zh, 'GPU 总能耗')).toContain('不可用');
     // The candidate has no timing at all: every stage reads unavailable, with TIMING_ABSENT.
     expect(row(en, 'Queue delay (accepted → dispatched), median')).toBe('<td class="n">90.00 ms</td><td><span class="muted">unavailable</span></td>');
     expect(en).toContain('<code>TIMING_ABSENT</code> Records without server_timing');
@@ -205,5 +205,11 @@ describe('duration', () => {
     expect(duration(0.5)).toBe('500.0 µs');
     expect(duration(12.3456)).toBe('12.35 ms');
     expect(duration(1234.5)).toBe('1.234 s');
+  });
+  it('writes energy as grouped kJ', () => {
+    expect(kilojoules(395436.87)).toBe('395.437 kJ');
+    expect(kilojoules(12345678)).toBe('12\u202f345.678 kJ');
+    expect(kilojoules(-1234567.8)).toBe('-1\u202f234.568 kJ');
+    expect(kilojoules(5)).toBe('0.005 kJ');
   });
 });
