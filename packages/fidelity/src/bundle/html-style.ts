@@ -141,6 +141,13 @@ footer{margin-top:2em;padding-top:.6em;border-top:1px solid var(--line);color:va
   .sides,.triple{grid-template-columns:minmax(0,1fr)}
   .count b{font-size:1.1rem}
   .chart text{font-size:17px}
+  /* A narrow column would break a Chinese label every two or three characters: tables scroll in their box instead. */
+  .scroll th[scope=row]{min-width:8em}
+  .scroll td{min-width:4.5em}
+  #overview td{min-width:0}
+  #overview td.why{min-width:10em}
+  #overview .why .nowrap{white-space:normal}
+  #overview thead th{min-width:5em}
   .chart text.title{font-size:17px}
   dl.kv{grid-template-columns:minmax(0,1fr)}
   dl.kv dd{margin-bottom:6px}

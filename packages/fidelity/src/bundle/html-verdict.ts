@@ -123,10 +123,9 @@ export function overviewBlock(report: Report, m: Messages): string {
     const v = pair.video;
     const au = worstAudio(pair);
     const what = pair.status === 'passed' ? (isIdentical(pair) ? esc(m.identical_pair) : '') : pairHeadline(pair, m);
+    const who = many ? ` · ${esc(c.candidate_gpu_model)}` : '';
     return [
-      `<td>${badge(pair.status, m[`status_${pair.status}`])}</td>`,
-      `<td><a href="#${pairAnchor(ci, pair.slot_id)}"><code>${esc(pair.slot_id)}</code></a><br><span class="muted small">${esc(pair.case_id)}</span></td>`,
-      ...(many ? [`<td>${esc(c.candidate_gpu_model)}</td>`] : []),
+      `<td>${badge(pair.status, m[`status_${pair.status}`])} <a href="#${pairAnchor(ci, pair.slot_id)}"><code>${esc(pair.slot_id)}</code></a><br><span class="muted small">${esc(pair.case_id)}${who}</span></td>`,
       `<td class="why">${what}</td>`,
       numCell(esc(v ? num(v.ssim.min, 4, m.unavailable) : '—')),
       numCell(esc(v ? (v.psnr_db === null ? '∞' : num(v.psnr_db, 2, m.unavailable)) : '—')),
@@ -134,7 +133,7 @@ export function overviewBlock(report: Report, m: Messages): string {
       numCell(esc(au ? num(au.cos, 4, m.unavailable) : '—')),
     ];
   });
-  const head = [esc(m.status), esc(m.slot), ...(many ? [esc(m.candidate)] : []), esc(m.what_failed), esc(m.min_ssim_short), esc(m.col_psnr), esc(m.col_snr), esc(m.col_cos)];
+  const head = [esc(m.pair_col), esc(m.what_failed), esc(m.min_ssim_short), esc(m.col_psnr), esc(m.col_snr), esc(m.col_cos)];
   const tableHtml = table(head, body).replace(/<tr><td><span class="badge (passed|failed|invalid)">/g, '<tr class="st-$1"><td><span class="badge $1">');
   return (
     `<section id="overview"><h2>${esc(m.overview)}</h2><p class="muted">${esc(m.overview_intro)}</p>` +
