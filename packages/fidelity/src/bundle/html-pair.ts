@@ -13,7 +13,7 @@ import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
 import { reasonText } from './html-reasons.js';
-import { isIdentical, pairHeadline } from './html-verdict.js';
+import { checkNoteText, isIdentical, pairHeadline } from './html-verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
 import type { Messages } from './i18n.js';
@@ -165,7 +165,7 @@ function checksBlock(checks: CheckResult[], m: Messages): string {
     numCell(esc(num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable))),
     `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
     badge(c.outcome, m[`outcome_${c.outcome}`]),
-    c.note === null ? '' : `<code>${esc(c.note)}</code>`,
+    c.note === null ? '' : `${esc(checkNoteText(m, c.note))} <code class="muted">${esc(c.note)}</code>`,
   ]);
   return `<h4>${esc(m.checks)}</h4>` + table([esc(m.check), esc(m.value), esc(m.rule), esc(m.outcome), esc(m.note)], rows);
 }

@@ -22,9 +22,15 @@ export function checkShort(m: Messages, name: string): string {
   return key in m ? m[key as MessageKey] : checkLabel(m, name);
 }
 
+/** A check's note ("identical", "baseline_silent" …) in the page's language; an unknown note as it is. */
+export function checkNoteText(m: Messages, note: string): string {
+  const key = `checknote_${note}`;
+  return key in m ? m[key as MessageKey] : note;
+}
+
 /** "audio |RMS ratio − 1| 0.2005 (≤ 0.1)": what failed, its value and the rule. */
 export function failedCheckText(c: CheckResult, m: Messages): string {
-  const value = num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable);
+  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable);
   return `${checkShort(m, c.name)} ${value} (${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
 }
 

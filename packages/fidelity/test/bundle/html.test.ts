@@ -166,6 +166,48 @@ describe('renderReport', () => {
     expect(row(page, 'Power figures valid')).toBe('<td><span class="muted">no telemetry</span></td><td><span class="muted">no telemetry</span></td>');
   });
 
+  it('puts the verdict first and names what failed, worst first', () => {
+    const r = structuredClone(report);
+    const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    failed.checks = [
+      { name: 'min_ssim', outcome: 'pass', value: 0.99, threshold: 0.92, comparator: '>=', note: null },
+      { name: 'rms_ratio_deviation', outcome: 'fail', value: 0.2005, threshold: 0.1, comparator: '<=', note: null },
+    ];
+    const passed = r.comparisons[0]!.pairs.find((p) => p.status === 'passed')!;
+    passed.video!.identical = true;
+    if (passed.audio) passed.audio.identical = true;
+    const en = renderReport(r, 'en');
+    const zh = renderReport(r, 'zh');
+    // The verdict and the failing pair's line come before the run evidence and the setup.
+    const verdictAt = en.indexOf('id="verdict"');
+    expect(verdictAt).toBeGreaterThan(0);
+    expect(verdictAt).toBeLessThan(en.indexOf('id="overview"'));
+    expect(en.indexOf('id="overview"')).toBeLessThan(en.indexOf('id="pairs"'));
+    expect(en.indexOf('id="pairs"')).toBeLessThan(en.indexOf('id="summary"'));
+    expect(en.indexOf('id="summary"')).toBeLessThan(en.indexOf('id="evidence"'));
+    const anchor = `#pair-0-${failed.slot_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const line = en.slice(en.indexOf(`<ul class="problems">`), en.indexOf('</ul>', en.indexOf('<ul class="problems">')));
+    expect(line).toContain(`href="${anchor}"`);
+    expect(line).toContain('audio |RMS ratio − 1| 0.2005 (≤ 0.1)');
+    expect(zh).toContain('音频 |RMS 比 − 1| 0.2005 (≤ 0.1)');
+    // A bit-identical pair says so instead of a row of 1.0000s.
+    const summary = en.slice(en.indexOf(`<details class="pair" id="pair-0-${passed.slot_id}`));
+    expect(summary.slice(0, summary.indexOf('</summary>'))).toContain('<strong>identical</strong>');
+    // Worst first in the overview: the failed pair's row before the passed one's.
+    const overview = en.slice(en.indexOf('id="overview"'), en.indexOf('id="pairs"'));
+    expect(overview.indexOf(`href="${anchor}"`)).toBeLessThan(overview.indexOf(`href="#pair-0-${passed.slot_id}"`));
+  });
+
+  it('translates check notes and names the note when a failed check has no value', () => {
+    const r = structuredClone(report);
+    const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    failed.checks = [{ name: 'rms_ratio_deviation', outcome: 'fail', value: null, threshold: 0.1, comparator: '<=', note: 'baseline_silent' }];
+    expect(renderReport(r, 'en')).toContain('audio |RMS ratio − 1| the baseline channel is silent: the ratio is undefined (≤ 0.1)');
+    const zh = renderReport(r, 'zh');
+    expect(zh).toContain('基线声道无声：比值无定义');
+    expect(zh).not.toContain('the baseline channel is silent');
+  });
+
   it('marks the settings that differ between the compared runs', () => {
     const r = structuredClone(report);
     r.runs.forEach((run, i) => {
