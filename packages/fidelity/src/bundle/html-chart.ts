@@ -112,7 +112,7 @@ export function ssimChart(perFrame: number[], options: { threshold: number | nul
     `<span class="key"><i class="k-ssim"></i>${esc(m.chart_ssim)}</span>` +
     (pr ? `<span class="key"><i class="k-psnr"></i>${esc(m.chart_psnr)}</span>` : '') +
     (threshold !== null ? `<span class="key"><i class="k-limit"></i>${esc(fill(m.chart_threshold, { value: num(threshold, 3, '') }))}</span>` : '') +
-    `<span class="key"><i class="k-worst"></i>${esc(fill(m.chart_worst, { frame: worst, value: num(wv, 4, '') }))}</span>` +
+    `<span class="key"><i class="k-worst"></i>${esc(fill(m.chart_worst, { frame: worst, value: num(wv, 6, '') }))}</span>` +
     (band.length ? `<span class="key"><i class="k-band"></i>${esc(m.chart_band)}</span>` : '');
   return (
     `<figure class="chart"><svg viewBox="0 0 ${W} ${H}" data-x0="${LEFT}" data-x1="${W - RIGHT}" role="img" aria-labelledby="${id}-t ${id}-d">` +

@@ -13,7 +13,7 @@ import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
 import { reasonText } from './html-reasons.js';
-import { checkNoteText, isIdentical, pairHeadline } from './html-verdict.js';
+import { CHECK_DIGITS, checkNoteText, isIdentical, pairHeadline } from './html-verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
 import type { Messages } from './i18n.js';
@@ -27,7 +27,6 @@ export interface PairContext {
   ssimFloor?: number[];
 }
 
-const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
 const AB_DIGITS = 1;
 
 function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): string {

@@ -13,8 +13,13 @@ import { reasonText } from './html-reasons.js';
 import { fill } from './i18n.js';
 import type { MessageKey, Messages } from './i18n.js';
 
-/** Decimals per check, so a value and its threshold read alike everywhere. */
-export const CHECK_DIGITS: Record<string, number> = { min_ssim: 4, video_psnr_db: 2, spectral_cosine: 4, rms_ratio_deviation: 4 };
+/**
+ * One precision per metric, everywhere on the page: SSIM and spectral cosine
+ * live near 1, where the 5th and 6th decimals are the information; dB figures
+ * get 2, ratios 4.
+ */
+export const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
+const SSIM_DIGITS = 6;
 
 /** The short name of a check for one-line summaries ("audio |RMS ratio − 1|"); an unknown one as it is. */
 export function checkShort(m: Messages, name: string): string {
@@ -54,7 +59,7 @@ export function pairHeadline(pair: PairReport, m: Messages): string {
   if (isIdentical(pair)) return `<strong>${esc(m.identical_pair)}</strong>`;
   const parts: string[] = [];
   if (pair.video) {
-    parts.push(`${esc(m.min_ssim_short)} ${esc(num(pair.video.ssim.min, 4, m.unavailable))}`);
+    parts.push(`${esc(m.min_ssim_short)} ${esc(num(pair.video.ssim.min, SSIM_DIGITS, m.unavailable))}`);
     parts.push(pair.video.psnr_db === null ? esc(m.psnr_identical) : `PSNR ${esc(num(pair.video.psnr_db, 2, m.unavailable))} dB`);
   }
   return parts.join(' · ');
@@ -133,10 +138,10 @@ export function overviewBlock(report: Report, m: Messages): string {
     return [
       `<td>${badge(pair.status, m[`status_${pair.status}`])} <a href="#${pairAnchor(ci, pair.slot_id)}"><code>${esc(pair.slot_id)}</code></a><br><span class="muted small">${esc(pair.case_id)}${who}</span></td>`,
       `<td class="why">${what}</td>`,
-      numCell(esc(v ? num(v.ssim.min, 4, m.unavailable) : '—')),
+      numCell(esc(v ? num(v.ssim.min, SSIM_DIGITS, m.unavailable) : '—')),
       numCell(esc(v ? (v.psnr_db === null ? '∞' : num(v.psnr_db, 2, m.unavailable)) : '—')),
       numCell(esc(au ? (au.identical ? '∞' : num(au.snr, 2, m.unavailable)) : '—')),
-      numCell(esc(au ? num(au.cos, 4, m.unavailable) : '—')),
+      numCell(esc(au ? num(au.cos, 6, m.unavailable) : '—')),
     ];
   });
   const head = [esc(m.pair_col), esc(m.what_failed), esc(m.min_ssim_short), esc(m.col_psnr), esc(m.col_snr), esc(m.col_cos)];
