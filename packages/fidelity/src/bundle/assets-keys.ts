@@ -8,6 +8,7 @@ export const PAIR_FILE_KEYS = {
   candidateWorst: 'candidate_worst_png',
   heatmap: 'ssim_heatmap_png',
   absDiff: 'abs_diff_png',
+  audioWaveform: 'audio_waveform_png',
   audioDiff: 'audio_diff_wav',
   audioDiffNormalized: 'audio_diff_normalized_wav',
   framesCsv: 'frames_csv',
@@ -19,6 +20,7 @@ export const PAIR_FILE_NAMES = {
   candidate_worst_png: 'candidate-worst.png',
   ssim_heatmap_png: 'ssim-heatmap.png',
   abs_diff_png: 'abs-diff.png',
+  audio_waveform_png: 'audio-waveform.png',
   audio_diff_wav: 'audio-diff.wav',
   audio_diff_normalized_wav: 'audio-diff-normalized.wav',
 } as const;

@@ -14,6 +14,7 @@ import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS,
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillPng } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
+import { writeWaveformPng } from './waveform.js';
 
 export interface PairAssetsInput {
   pair: PairReport;
@@ -88,6 +89,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
         await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
         const gain = audioNormalizationGain(audio);
         if (gain !== null) await writeFile(place(PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(differenceSamples(baseAudio, candAudio, gain), audio.sample_rate));
+        await writeWaveformPng(baseAudio, candAudio, gain ?? 1, place(PAIR_FILE_KEYS.audioWaveform));
       }
     }
   }

@@ -9,6 +9,7 @@ import type { PairReport, RunReport } from '../schemas/report.js';
 import { ABS_DIFF_GAIN, AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
 import { HEATMAP_BLOCK, HEATMAP_FLOOR, heatmapGrid, heatmapSize, stillSize } from './assets-geometry.js';
 import { ssimChart } from './html-chart.js';
+import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
@@ -233,7 +234,8 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     ? `<p class="muted">${esc(m.audio_identical_no_wav)}</p>`
     : (pair.files[PAIR_FILE_KEYS.audioDiff] ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') +
       player(pair.files[PAIR_FILE_KEYS.audioDiff], tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })) +
-      (gain === null ? '' : player(pair.files[PAIR_FILE_KEYS.audioDiffNormalized], tx(m, 'audio_diff_normalized_note', { gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS })));
+      (gain === null ? '' : player(pair.files[PAIR_FILE_KEYS.audioDiffNormalized], tx(m, 'audio_diff_normalized_note', { gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS }))) +
+      waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
   return (
     `<h4>${esc(m.audio)}</h4>` +
     kv([
@@ -243,6 +245,16 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     `<p>${tx(m, 'audio_aggregate', { cos: num(audio.spectral_cosine, 6, m.unavailable), ratio: num(audio.rms_ratio, 4, m.unavailable) })}</p>` +
     table(head, rows) +
     listen
+  );
+}
+
+function waveformFigure(path: string | undefined, gain: number | null, m: Messages): string {
+  const href = path === undefined ? null : bundleHref(path);
+  if (href === null) return '';
+  const caption = gain === null ? esc(m.waveform_note) : tx(m, 'waveform_note_gain', { gain: num(20 * Math.log10(gain), 1, '') });
+  return (
+    `<figure class="wave"><figcaption>${caption}</figcaption>` +
+    `<img class="wave" src="${href}" width="${WAVEFORM_WIDTH}" height="${WAVEFORM_STRIP * 3}" alt="${esc(m.waveform_alt)}" loading="lazy" decoding="async"></figure>`
   );
 }
 
@@ -256,7 +268,7 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
         `${extLink(run.links.artifact, `${m.ci_artifact} ${run.artifact.name}`, run.server_url)}</li>`,
     );
   }
-  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.absDiff, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
+  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.absDiff, PAIR_FILE_KEYS.audioWaveform, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
   const downloads = Object.entries(pair.files)
     .filter(([k]) => !shown.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

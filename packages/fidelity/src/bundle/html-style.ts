@@ -57,6 +57,7 @@ figcaption{font-size:.88rem;color:var(--muted);margin-bottom:4px;overflow-wrap:a
 img.still,img.heat{display:block;width:100%;height:auto;background:#000;border-radius:4px}
 video{display:block;max-width:100%;height:auto;background:#000;border-radius:4px}
 img.heat{image-rendering:pixelated}
+img.wave{display:block;max-width:100%;height:auto;border:1px solid var(--line);border-radius:4px}
 video:not([width]){width:100%;aspect-ratio:16/9}
 .legend{display:inline-block;width:120px;height:10px;vertical-align:middle;border-radius:2px;background:${rampCss()}}
 .empty{display:flex;align-items:center;justify-content:center;min-height:120px;background:var(--soft);border:1px dashed var(--line);border-radius:4px;color:var(--muted);padding:8px;text-align:center}

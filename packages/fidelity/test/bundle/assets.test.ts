@@ -8,6 +8,7 @@ import wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioNormalizationGain } from '../../src/bundle/assets-keys.js';
 import { makePairAssets } from '../../src/bundle/assets.js';
+import { waveformRgb } from '../../src/bundle/waveform.js';
 import { heatmapSize, rampColour, stillSize } from '../../src/bundle/assets-geometry.js';
 import { blockSsim } from '../../src/bundle/heatmap.js';
 import { differenceSamples } from '../../src/bundle/wav.js';
@@ -126,6 +127,32 @@ describe('extractFrame', () => {
   });
 });
 
+describe('waveformRgb', () => {
+  it('draws each strip from min to max of its samples, the difference times the gain', () => {
+    const n = 640 * 4;
+    const silence = [new Float32Array(n)];
+    const square = [Float32Array.from({ length: n }, (_, i) => (i % 4 < 2 ? 0.5 : -0.5))];
+    const rgb = waveformRgb(silence, square, 1.5, 640, 60);
+    expect(rgb.length).toBe(640 * 180 * 3);
+    const px = (x: number, y: number): number[] => [...rgb.subarray((y * 640 + x) * 3, (y * 640 + x) * 3 + 3)];
+    const painted = (y0: number, y1: number, x: number): number[] => {
+      const ys: number[] = [];
+      for (let y = y0; y < y1; y++) if (px(x, y).join() !== '255,255,255' && px(x, y).join() !== '208,215,222') ys.push(y);
+      return ys;
+    };
+    // Baseline silence: one pixel at the middle line, in the baseline's colour.
+    expect(painted(0, 60, 100)).toEqual([30]);
+    // Candidate ±0.5 within every column: from half the strip's half-height above the middle to as far below (half = 29).
+    const cand = painted(60, 120, 100);
+    expect([cand[0], cand[cand.length - 1]]).toEqual([Math.round(90 - 0.5 * 29), Math.round(90 + 0.5 * 29)]);
+    // Difference ±0.75 (0.5 × 1.5).
+    const diff = painted(120, 180, 100);
+    expect([diff[0], diff[diff.length - 1]]).toEqual([Math.round(150 - 0.75 * 29), Math.round(150 + 0.75 * 29)]);
+    expect(diff.length).toBe(Math.round(150 + 0.75 * 29) - Math.round(150 - 0.75 * 29) + 1);
+    expect(px(100, 150)).toEqual([207, 34, 46]);
+  });
+});
+
 describe('makePairAssets', () => {
   it('writes the worst frame of both sides, the heat map and the difference WAV, true level and normalised', async () => {
     const outDir = path.join(tmp, 'bundle');
@@ -139,6 +166,7 @@ describe('makePairAssets', () => {
       abs_diff_png: `${prefix}/abs-diff.png`,
       audio_diff_wav: `${prefix}/audio-diff.wav`,
       audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
+      audio_waveform_png: `${prefix}/audio-waveform.png`,
     });
     // The report's peak difference is 0.0123 on every channel: brought to -1 dBFS.
     const gain = audioNormalizationGain(pair.audio)!;
