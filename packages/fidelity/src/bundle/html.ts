@@ -13,6 +13,7 @@ import { pairSection } from './html-pair.js';
 import { comparisonNoiseBlock } from './html-noise.js';
 import { checkLabel, extLink, fileLink, headCell, kv, numCell, table, tx, txHtml } from './html-parts.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH, pageDataJson } from './html-script.js';
+import { checkSourceText, policyDescriptionText } from './html-policy-text.js';
 import { pageCss } from './html-style.js';
 import { overviewBlock, verdictBlock } from './html-verdict.js';
 import { fill, messages, PAGE_FILE } from './i18n.js';
@@ -123,7 +124,7 @@ function sitesBlock(report: Report, m: Messages): string {
     field(m.job, (r) => esc(r.job), true),
     field(m.commit, (r) => `<code title="${esc(r.head_sha)}">${esc(shortHash(r.head_sha))}</code>`, true),
     field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),
-    field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(r.source.kind)})`),
+    field(m.source_archive, (r) => `<code>${esc(r.source.name)}</code> (${esc(m[`source_kind_${r.source.kind === 'tar.gz' ? 'tar_gz' : r.source.kind}`])})`),
     field(m.artifact_digest, (r) => esc(r.digest.checked ? m.digest_checked : m.digest_not_checked)),
     field(m.identity, (r) => identityCell(r, m)),
     field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
@@ -149,13 +150,24 @@ function decoderBlock(report: Report, m: Messages): string {
   );
 }
 
+/** Tool-written policy text in the page's language; a policy file's own words as written, marked as data. */
+function descriptionCell(description: string, m: Messages): string {
+  const known = policyDescriptionText(description, m);
+  return known === null ? `<span class="data">${esc(description)}</span>` : esc(known);
+}
+
+function sourceCell(source: string, m: Messages): string {
+  const known = checkSourceText(source, m);
+  return known === null ? `<span class="data">${esc(source)}</span>` : esc(known);
+}
+
 function policyBlock(report: Report, m: Messages): string {
   const p = report.policy;
   const rows = p.checks.map((c) => [
     headCell(esc(checkLabel(m, c.name))),
     `<code>${esc(c.metric)}</code>`,
     `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
-    `<span class="data">${esc(c.source ?? '—')}</span>`,
+    c.source === null || c.source === undefined ? '—' : sourceCell(c.source, m),
     esc(c.enabled ? m.yes : m.no),
   ]);
   const calibration = p.calibration_status === 'uncalibrated' ? m.calibration_uncalibrated : m.calibration_calibrated;
@@ -165,7 +177,7 @@ function policyBlock(report: Report, m: Messages): string {
       [esc(m.policy_name), `<code>${esc(p.name)}</code>`],
       [esc(m.calibration), `<strong>${esc(calibration)}</strong>`],
       // The policy file's own words: data, shown as written (the page's strings are translated, files are not).
-      [esc(m.note), `<span class="data">${esc(p.description)}</span>`],
+      [esc(m.note), descriptionCell(p.description, m)],
     ]) +
     table([esc(m.check), esc(m.figure), esc(m.rule), esc(m.origin), esc(m.enabled)], rows)
   );

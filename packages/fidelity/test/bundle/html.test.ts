@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
+import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { esc } from '../../src/bundle/html-escape.js';
 import { messages } from '../../src/bundle/i18n.js';
 import { duration, kilojoules } from '../../src/bundle/html-format.js';
@@ -206,6 +207,22 @@ describe('renderReport', () => {
     const zh = renderReport(r, 'zh');
     expect(zh).toContain('基线声道无声：比值无定义');
     expect(zh).not.toContain('the baseline channel is silent');
+  });
+
+  it('translates the policy texts the tool writes, and shows a policy file\'s own words as written', () => {
+    const r = structuredClone(report);
+    r.policy = { ...structuredClone(DEFAULT_POLICY), calibration_status: 'uncalibrated' } as typeof r.policy;
+    const zh = renderReport(r, 'zh');
+    expect(zh).toContain(esc(messages('zh').policy_desc_default));
+    expect(zh).not.toContain('Example thresholds from metrics.md');
+    expect(zh).toContain('SGLang 的视频默认值');
+    expect(zh).not.toContain('InferenceX example policy');
+    const own = structuredClone(r);
+    own.policy.description = 'Our own thresholds, agreed in review';
+    own.policy.checks[0]!.source = 'team decision';
+    const page = renderReport(own, 'zh');
+    expect(page).toContain('<span class="data">Our own thresholds, agreed in review</span>');
+    expect(page).toContain('<span class="data">team decision</span>');
   });
 
   it('marks the settings that differ between the compared runs', () => {
