@@ -73,9 +73,10 @@ function outcomesBlock(report: Report, m: Messages): string {
     headCell(`${esc(c.candidate_gpu_model)} / ${esc(c.baseline_gpu_model)}`),
     numCell(esc(c.summary.planned)),
     numCell(esc(c.summary.valid_pairs)),
-    numCell(`<span class="badge passed">${esc(c.summary.passed)}</span>`),
-    numCell(`<span class="badge failed">${esc(c.summary.failed)}</span>`),
-    numCell(`<span class="badge invalid">${esc(c.summary.invalid)}</span>`),
+    // A zero is not an alarm: it gets no coloured badge.
+    numCell(c.summary.passed ? `<span class="badge passed">${esc(c.summary.passed)}</span>` : '0'),
+    numCell(c.summary.failed ? `<span class="badge failed">${esc(c.summary.failed)}</span>` : '0'),
+    numCell(c.summary.invalid ? `<span class="badge invalid">${esc(c.summary.invalid)}</span>` : '0'),
   ]);
   return (
     `<h3>${esc(m.outcomes)}</h3>` +
