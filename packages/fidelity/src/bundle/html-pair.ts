@@ -162,7 +162,7 @@ function checksBlock(checks: CheckResult[], m: Messages): string {
   if (checks.length === 0) return '';
   const rows = checks.map((c) => [
     headCell(esc(checkLabel(m, c.name))),
-    numCell(esc(num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable))),
+    numCell(esc(c.value === null && c.note === 'identical' ? '∞' : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable))),
     `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
     badge(c.outcome, m[`outcome_${c.outcome}`]),
     c.note === null ? '' : `${esc(checkNoteText(m, c.note))} <code class="muted">${esc(c.note)}</code>`,
