@@ -138,7 +138,21 @@ describe.skipIf(!HAVE_CHROMIUM).each([
       expect(hostilePrompt).toContain('<b>');
       expect(await hostile.textContent()).toBe(hostilePrompt);
       expect(await page.locator(`#${HOSTILE_PAIR} .prompt b`).count()).toBe(0);
-      expect(await page.evaluate(() => document.scripts.length)).toBe(0);
+      // Only the page script and its JSON data block.
+      expect(await page.evaluate(() => [...document.scripts].map((x) => x.type))).toEqual(['application/json', '']);
+      expect(await page.evaluate(() => document.documentElement.classList.contains('js'))).toBe(true);
+
+      // The verdict comes first: every candidate's outcome counts inside the first screen, no sideways scrolling.
+      const vp = page.viewportSize()!;
+      const counts = await page.locator('.card .counts').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON() as DOMRect));
+      expect(counts.length).toBe(bundle.report.comparisons.length);
+      for (const r of counts) {
+        expect(r.bottom).toBeLessThanOrEqual(vp.height);
+        expect(r.right).toBeLessThanOrEqual(vp.width);
+      }
+      const firstCard = await page.locator('.card').first().innerText();
+      const c0 = bundle.report.comparisons[0]!.summary;
+      for (const n of [c0.passed, c0.failed, c0.invalid]) expect(firstCard).toContain(String(n));
 
       await checkLinks(page, lang);
       await page.screenshot({ path: path.join(shots, `${lang}-${view}.png`), fullPage: true });
@@ -160,8 +174,8 @@ describe.skipIf(!HAVE_CHROMIUM).each([
       // Stills are lazy: on a phone they sit far below the fold until the reader scrolls to them.
       await section.locator('img.still').first().scrollIntoViewIfNeeded();
       await expect.poll(() => section.locator('img.still').first().evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
-      await section.locator('img.heat').scrollIntoViewIfNeeded();
-      await expect.poll(() => section.locator('img.heat').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      await section.locator('img.heat').last().scrollIntoViewIfNeeded();
+      await expect.poll(() => section.locator('img.heat').last().evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
       await video.scrollIntoViewIfNeeded();
 
       const played = await video.evaluate(async (v) => {
@@ -184,6 +198,159 @@ describe.skipIf(!HAVE_CHROMIUM).each([
       for (const u of seen.requests) expect(u.startsWith('file://'), u).toBe(true);
       await section.screenshot({ path: path.join(shots, `${lang}-${view}-pair-open.png`) });
       expect(seen.problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('links each failed or invalid pair from the top, and the link opens it', async () => {
+    const { page, seen, close } = await openPage(lang, view);
+    try {
+      const links = page.locator('ul.problems a[href^="#pair-"]');
+      const bad = bundle.report.comparisons.flatMap((c) => c.pairs).filter((p) => p.status !== 'passed').length;
+      expect(await links.count()).toBe(Math.min(bad, 12));
+      const href = (await links.nth(1).getAttribute('href'))!;
+      expect(await page.locator(href).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+      await links.nth(1).click();
+      await expect.poll(() => page.locator(href).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+      await expect.poll(() => page.locator(`${href} > summary`).isVisible()).toBe(true);
+      // The overview's filters hide the other statuses, without any script.
+      await page.locator('label[for="flt-invalid"]').click();
+      const shown = await page.locator('#overview tbody tr').evaluateAll((rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.className));
+      expect(shown.length).toBe(bundle.report.comparisons.flatMap((c) => c.pairs).filter((p) => p.status === 'invalid').length);
+      expect(new Set(shown)).toEqual(new Set(['st-invalid']));
+      expect(mp4s(seen)).toEqual([]);
+      expect(seen.problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('drives both videos from one control: play, pause, seek, frame step, flicker and wipe', async () => {
+    const { page, seen, close } = await openPage(lang, view);
+    try {
+      const section = page.locator(`#${FIRST_PAIR}`);
+      await section.locator('summary').click();
+      const ab = section.locator('.ab');
+      const bar = ab.locator('.ab-bar');
+      await expect.poll(() => bar.isVisible()).toBe(true);
+      const times = () => ab.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).currentTime));
+      const fps = async () => ab.evaluate((el) => Number(el.getAttribute('data-frames')) / (el.querySelector('video') as HTMLVideoElement).duration);
+
+      await bar.locator('[data-act="play"]').click();
+      await expect.poll(async () => (await times())[0]!, { timeout: 10_000 }).toBeGreaterThan(0);
+      await bar.locator('[data-act="play"]').click();
+      const f = await fps();
+      expect(f).toBeGreaterThan(1);
+      let [a, b] = await times();
+      expect(Math.abs(a! - b!)).toBeLessThanOrEqual(1 / f);
+      expect(await ab.locator('video').evaluateAll((vs) => vs.every((v) => (v as HTMLVideoElement).paused))).toBe(true);
+
+      // Seek with the slider, then one frame forward with the keyboard.
+      await ab.locator('.ab-seek').evaluate((el) => {
+        (el as HTMLInputElement).value = '5';
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      [a, b] = await times();
+      expect(Math.floor(a! * f)).toBe(5);
+      expect(Math.abs(a! - b!)).toBeLessThanOrEqual(1 / f);
+      await page.keyboard.press('ArrowRight');
+      [a, b] = await times();
+      expect(Math.floor(a! * f)).toBe(6);
+      expect(Math.abs(a! - b!)).toBeLessThanOrEqual(1 / f);
+
+      // Flicker: one picture at a time on the same frame; F switches sides.
+      const visible = () => ab.locator('figure').evaluateAll((fs) => fs.map((x) => getComputedStyle(x).visibility));
+      await bar.locator('[data-mode-btn="flicker"]').click();
+      expect(await ab.getAttribute('data-mode')).toBe('flicker');
+      expect(await visible()).toEqual(['visible', 'hidden']);
+      await page.keyboard.press('f');
+      expect(await visible()).toEqual(['hidden', 'visible']);
+      [a, b] = await times();
+      expect(Math.floor(b! * f)).toBe(6);
+
+      // Wipe: both pictures stacked, the candidate cut at the slider.
+      await bar.locator('[data-mode-btn="wipe"]').click();
+      expect(await visible()).toEqual(['visible', 'visible']);
+      await ab.locator('.ab-wipe').evaluate((el) => {
+        (el as HTMLInputElement).value = '30';
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      expect(await ab.locator('.ab-b video').evaluate((v) => getComputedStyle(v).clipPath)).toBe('inset(0px 0px 0px 30%)');
+      const boxes = await ab.locator('video').evaluateAll((vs) => vs.map((v) => v.getBoundingClientRect().toJSON() as DOMRect));
+      expect(Math.abs(boxes[0]!.x - boxes[1]!.x)).toBeLessThan(1);
+      expect(Math.abs(boxes[0]!.y - boxes[1]!.y)).toBeLessThan(1);
+
+      // A click on the chart seeks both videos to that frame.
+      const svg = section.locator('.chart svg');
+      await svg.scrollIntoViewIfNeeded();
+      const box = (await svg.boundingBox())!;
+      const x0 = Number(await svg.getAttribute('data-x0'));
+      const x1 = Number(await svg.getAttribute('data-x1'));
+      const frames = Number(await ab.getAttribute('data-frames'));
+      await svg.click({ position: { x: (x0 / 640) * box.width + 1, y: box.height / 2 } });
+      [a, b] = await times();
+      expect(Math.floor(a! * f)).toBe(0);
+      expect(Math.abs(a! - b!)).toBeLessThanOrEqual(1 / f);
+      await svg.click({ position: { x: (x1 / 640) * box.width - 1, y: box.height / 2 } });
+      [a] = await times();
+      expect(Math.floor(a! * f)).toBe(frames - 1);
+      await ab.screenshot({ path: path.join(shots, `${lang}-${view}-wipe.png`) });
+
+      const loaded = [...new Set(mp4s(seen))];
+      const pairSources = await ab.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).src));
+      for (const u of loaded) expect(pairSources).toContain(u);
+      expect(seen.problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('with scripts off', () => {
+  it('still opens a failing pair from its link (:target) and still filters the overview', async () => {
+    const context = await browser.newContext({ ...VIEWPORTS.phone, javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(pathToFileURL(bundle.pages.en).href, { waitUntil: 'load' });
+      const link = page.locator('ul.problems a[href^="#pair-"]').first();
+      const href = (await link.getAttribute('href'))!;
+      const body = page.locator(`${href} .pair-body`);
+      expect(await body.evaluate((e) => e.getBoundingClientRect().height)).toBe(0);
+      await link.click();
+      await expect.poll(() => body.evaluate((e) => e.getBoundingClientRect().height)).toBeGreaterThan(100);
+      // Each video keeps its own controls: the shared bar needs the script and stays hidden.
+      expect(await page.locator(`${href} video[controls]`).count()).toBe(2);
+      expect(await page.locator(`${href} .ab-bar`).isVisible()).toBe(false);
+      await page.locator('label[for="flt-failed"]').click();
+      const shown = await page.locator('#overview tbody tr').evaluateAll((rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.className));
+      expect(new Set(shown)).toEqual(new Set(['st-failed']));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('the Chinese page', () => {
+  it('shows no English UI string that the English page uses', async () => {
+    const en = messages('en');
+    const zh = messages('zh');
+    // Every English UI string, cut at its placeholders; pieces short enough to be a metric name or unit are left out.
+    const english = (Object.keys(en) as (keyof typeof en)[])
+      .filter((k) => en[k] !== zh[k] && k !== 'other_lang_label' && k !== 'html_lang' && k !== 'other_lang_hreflang')
+      .flatMap((k) => en[k].split(/\{\w+\}/))
+      .map((x) => x.trim())
+      .filter((x) => x.length >= 8 && /[a-z]{3}/.test(x));
+    expect(english.length).toBeGreaterThan(100);
+    const { page, close } = await openPage('zh', 'desktop');
+    try {
+      // Run data (prompts, names, errors, the report's own disclaimer, the policy file's text) is shown as it is, never translated.
+      const text = await page.evaluate(() => {
+        document.querySelectorAll('.prompt, .data, details.quote, code, .mono, a[href^="https:"], .meta, script').forEach((e) => e.remove());
+        return document.body.innerText;
+      });
+      const found = english.filter((x) => text.includes(x));
+      expect(found).toEqual([]);
     } finally {
       await close();
     }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oracleEnergy, relativeError } from '../../packages/fidelity/test/bundle/evidence-oracle.js';
+import { duration, kilojoules } from '../../packages/fidelity/src/bundle/html-format.js';
 import { PowerAudit } from '../../packages/fidelity/src/power/schemas.js';
 import { Report } from '../../packages/fidelity/src/schemas/report.js';
 import type { RunJson } from '../../packages/fidelity/src/schemas/run-archive.js';
@@ -163,9 +164,9 @@ describe('runs[].accounting and server timing in report.json', () => {
 
 describe('both report pages', () => {
   it('show energy for valid runs and "unavailable" with the reason in words for the gapped one', () => {
-    const energy = report.runs.slice(0, 2).map((r) => r.power!.total_gpu_energy_j!.toFixed(1));
-    expect(rowCells(en, 'Total GPU energy (J)')).toEqual([...energy, '<span class="muted">unavailable</span>']);
-    expect(rowCells(zh, 'GPU 总能耗（J）')).toEqual([...energy, '<span class="muted">不可用</span>']);
+    const energy = report.runs.slice(0, 2).map((r) => kilojoules(r.power!.total_gpu_energy_j!));
+    expect(rowCells(en, 'Total GPU energy')).toEqual([...energy, '<span class="muted">unavailable</span>']);
+    expect(rowCells(zh, 'GPU 总能耗')).toEqual([...energy, '<span class="muted">不可用</span>']);
     expect(rowCells(en, 'Reasons')[2]).toBe('<code>GAP_EXCEEDED</code> Two consecutive readings of a GPU are further apart than the allowed gap.');
     expect(rowCells(zh, '原因')[2]).toContain('某个 GPU 的两个相邻读数间隔超过了允许的最大间隔');
     expect(rowCells(en, 'Per GPU')[1]).toContain('The last CSV line was cut off by the writer and was not used.');
@@ -180,9 +181,9 @@ describe('both report pages', () => {
     expect(rowCells(en, 'GPUs on this basis')).toEqual(['2', '2', '2']);
     expect(en).toContain('On the allocated GPUs');
     expect(zh).toContain('按实际参与的 GPU 计');
-    const median = rowCells(en, 'Server-ready latency (received → media ready), median (ms)');
-    expect(median).toEqual(report.runs.map((r) => r.timing!.summary.server_ready_ms!.median.toFixed(3)));
-    expect(rowCells(zh, '服务端就绪延迟（接收 → 媒体就绪）的中位数（毫秒）')).toEqual(median);
+    const median = rowCells(en, 'Server-ready latency (received → media ready), median');
+    expect(median).toEqual(report.runs.map((r) => duration(r.timing!.summary.server_ready_ms!.median)));
+    expect(rowCells(zh, '服务端就绪延迟（接收 → 媒体就绪）的中位数')).toEqual(median);
     expect(en).toContain('Descriptive only: latency is never judged, there is no pass or fail');
     expect(zh).toContain('仅供描述：延迟从不做判定');
   });

@@ -1,4 +1,5 @@
 import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
+import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command } from './types.js';
@@ -168,7 +169,8 @@ export function humanSummary(result: CompareResult): string {
     }
   }
   lines.push(`Note: ${r.disclaimer}`);
-  lines.push(`Bundle: ${result.index} (${result.files} files sealed, SHA256SUMS sha256 ${result.seal_sha256})`);
+  const size = bundleSize(result.out);
+  lines.push(`Bundle: ${result.index} (${result.files} files sealed${size ? `, ${bundleSizeText(size)}` : ''}, SHA256SUMS sha256 ${result.seal_sha256})`);
   // npx: after the Quick start the bin is in node_modules/.bin, not on PATH.
   lines.push(`Check it any time with: npx fidelity verify-bundle ${result.out}`);
   return `${lines.join('\n')}\n`;

@@ -7,7 +7,10 @@ export const PAIR_FILE_KEYS = {
   baselineWorst: 'baseline_worst_png',
   candidateWorst: 'candidate_worst_png',
   heatmap: 'ssim_heatmap_png',
+  absDiff: 'abs_diff_png',
+  audioWaveform: 'audio_waveform_png',
   audioDiff: 'audio_diff_wav',
+  audioDiffNormalized: 'audio_diff_normalized_wav',
   framesCsv: 'frames_csv',
 } as const;
 
@@ -16,8 +19,39 @@ export const PAIR_FILE_NAMES = {
   baseline_worst_png: 'baseline-worst.png',
   candidate_worst_png: 'candidate-worst.png',
   ssim_heatmap_png: 'ssim-heatmap.png',
+  abs_diff_png: 'abs-diff.png',
+  audio_waveform_png: 'audio-waveform.png',
   audio_diff_wav: 'audio-diff.wav',
+  audio_diff_normalized_wav: 'audio-diff-normalized.wav',
 } as const;
 
 /** How much of the difference signal the WAV holds: enough to hear, small enough to ship. */
 export const AUDIO_DIFF_SECONDS = 5;
+
+/** Where the normalised difference WAV puts its peak (dBFS): loud, with a little headroom. */
+export const AUDIO_NORMALIZED_PEAK_DBFS = -1;
+
+/**
+ * The gain of the normalised difference WAV, from the report's own figures so
+ * the page can state it: the largest |candidate − baseline| over every channel
+ * is brought to AUDIO_NORMALIZED_PEAK_DBFS. Null (no normalised file) when the
+ * channels are identical or the difference is already within 6 dB of that.
+ */
+export function audioNormalizationGain(audio: { channels: Array<{ max_abs_diff: number | null }> } | null): number | null {
+  if (!audio) return null;
+  let peak = 0;
+  for (const c of audio.channels) if (c.max_abs_diff !== null && c.max_abs_diff > peak) peak = c.max_abs_diff;
+  if (!(peak > 0)) return null;
+  const gain = 10 ** (AUDIO_NORMALIZED_PEAK_DBFS / 20) / peak;
+  return gain >= 2 ? gain : null;
+}
+
+/** The absolute-difference still multiplies |candidate − baseline| by this (per RGB channel), so a difference of 32 levels is white. Fixed, so pictures of different pairs compare. */
+export const ABS_DIFF_GAIN = 8;
+
+/** |b − a| × gain per byte, clipped at 255: the absolute-difference picture of two rgb24 frames. */
+export function absDiffRgb(a: Uint8Array, b: Uint8Array, gain = ABS_DIFF_GAIN): Uint8Array {
+  const out = new Uint8Array(Math.min(a.length, b.length));
+  for (let i = 0; i < out.length; i++) out[i] = Math.min(255, Math.abs(b[i]! - a[i]!) * gain);
+  return out;
+}

@@ -10,11 +10,12 @@ import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import { extractAudio, extractFrame } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
+import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillPng } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
 import { worstFrameOf } from './video-series.js';
+import { writeWaveformPng } from './waveform.js';
 
 export interface PairAssetsInput {
   pair: PairReport;
@@ -70,21 +71,27 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
   const cand = await extractFrame(input.candidatePath, worst, size, extract);
   await writeStillPng(base, place(PAIR_FILE_KEYS.baselineWorst));
   await writeStillPng(cand, place(PAIR_FILE_KEYS.candidateWorst));
+  await writeStillPng({ width: video.width, height: video.height, rgb: absDiffRgb(base.rgb, cand.rgb) }, place(PAIR_FILE_KEYS.absDiff));
   const map = blockSsim(base.y, cand.y, video.width, video.height);
   if (map.cols > 0 && map.rows > 0) await writeHeatmapPng(map, video.width, place(PAIR_FILE_KEYS.heatmap));
 
   const audio = pair.audio;
   const channels = audio?.channels.length ?? 0;
-  if (audio && channels > 0) {
+  // Identical channels would give a file of silence: nothing to listen to, so none is written.
+  if (audio && channels > 0 && !audio.identical) {
     const available = Math.min(...audio.channels.map((c) => c.samples));
     const maxSamples = Math.min(available, audio.sample_rate * AUDIO_DIFF_SECONDS);
     if (maxSamples > 0) {
       const layout = { channels, maxSamples };
-      const diff = differenceSamples(
-        await extractAudio(input.baselinePath, layout, extract),
-        await extractAudio(input.candidatePath, layout, extract),
-      );
-      if ((diff[0]?.length ?? 0) > 0) await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
+      const baseAudio = await extractAudio(input.baselinePath, layout, extract);
+      const candAudio = await extractAudio(input.candidatePath, layout, extract);
+      const diff = differenceSamples(baseAudio, candAudio);
+      if ((diff[0]?.length ?? 0) > 0) {
+        await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
+        const gain = audioNormalizationGain(audio);
+        if (gain !== null) await writeFile(place(PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(differenceSamples(baseAudio, candAudio, gain), audio.sample_rate));
+        await writeWaveformPng(baseAudio, candAudio, gain ?? 1, place(PAIR_FILE_KEYS.audioWaveform));
+      }
     }
   }
   return files;

@@ -12,20 +12,29 @@ import type { AccountingBasis } from '../power/accounting.js';
 import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
 import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
 import { esc } from './html-escape.js';
-import { auto, isNumber, num, shortHash } from './html-format.js';
+import { auto, duration, isNumber, kilojoules, num, shortHash } from './html-format.js';
 import { badge, fileLink, headCell, numCell, pairAnchor, table, tx, txHtml } from './html-parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
 
 type ReasonFamily = 'power' | 'accounting' | 'timing';
 
 /** Milliseconds to the microsecond, fixed so that runs line up column by column. */
-const MS_DIGITS = 3;
 
 function unavailable(m: Messages): string {
   return `<span class="muted">${esc(m.unavailable)}</span>`;
 }
 
 /** A numeric cell, or "unavailable" for null / undefined: never a 0 standing in for a missing figure. */
+/** A stage time in the unit that fits (html-format.ts duration); "unavailable", never 0, when missing. */
+function timeCell(ms: number | null | undefined, m: Messages): string {
+  return isNumber(ms) ? numCell(esc(duration(ms))) : unavailable(m);
+}
+
+/** Energy in kJ, grouped (html-format.ts kilojoules); "unavailable", never 0, when missing. */
+function energyCell(joules: number | null | undefined, m: Messages): string {
+  return isNumber(joules) ? numCell(esc(kilojoules(joules))) : unavailable(m);
+}
+
 function figure(value: number | null | undefined, m: Messages, digits?: number): string {
   if (!isNumber(value)) return unavailable(m);
   return numCell(esc(digits === undefined ? auto(value) : num(value, digits, m.unavailable)));
@@ -77,7 +86,7 @@ function perGpuCell(run: RunReport, m: Messages): string {
     ? detail.per_gpu.map((g) =>
         tx(m, 'per_gpu_line', {
           gpu: gpuName(g),
-          energy: num(g.energy_j, 1, m.unavailable),
+          energy: isNumber(g.energy_j) ? kilojoules(g.energy_j) : m.unavailable,
           watts: num(g.avg_power_w, 1, m.unavailable),
           used: g.samples_used,
           gap: num(g.max_gap_s, 3, m.unavailable),
@@ -103,9 +112,9 @@ function powerSection(runs: RunReport[], m: Messages): string {
   const line = (label: string, cell: (r: RunReport) => string): string[] => [headCell(esc(label)), ...runs.map(cell)];
   const rows: string[][] = [
     line(m.power_valid, (r) => (r.power ? esc(r.power.power_valid ? m.yes : m.power_valid_no) : `<span class="muted">${esc(m.power_none)}</span>`)),
-    line(m.energy_j, (r) => (valid(r) ? figure(r.power!.total_gpu_energy_j, m, 1) : unavailable(m))),
+    line(m.energy_j, (r) => (valid(r) ? energyCell(r.power!.total_gpu_energy_j, m) : unavailable(m))),
     line(m.avg_power_w, (r) => (valid(r) ? figure(r.power!.avg_total_gpu_power_w, m, 1) : unavailable(m))),
-    line(m.j_per_clip, (r) => (valid(r) ? figure(r.power!.joules_per_valid_clip, m, 1) : unavailable(m))),
+    line(m.j_per_clip, (r) => (valid(r) ? energyCell(r.power!.joules_per_valid_clip, m) : unavailable(m))),
     line(m.per_gpu, (r) => perGpuCell(r, m)),
     line(m.power_reasons, onPower((p) => reasonList('power', p.reasons, m))),
     line(m.valid_clips, onPower((p) => figure(p.valid_clips, m))),
@@ -133,8 +142,8 @@ function basisRows(runs: RunReport[], which: 'participating' | 'allocated', m: M
     line(m.basis_gpus, (b) => numCell(esc(b.gpus))),
     line(m.gpu_seconds, (b) => figure(b.gpu_seconds, m, 1)),
     line(m.gpu_seconds_per_clip, (b) => figure(b.gpu_seconds_per_valid_clip, m, 1)),
-    line(m.basis_energy, (b) => figure(b.energy_j, m, 1)),
-    line(m.basis_energy_per_clip, (b) => figure(b.energy_j_per_valid_clip, m, 1)),
+    line(m.basis_energy, (b) => energyCell(b.energy_j, m)),
+    line(m.basis_energy_per_clip, (b) => energyCell(b.energy_j_per_valid_clip, m)),
     line(m.basis_reasons, (b) => reasonList('accounting', b.reasons, m)),
   ];
 }
@@ -166,7 +175,7 @@ function recordsTable(run: RunReport, m: Messages): string {
   const rows = records.map((rec) => [
     headCell(`<code>${esc(rec.slot_id)}</code>`),
     esc(rec.status === 'ok' ? m.record_ok : m.record_failed),
-    ...TIMING_STAGES.map((s) => figure(rec[s.name], m, MS_DIGITS)),
+    ...TIMING_STAGES.map((s) => timeCell(rec[s.name], m)),
     rec.reason ? `<code>${esc(rec.reason)}</code>` : '—',
   ]);
   const columns = [esc(m.slot), esc(m.record_status), ...TIMING_STAGES.map((s) => esc(stageLabel(s.name, m))), esc(m.power_reasons)];
@@ -186,7 +195,7 @@ function timingSection(runs: RunReport[], m: Messages): string {
   ];
   for (const s of TIMING_STAGES) {
     for (const [stat, key] of [['median', 'stat_median_ms'], ['p90', 'stat_p90_ms']] as const) {
-      rows.push(line(fill(m.timing_stat, { stage: stageLabel(s.name, m), stat: m[key] }), onTiming((t) => figure(t.summary[s.name]?.[stat], m, MS_DIGITS))));
+      rows.push(line(fill(m.timing_stat, { stage: stageLabel(s.name, m), stat: m[key] }), onTiming((t) => timeCell(t.summary[s.name]?.[stat], m))));
     }
   }
   rows.push(line(m.timing_reasons, onTiming((t) => reasonList('timing', t.reasons, m))));

@@ -6,15 +6,19 @@
 import type { AudioMetrics, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult, Policy } from '../schemas/policy.js';
 import type { PairReport, RunReport } from '../schemas/report.js';
-import { AUDIO_DIFF_SECONDS, PAIR_FILE_KEYS } from './assets-keys.js';
-import { HEATMAP_FLOOR, heatmapSize, stillSize } from './assets-geometry.js';
+import { ABS_DIFF_GAIN, AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
+import { HEATMAP_BLOCK, HEATMAP_FLOOR, heatmapGrid, heatmapSize, stillSize } from './assets-geometry.js';
 import { ssimChart } from './html-chart.js';
+import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
+import { chartedSeries, worstFrameOf } from './video-series.js';
 import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
+import { reasonText } from './html-reasons.js';
+import { CHECK_DIGITS, checkNoteText, isIdentical, pairHeadline } from './html-verdict.js';
+import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, kv, numCell, pairAnchor, table, tx } from './html-parts.js';
 import type { Messages } from './i18n.js';
-import { chartedSeries, worstFrameOf } from './video-series.js';
 
 export interface PairContext {
   m: Messages;
@@ -27,7 +31,7 @@ export interface PairContext {
   ssimFloor?: number[];
 }
 
-const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
+const AB_DIGITS = 1;
 
 function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): string {
   if (side === 'baseline') return m.side_baseline;
@@ -38,15 +42,10 @@ function sideName(m: Messages, side: 'baseline' | 'candidate' | 'both' | null): 
 
 function summaryLine(pair: PairReport, m: Messages): string {
   const sep = '<span class="sep">·</span>';
-  const headline = pair.video ? chartedSeries(pair.video) : null;
-  const figure = pair.video
-    ? headline
-      ? `${esc(m.min_ssim_short)} ${esc(num(headline.series.min, 4, m.unavailable))}`
-      : ''
-    : pair.reasons.map((r) => `<code>${esc(r)}</code>`).join(' ');
+  const headline = pairHeadline(pair, m);
   return (
     `<summary>${badge(pair.status, m[`status_${pair.status}`])} <code>${esc(pair.slot_id)}</code>${sep}${esc(pair.case_id)}` +
-    `${sep}${esc(m.seed)} ${esc(pair.seed)}${figure ? sep + figure : ''}</summary>`
+    `${sep}${esc(m.seed)} ${esc(pair.seed)}${headline ? sep + `<span class="why">${headline}</span>` : ''}</summary>`
   );
 }
 
@@ -54,8 +53,8 @@ function reasonsBlock(pair: PairReport, m: Messages): string {
   if (pair.reasons.length === 0 && pair.reason_details.length === 0) return '';
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows = [
-    ...pair.reason_details.map((d) => [`<code>${esc(d.code)}</code>`, esc(sideName(m, d.side)), `<span class="prompt">${esc(d.message)}</span>`]),
-    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [`<code>${esc(c)}</code>`, '—', '—']),
+    ...pair.reason_details.map((d) => [`<code>${esc(d.code)}</code>`, esc(sideName(m, d.side)), `<span class="prompt">${esc(reasonText(d.code, d.message, m))}</span>`]),
+    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [`<code>${esc(c)}</code>`, '—', esc(reasonText(c, null, m))]),
   ];
   return `<h4>${esc(m.reasons_title)}</h4>` + table([esc(m.reason_code), esc(m.side), esc(m.detail)], rows);
 }
@@ -80,14 +79,39 @@ function runLabel(run: RunReport | undefined, m: Messages, side: 'baseline' | 'c
   return tx(m, 'video_label', { side: role, gpu: run.hardware.gpu_model, run: `${run.run_id}/${run.run_attempt}` });
 }
 
-function videoFigure(media: string | null, caption: string, video: VideoMetrics | null, m: Messages): string {
+function videoFigure(media: string | null, caption: string, video: VideoMetrics | null, m: Messages, poster: string | undefined, cls: string): string {
   const href = media === null ? null : bundleHref(media);
-  if (href === null) return `<figure><figcaption>${caption}</figcaption><div class="empty">${esc(m.no_media)}</div></figure>`;
+  if (href === null) return `<figure class="${cls}"><figcaption>${caption}</figcaption><div class="empty">${esc(m.no_media)}</div></figure>`;
+  // Native size: the width and height attributes are the clip's own, and CSS only ever scales down.
   const size = video ? ` width="${video.width}" height="${video.height}"` : '';
+  const posterHref = poster === undefined ? null : bundleHref(poster);
   return (
-    `<figure><figcaption>${caption}</figcaption>` +
-    `<video controls preload="none" playsinline${size} src="${href}">${esc(m.video_fallback)} <a href="${href}">${esc(media ?? '')}</a></video></figure>`
+    `<figure class="${cls}"><figcaption>${caption}</figcaption>` +
+    `<video controls preload="none" playsinline${size}${posterHref ? ` poster="${posterHref}"` : ''} src="${href}">${esc(m.video_fallback)} <a href="${href}">${esc(media ?? '')}</a></video></figure>`
   );
+}
+
+/** Both videos, with one control for both (shown by the page script; with scripts off each video keeps its own controls). */
+function abPlayer(pair: PairReport, ctx: PairContext): string {
+  const { m } = ctx;
+  const v = pair.video;
+  const figs =
+    videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), v, m, pair.files[PAIR_FILE_KEYS.baselineWorst], 'ab-a') +
+    videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), v, m, pair.files[PAIR_FILE_KEYS.candidateWorst], 'ab-b');
+  const poster = v && pair.files[PAIR_FILE_KEYS.baselineWorst] ? `<p class="muted small">${tx(m, 'poster_note', { frame: worstFrameOf(v) })}</p>` : '';
+  if (!v || pair.baseline_media === null || pair.candidate_media === null) return `<div class="sides">${figs}</div>${poster}`;
+  const last = Math.max(0, v.frames - 1);
+  const btn = (act: string, label: string, title: string): string => `<button type="button" data-act="${act}" title="${esc(title)}">${esc(label)}</button>`;
+  const mode = (name: string, label: string, pressed: boolean): string => `<button type="button" data-mode-btn="${name}" aria-pressed="${pressed}">${esc(label)}</button>`;
+  const bar =
+    `<div class="ab-bar" hidden>` +
+    `<div class="ab-row">${btn('play', m.play, m.key_play)}${btn('back', '◀ 1', m.key_back)}${btn('fwd', '1 ▶', m.key_fwd)}` +
+    `<input class="ab-seek" type="range" min="0" max="${last}" step="1" value="0" aria-label="${esc(m.frame)}"><output class="ab-pos">${esc(fill(m.frame_pos, { frame: 0, last }))}</output></div>` +
+    `<div class="ab-row"><span class="ab-modes" role="group" aria-label="${esc(m.view)}">${mode('side', m.view_side, true)}${mode('wipe', m.view_wipe, false)}${mode('flicker', m.view_flicker, false)}</span>` +
+    `<label class="ab-wipe-l">${esc(m.wipe_label)} <input class="ab-wipe" type="range" min="0" max="100" step="${AB_DIGITS}" value="50"></label>` +
+    `${btn('show', m.showing_a, m.key_flicker)}${btn('fit', m.fit, m.fit_title)}</div>` +
+    `<p class="muted small">${esc(m.keys_help)}</p></div>`;
+  return `<div class="ab" data-frames="${v.frames}" data-mode="side" data-show="a"><div class="ab-stage">${figs}</div>${bar}</div>${poster}`;
 }
 
 function imageFigure(path: string | undefined, caption: string, cls: string, size: { width: number; height: number } | null, alt: string): string {
@@ -108,23 +132,43 @@ function stillsBlock(pair: PairReport, ctx: PairContext): string {
   const figures = [
     imageFigure(pair.files[PAIR_FILE_KEYS.baselineWorst], runLabel(ctx.baselineRun, m, 'baseline'), 'still', still, `${m.baseline}: ${m.stat_worst} ${worst}`),
     imageFigure(pair.files[PAIR_FILE_KEYS.candidateWorst], runLabel(ctx.candidateRun, m, 'candidate'), 'still', still, `${m.candidate}: ${m.stat_worst} ${worst}`),
+    imageFigure(pair.files[PAIR_FILE_KEYS.absDiff], tx(m, 'abs_diff_title', { gain: ABS_DIFF_GAIN, levels: Math.ceil(256 / ABS_DIFF_GAIN) }), 'still', still, m.abs_diff_alt),
+    overlayFigure(pair, frame, still, m),
     imageFigure(pair.files[PAIR_FILE_KEYS.heatmap], esc(m.heatmap_title), 'heat', heat, m.heatmap_title),
   ].filter(Boolean);
   if (figures.length === 0) return '';
   const legend = pair.files[PAIR_FILE_KEYS.heatmap]
     ? `<p class="muted">${esc(m.heatmap_equal)} <span class="legend" aria-hidden="true"></span> ${esc(num(HEATMAP_FLOOR, 1, ''))} · ${tx(m, 'heatmap_note', { floor: num(HEATMAP_FLOOR, 1, '') })}</p>`
     : '';
-  return `<h4>${tx(m, 'worst_title', { frame: worst })}</h4><div class="triple">${figures.join('')}</div>${legend}`;
+  return `<h4>${tx(m, 'worst_title', { frame: worst })}</h4><div class="stills">${figures.join('')}</div>${legend}`;
+}
+
+/** The heat map laid over the candidate's worst frame; it covers whole 8×8 blocks only, so it is sized to the part of the frame they span. */
+function overlayFigure(pair: PairReport, frame: { width: number; height: number }, still: { width: number; height: number }, m: Messages): string {
+  const base = pair.files[PAIR_FILE_KEYS.candidateWorst];
+  const heat = pair.files[PAIR_FILE_KEYS.heatmap];
+  const baseHref = base === undefined ? null : bundleHref(base);
+  const heatHref = heat === undefined ? null : bundleHref(heat);
+  if (baseHref === null || heatHref === null) return '';
+  const { cols, rows } = heatmapGrid(frame);
+  const w = ((cols * HEATMAP_BLOCK) / frame.width) * 100;
+  const h = ((rows * HEATMAP_BLOCK) / frame.height) * 100;
+  return (
+    `<figure><figcaption>${esc(m.overlay_title)}</figcaption><div class="overlay">` +
+    `<img class="still" src="${baseHref}" width="${still.width}" height="${still.height}" alt="${esc(m.overlay_title)}" loading="lazy" decoding="async">` +
+    `<img class="heat" src="${heatHref}" alt="" loading="lazy" decoding="async" style="width:${w.toFixed(3)}%;height:${h.toFixed(3)}%">` +
+    `</div></figure>`
+  );
 }
 
 function checksBlock(checks: CheckResult[], m: Messages): string {
   if (checks.length === 0) return '';
   const rows = checks.map((c) => [
     headCell(esc(checkLabel(m, c.name))),
-    numCell(esc(num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable))),
+    numCell(esc(c.value === null && c.note === 'identical' ? '∞' : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable))),
     `<span class="mono nowrap">${esc(c.comparator === '>=' ? '≥' : '≤')} ${esc(String(c.threshold))}</span>`,
     badge(c.outcome, m[`outcome_${c.outcome}`]),
-    c.note === null ? '' : `<code>${esc(c.note)}</code>`,
+    c.note === null ? '' : `${esc(checkNoteText(m, c.note))} <code class="muted">${esc(c.note)}</code>`,
   ]);
   return `<h4>${esc(m.checks)}</h4>` + table([esc(m.check), esc(m.value), esc(m.rule), esc(m.outcome), esc(m.note)], rows);
 }
@@ -167,9 +211,13 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     ...ch.map((c) => (numeric ? numCell(f(c)) : f(c))),
   ];
   const n = (v: number | null, d: number): string => esc(num(v, d, m.unavailable));
+  // Relative to a full-scale amplitude of 1; an identical channel has no level at all.
+  const dbfs = (v: number | null): string => (v === null ? esc(m.unavailable) : v === 0 ? '−∞' : esc(num(20 * Math.log10(v), 1, m.unavailable)));
   const rows = [
     line(m.samples, (c) => esc(c.samples)),
     line(m.max_abs_diff, (c) => n(c.max_abs_diff, 6)),
+    line(m.peak_diff_dbfs, (c) => dbfs(c.max_abs_diff)),
+    line(m.rms_diff_dbfs, (c) => dbfs(c.rmse)),
     line(m.audio_mae, (c) => n(c.mae, 6)),
     line(m.rmse, (c) => n(c.rmse, 6)),
     line(m.snr_db, (c) => n(c.snr_db, 2)),
@@ -181,13 +229,17 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.lag, (c) => esc(c.lag_estimate_samples)),
   ];
   const head = [esc(m.figure), ...ch.map((c) => `${esc(m.channel)} ${esc(c.channel)}`)];
-  const wav = pair.files[PAIR_FILE_KEYS.audioDiff];
-  const wavHref = wav === undefined ? null : bundleHref(wav);
-  const listen =
-    wavHref === null
-      ? ''
-      : `<h4>${esc(m.audio_diff_title)}</h4><audio controls preload="none" src="${wavHref}"></audio>` +
-        `<p class="muted">${tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })} ${fileLink(wav ?? '', 'WAV', true)}</p>`;
+  const player = (path: string | undefined, note: string): string => {
+    const href = path === undefined ? null : bundleHref(path);
+    return href === null ? '' : `<audio controls preload="none" src="${href}"></audio><p class="muted">${note} ${fileLink(path ?? '', 'WAV', true)}</p>`;
+  };
+  const gain = audioNormalizationGain(audio);
+  const listen = audio.identical
+    ? `<p class="muted">${esc(m.audio_identical_no_wav)}</p>`
+    : (pair.files[PAIR_FILE_KEYS.audioDiff] ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') +
+      player(pair.files[PAIR_FILE_KEYS.audioDiff], tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })) +
+      (gain === null ? '' : player(pair.files[PAIR_FILE_KEYS.audioDiffNormalized], tx(m, 'audio_diff_normalized_note', { gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS }))) +
+      waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
   return (
     `<h4>${esc(m.audio)}</h4>` +
     kv([
@@ -197,6 +249,16 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     `<p>${tx(m, 'audio_aggregate', { cos: num(audio.spectral_cosine, 6, m.unavailable), ratio: num(audio.rms_ratio, 4, m.unavailable) })}</p>` +
     table(head, rows) +
     listen
+  );
+}
+
+function waveformFigure(path: string | undefined, gain: number | null, m: Messages): string {
+  const href = path === undefined ? null : bundleHref(path);
+  if (href === null) return '';
+  const caption = gain === null ? esc(m.waveform_note) : tx(m, 'waveform_note_gain', { gain: num(20 * Math.log10(gain), 1, '') });
+  return (
+    `<figure class="wave"><figcaption>${caption}</figcaption>` +
+    `<img class="wave" src="${href}" width="${WAVEFORM_WIDTH}" height="${WAVEFORM_STRIP * 3}" alt="${esc(m.waveform_alt)}" loading="lazy" decoding="async"></figure>`
   );
 }
 
@@ -210,7 +272,7 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
         `${extLink(run.links.artifact, `${m.ci_artifact} ${run.artifact.name}`, run.server_url)}</li>`,
     );
   }
-  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.audioDiff]);
+  const shown = new Set<string>([PAIR_FILE_KEYS.baselineWorst, PAIR_FILE_KEYS.candidateWorst, PAIR_FILE_KEYS.heatmap, PAIR_FILE_KEYS.absDiff, PAIR_FILE_KEYS.audioWaveform, PAIR_FILE_KEYS.audioDiff, PAIR_FILE_KEYS.audioDiffNormalized]);
   const downloads = Object.entries(pair.files)
     .filter(([k]) => !shown.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -224,12 +286,13 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
 export function pairSection(pair: PairReport, ctx: PairContext): string {
   const { m } = ctx;
   const id = pairAnchor(ctx.comparisonIndex, pair.slot_id);
+  // The chart shows the SSIM series the min_ssim check reads, when the metric set computed it (video-series.ts).
   const ssimCheck = ctx.policy?.checks.find((c) => c.name === 'min_ssim' && c.enabled);
   const charted = pair.video ? chartedSeries(pair.video, ssimCheck?.metric) : null;
-  // The threshold line belongs on the series its check reads, and on no other.
   const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null) : null;
   const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${charted.label(m)}` : m.chart_title;
   const body = [
+    isIdentical(pair) ? `<p class="identical-note">${esc(m.identical_note)}</p>` : '',
     kv([
       [esc(m.case), `<code>${esc(pair.case_id)}</code>`],
       [esc(m.seed), esc(pair.seed)],
@@ -239,16 +302,23 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
     ]),
     reasonsBlock(pair, m),
     recordsBlock(pair, m),
-    `<h4>${esc(m.videos)}</h4><div class="sides">` +
-      videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), pair.video, m) +
-      videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), pair.video, m) +
-      `</div>`,
-    charted ? `<h4>${esc(chartTitle)}</h4>` + ssimChart(charted.series.per_frame, { threshold, worst: charted.series.worst_frame, id: `${id}-chart`, m, ...(ctx.ssimFloor?.length && charted.series === pair.video?.ssim ? { band: ctx.ssimFloor } : {}) }) : '',
-    stillsBlock(pair, ctx),
     checksBlock(pair.checks, m),
+    `<h4>${esc(m.videos)}</h4>` + abPlayer(pair, ctx),
+    charted
+      ? `<h4>${esc(chartTitle)}</h4>` +
+        ssimChart(charted.series.per_frame, {
+          threshold,
+          worst: charted.series.worst_frame,
+          id: `${id}-chart`,
+          m,
+          ...(pair.video?.psnr_y ? { psnr: pair.video.psnr_y.per_frame } : {}),
+          // The same-hardware band is of the Gaussian SSIM: drawn only over that series.
+          ...(ctx.ssimFloor?.length && charted.series === pair.video?.ssim ? { band: ctx.ssimFloor } : {}),
+        })
+      : '',
     pairNoiseBlock(pair, m),
+    stillsBlock(pair, ctx),
     pair.video ? videoBlock(pair.video, m) : '',
-    // Absent audio was not measured (the set has no `audio`); null is a pair without audio.
     pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? '' : audioBlock(pair, pair.audio, m),
     linksBlock(pair, ctx),
   ];

@@ -2,6 +2,8 @@
  * The difference signal (candidate - baseline) as a 16-bit PCM WAV, so that a
  * person can listen to what changed. It is kept at its true level, not
  * normalised: near-silence means a small difference, and that is the point.
+ * A second, normalised copy (assets-keys.ts audioNormalizationGain) makes a
+ * small difference audible, with its gain stated on the page.
  * Differences beyond full scale (possible, since each side spans [-1, 1]) clip.
  */
 import wavefileModule from 'wavefile';
@@ -9,8 +11,8 @@ import { invalidParameter } from '../errors.js';
 
 const { WaveFile } = wavefileModule;
 
-/** Per channel, the first min(length) samples of candidate - baseline, as int16. */
-export function differenceSamples(baseline: Float32Array[], candidate: Float32Array[]): Int16Array[] {
+/** Per channel, the first min(length) samples of (candidate - baseline) × gain, as int16 (clipped at full scale). */
+export function differenceSamples(baseline: Float32Array[], candidate: Float32Array[], gain = 1): Int16Array[] {
   if (baseline.length !== candidate.length || baseline.length === 0) {
     throw invalidParameter('channels', 'the same non-zero channel count on both sides', `${baseline.length} and ${candidate.length}`);
   }
@@ -19,7 +21,7 @@ export function differenceSamples(baseline: Float32Array[], candidate: Float32Ar
     const cand = candidate[ch]!;
     const out = new Int16Array(length);
     for (let i = 0; i < length; i++) {
-      const d = Math.max(-1, Math.min(1, cand[i]! - base[i]!));
+      const d = Math.max(-1, Math.min(1, (cand[i]! - base[i]!) * gain));
       out[i] = Math.round(d * 32767);
     }
     return out;

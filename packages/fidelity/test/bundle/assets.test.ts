@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioNormalizationGain } from '../../src/bundle/assets-keys.js';
 import { makePairAssets } from '../../src/bundle/assets.js';
+import { waveformRgb } from '../../src/bundle/waveform.js';
 import { heatmapSize, rampColour, stillSize } from '../../src/bundle/assets-geometry.js';
 import { blockSsim } from '../../src/bundle/heatmap.js';
 import { differenceSamples } from '../../src/bundle/wav.js';
@@ -125,17 +127,50 @@ describe('extractFrame', () => {
   });
 });
 
+describe('waveformRgb', () => {
+  it('draws each strip from min to max of its samples, the difference times the gain', () => {
+    const n = 640 * 4;
+    const silence = [new Float32Array(n)];
+    const square = [Float32Array.from({ length: n }, (_, i) => (i % 4 < 2 ? 0.5 : -0.5))];
+    const rgb = waveformRgb(silence, square, 1.5, 640, 60);
+    expect(rgb.length).toBe(640 * 180 * 3);
+    const px = (x: number, y: number): number[] => [...rgb.subarray((y * 640 + x) * 3, (y * 640 + x) * 3 + 3)];
+    const painted = (y0: number, y1: number, x: number): number[] => {
+      const ys: number[] = [];
+      for (let y = y0; y < y1; y++) if (px(x, y).join() !== '255,255,255' && px(x, y).join() !== '208,215,222') ys.push(y);
+      return ys;
+    };
+    // Baseline silence: one pixel at the middle line, in the baseline's colour.
+    expect(painted(0, 60, 100)).toEqual([30]);
+    // Candidate ±0.5 within every column: from half the strip's half-height above the middle to as far below (half = 29).
+    const cand = painted(60, 120, 100);
+    expect([cand[0], cand[cand.length - 1]]).toEqual([Math.round(90 - 0.5 * 29), Math.round(90 + 0.5 * 29)]);
+    // Difference ±0.75 (0.5 × 1.5).
+    const diff = painted(120, 180, 100);
+    expect([diff[0], diff[diff.length - 1]]).toEqual([Math.round(150 - 0.75 * 29), Math.round(150 + 0.75 * 29)]);
+    expect(diff.length).toBe(Math.round(150 + 0.75 * 29) - Math.round(150 - 0.75 * 29) + 1);
+    expect(px(100, 150)).toEqual([207, 34, 46]);
+  });
+});
+
 describe('makePairAssets', () => {
-  it('writes the worst frame of both sides, the heat map and the difference WAV', async () => {
+  it('writes the worst frame of both sides, the heat map and the difference WAV, true level and normalised', async () => {
     const outDir = path.join(tmp, 'bundle');
     const prefix = 'pairs/0/measurement-r000-c001';
-    const files = await makePairAssets({ pair: pairFor(7, { width: W, height: H, frames: FRAMES, audio: true }), baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
+    const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
     expect(files).toEqual({
       baseline_worst_png: `${prefix}/baseline-worst.png`,
       candidate_worst_png: `${prefix}/candidate-worst.png`,
       ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
+      abs_diff_png: `${prefix}/abs-diff.png`,
       audio_diff_wav: `${prefix}/audio-diff.wav`,
+      audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
+      audio_waveform_png: `${prefix}/audio-waveform.png`,
     });
+    // The report's peak difference is 0.0123 on every channel: brought to -1 dBFS.
+    const gain = audioNormalizationGain(pair.audio)!;
+    expect(20 * Math.log10(gain * 0.0123)).toBeCloseTo(-1, 9);
     const at = (rel: string): string => path.join(outDir, ...rel.split('/'));
 
     const base = await rawPng(at(files.baseline_worst_png!));
@@ -145,6 +180,16 @@ describe('makePairAssets', () => {
     expect(Math.abs(grey(base, 40, 40) - (70 * 255) / 219)).toBeLessThan(1.5);
     expect(Math.abs(grey(cand, 4, 4) - ((70 + BUMP) * 255) / 219)).toBeLessThan(1.5);
     expect(Math.abs(grey(cand, 40, 40) - grey(base, 40, 40))).toBeLessThanOrEqual(1);
+    // The absolute difference, ×8 per channel, from the two stills written beside it (same decode, no scaling at this size).
+    const diff = await rawPng(at(files.abs_diff_png!));
+    expect([diff.width, diff.height]).toEqual([W, H]);
+    for (const [x, y] of [[4, 4], [40, 40], [W - 1, H - 1]] as const) {
+      for (let k = 0; k < 3; k++) {
+        const i = (y * W + x) * 3 + k;
+        expect(diff.data[i], `${x},${y}`).toBe(Math.min(255, Math.abs(cand.data[i]! - base.data[i]!) * 8));
+      }
+    }
+    expect(diff.data[(4 * W + 4) * 3]).toBeGreaterThan(0);
 
     const heat = await rawPng(at(files.ssim_heatmap_png!));
     expect({ width: heat.width, height: heat.height }).toEqual(heatmapSize({ width: W, height: H }));
@@ -178,6 +223,25 @@ describe('makePairAssets', () => {
       }
     }
     expect(energy).toBeGreaterThan(0);
+
+    // The normalised copy: the same difference times the stated gain, clipped at full scale.
+    const loud = new wavefileModule.WaveFile(readFileSync(at(files.audio_diff_normalized_wav!))).getSamples(false, Int16Array) as unknown as Int16Array[];
+    expect(loud[0]!.length).toBe(length);
+    for (let ch = 0; ch < 2; ch++) {
+      for (let i = 0; i < length; i += 41) {
+        const expected = Math.round(Math.max(-1, Math.min(1, (ci[i * 2 + ch]! - bi[i * 2 + ch]!) * gain)) * 32767);
+        expect(Math.abs(loud[ch]![i]! - expected)).toBeLessThanOrEqual(Math.ceil(gain) + 1);
+      }
+    }
+  });
+
+  it('writes no difference WAV when the audio of both sides is identical', async () => {
+    const pair = pairFor(3, { width: W, height: H, frames: FRAMES, audio: true });
+    pair.audio!.identical = true;
+    for (const c of pair.audio!.channels) c.max_abs_diff = 0;
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('base.mp4'), outDir: path.join(tmp, 'same-audio'), prefix: 'p' });
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    expect(audioNormalizationGain(pair.audio)).toBeNull();
   });
 
   it('makes byte-identical files from the same inputs', async () => {
@@ -194,7 +258,7 @@ describe('makePairAssets', () => {
   it('scales wide stills down to 640 px and skips the WAV when there is no audio', async () => {
     const outDir = path.join(tmp, 'wide');
     const files = await makePairAssets({ pair: pairFor(2, { width: 800, height: H, frames: 3, audio: false }), baselinePath: clip('wide.mp4'), candidatePath: clip('wide.mp4'), outDir, prefix: 'p/wide' });
-    expect(Object.keys(files).sort()).toEqual(['baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
     const meta = await sharp(path.join(outDir, 'p', 'wide', 'baseline-worst.png')).metadata();
     expect({ width: meta.width, height: meta.height }).toEqual(stillSize({ width: 800, height: H }));
     expect(meta.width).toBe(640);

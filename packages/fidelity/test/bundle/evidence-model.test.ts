@@ -19,6 +19,7 @@ import { reportSchemaText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
 import { PowerAudit } from '../../src/power/schemas.js';
 import { Report, RunReport } from '../../src/schemas/report.js';
+import { duration, kilojoules } from '../../src/bundle/html-format.js';
 import type { RunJson } from '../../src/schemas/run-archive.js';
 import { nvidiaSmiMs, oracleEnergy, relativeError } from './evidence-oracle.js';
 
@@ -287,10 +288,10 @@ describe('the pages show the evidence in both languages', () => {
 
   it('shows energy, watts and J per clip for valid runs and "unavailable" for the gapped one', () => {
     const [h, b] = [runEvidence(h200).power!, runEvidence(b200).power!];
-    expect(rowCells(en, 'Total GPU energy (J)')).toEqual([h.total_gpu_energy_j!.toFixed(1), b.total_gpu_energy_j!.toFixed(1), '<span class="muted">unavailable</span>']);
+    expect(rowCells(en, 'Total GPU energy')).toEqual([kilojoules(h.total_gpu_energy_j!), kilojoules(b.total_gpu_energy_j!), '<span class="muted">unavailable</span>']);
     expect(rowCells(en, 'Average total GPU power (W)')).toEqual([h.avg_total_gpu_power_w!.toFixed(1), b.avg_total_gpu_power_w!.toFixed(1), '<span class="muted">unavailable</span>']);
-    expect(rowCells(en, 'Joules per valid clip')).toEqual([h.joules_per_valid_clip!.toFixed(1), b.joules_per_valid_clip!.toFixed(1), '<span class="muted">unavailable</span>']);
-    expect(rowCells(zh, 'GPU 总能耗（J）')).toEqual([h.total_gpu_energy_j!.toFixed(1), b.total_gpu_energy_j!.toFixed(1), '<span class="muted">不可用</span>']);
+    expect(rowCells(en, 'Energy per valid clip')).toEqual([kilojoules(h.joules_per_valid_clip!), kilojoules(b.joules_per_valid_clip!), '<span class="muted">unavailable</span>']);
+    expect(rowCells(zh, 'GPU 总能耗')).toEqual([kilojoules(h.total_gpu_energy_j!), kilojoules(b.total_gpu_energy_j!), '<span class="muted">不可用</span>']);
   });
 
   it('gives the invalid run its reasons in words and no number', () => {
@@ -299,7 +300,7 @@ describe('the pages show the evidence in both languages', () => {
     expect(reasons[2]).toBe('<code>GAP_EXCEEDED</code> Two consecutive readings of a GPU are further apart than the allowed gap.');
     expect(rowCells(zh, '原因')[2]).toBe('<code>GAP_EXCEEDED</code> 某个 GPU 的两个相邻读数间隔超过了允许的最大间隔。');
     const perGpu = rowCells(en, 'Per GPU');
-    expect(perGpu[0]).toMatch(/^GPU 0: \d+\.\d J, average \d+\.\d W; \d+ readings used, largest gap 1\.\d{3} s<br>GPU 1: /);
+    expect(perGpu[0]).toMatch(/^GPU 0: [\d\u202f]+\.\d{3} kJ, average \d+\.\d W; \d+ readings used, largest gap 1\.\d{3} s<br>GPU 1: /);
     expect(perGpu[2]).toBe('GPU 0: <code>GAP_EXCEEDED</code><br>GPU 1: <code>GAP_EXCEEDED</code>');
     expect(rowCells(en, 'Power figures valid')).toEqual(['yes', 'yes', 'no: no energy figures']);
   });
@@ -321,12 +322,12 @@ describe('the pages show the evidence in both languages', () => {
   });
 
   it('sets server timing side by side, says it is descriptive, and lists every record', () => {
-    const median = rowCells(en, 'Execution (dispatched → forward finished), median (ms)');
-    expect(median).toEqual([h200, b200, h100].map((r) => runEvidence(r).timing!.summary.execution_ms!.median.toFixed(3)));
+    const median = rowCells(en, 'Execution (dispatched → forward finished), median');
+    expect(median).toEqual([h200, b200, h100].map((r) => duration(runEvidence(r).timing!.summary.execution_ms!.median)));
     expect(en).toContain('Descriptive only: latency is never judged, there is no pass or fail');
     expect(zh).toContain('延迟从不做判定，没有通过或未通过');
-    expect(rowCells(zh, '执行（调度 → 前向计算完成）的中位数（毫秒）')).toEqual(median);
-    expect(en).toContain('Every record of H200 30054883436/1 (ms)');
+    expect(rowCells(zh, '执行（调度 → 前向计算完成）的中位数')).toEqual(median);
+    expect(en).toContain('Every record of H200 30054883436/1');
     // The warmup has no server timing in the fixtures: unavailable, never 0.
     expect(en).toMatch(/<th scope="row"><code>warmup-000<\/code><\/th><td>ok<\/td>(<td><span class="muted">unavailable<\/span><\/td>){5}<td><code>TIMING_ABSENT<\/code><\/td>/);
   });

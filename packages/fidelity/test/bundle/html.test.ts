@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/bundle/html.js';
+import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { esc } from '../../src/bundle/html-escape.js';
 import { messages } from '../../src/bundle/i18n.js';
+import { duration, kilojoules } from '../../src/bundle/html-format.js';
+import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
 import type { MessageKey } from '../../src/bundle/i18n.js';
 import { Report } from '../../src/schemas/report.js';
 import { HOSTILE_ERROR, HOSTILE_PROMPT, sampleReport } from './html-fixture.js';
@@ -40,13 +43,20 @@ describe('renderReport', () => {
   const en = renderReport(report, 'en');
   const zh = renderReport(report, 'zh');
 
-  it('is a self-contained page: no script, no external stylesheet, font or image', () => {
+  it('is a self-contained page: one hashed inline script, no external stylesheet, font or image', () => {
     for (const page of [en, zh]) {
       expect(page.startsWith('<!doctype html>')).toBe(true);
       expect(page).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
       expect(page).toContain('<meta charset="utf-8">');
       expect(page.match(/<style>/g)).toHaveLength(1);
-      expect(page).not.toMatch(/<script/i);
+      // Exactly the page script (allowed by its hash in the policy) and its JSON data block, nothing else.
+      const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
+      expect(scripts.map((s) => s[1])).toEqual([` type="application/json" id="${PAGE_DATA_ID}"`, '']);
+      expect(scripts[1]![2]).toBe(PAGE_SCRIPT);
+      expect(page).toContain(`script-src ${PAGE_SCRIPT_HASH};`.replaceAll("'", '&#39;'));
+      expect(scripts[0]![2]).not.toMatch(/[<>&]/);
+      expect(JSON.parse(scripts[0]![2]!).m.play).toBe(messages(page === en ? 'en' : 'zh').play);
+      expect(PAGE_SCRIPT).not.toMatch(/fetch|XMLHttpRequest|import\(|eval|Function\(|\.src\b|\.href\s*=|innerHTML|location\s*=|setAttribute\('(?:src|href|poster)/);
       expect(page).not.toMatch(/<link\b/i);
       expect(page).not.toMatch(/url\(|@import/i);
       for (const value of linkValues(page)) {
@@ -136,11 +146,11 @@ describe('renderReport', () => {
   it('shows missing evidence as unavailable, never as zero', () => {
     const row = (page: string, label: string): string => page.match(new RegExp(`<tr><th scope="row">${label.replace(/[()]/g, '\\$&')}</th>(.*?)</tr>`))?.[1] ?? '';
     // The candidate's power is invalid: its energy must not read 0, and it says why.
-    expect(row(en, 'Total GPU energy (J)')).toBe('<td class="n">91234.5</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'Total GPU energy')).toBe('<td class="n">91.234 kJ</td><td><span class="muted">unavailable</span></td>');
     expect(row(en, 'Reasons')).toContain('<code>GPU_COUNT_MISMATCH</code> The telemetry covers a different number of GPUs');
-    expect(row(zh, 'GPU 总能耗（J）')).toContain('不可用');
+    expect(row(zh, 'GPU 总能耗')).toContain('不可用');
     // The candidate has no timing at all: every stage reads unavailable, with TIMING_ABSENT.
-    expect(row(en, 'Queue delay (accepted → dispatched), median (ms)')).toBe('<td class="n">90.000</td><td><span class="muted">unavailable</span></td>');
+    expect(row(en, 'Queue delay (accepted → dispatched), median')).toBe('<td class="n">90.00 ms</td><td><span class="muted">unavailable</span></td>');
     expect(en).toContain('<code>TIMING_ABSENT</code> Records without server_timing');
     // The candidate has no accounting: unavailable, not 0.
     expect(row(en, 'GPU-seconds per valid clip')).toBe('<td class="n">75.0</td><td><span class="muted">unavailable</span></td>');
@@ -157,12 +167,84 @@ describe('renderReport', () => {
     expect(row(page, 'Power figures valid')).toBe('<td><span class="muted">no telemetry</span></td><td><span class="muted">no telemetry</span></td>');
   });
 
+  it('puts the verdict first and names what failed, worst first', () => {
+    const r = structuredClone(report);
+    const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    failed.checks = [
+      { name: 'min_ssim', outcome: 'pass', value: 0.99, threshold: 0.92, comparator: '>=', note: null },
+      { name: 'rms_ratio_deviation', outcome: 'fail', value: 0.2005, threshold: 0.1, comparator: '<=', note: null },
+    ];
+    const passed = r.comparisons[0]!.pairs.find((p) => p.status === 'passed')!;
+    passed.video!.identical = true;
+    if (passed.audio) passed.audio.identical = true;
+    const en = renderReport(r, 'en');
+    const zh = renderReport(r, 'zh');
+    // The verdict and the failing pair's line come before the run evidence and the setup.
+    const verdictAt = en.indexOf('id="verdict"');
+    expect(verdictAt).toBeGreaterThan(0);
+    expect(verdictAt).toBeLessThan(en.indexOf('id="overview"'));
+    expect(en.indexOf('id="overview"')).toBeLessThan(en.indexOf('id="pairs"'));
+    expect(en.indexOf('id="pairs"')).toBeLessThan(en.indexOf('id="summary"'));
+    expect(en.indexOf('id="summary"')).toBeLessThan(en.indexOf('id="evidence"'));
+    const anchor = `#pair-0-${failed.slot_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const line = en.slice(en.indexOf(`<ul class="problems">`), en.indexOf('</ul>', en.indexOf('<ul class="problems">')));
+    expect(line).toContain(`href="${anchor}"`);
+    expect(line).toContain('audio |RMS ratio − 1| 0.2005 (≤ 0.1)');
+    expect(zh).toContain('音频 |RMS 比 − 1| 0.2005 (≤ 0.1)');
+    // A bit-identical pair says so instead of a row of 1.0000s.
+    const summary = en.slice(en.indexOf(`<details class="pair" id="pair-0-${passed.slot_id}`));
+    expect(summary.slice(0, summary.indexOf('</summary>'))).toContain('<strong>identical</strong>');
+    // Worst first in the overview: the failed pair's row before the passed one's.
+    const overview = en.slice(en.indexOf('id="overview"'), en.indexOf('id="pairs"'));
+    expect(overview.indexOf(`href="${anchor}"`)).toBeLessThan(overview.indexOf(`href="#pair-0-${passed.slot_id}"`));
+  });
+
+  it('translates check notes and names the note when a failed check has no value', () => {
+    const r = structuredClone(report);
+    const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    failed.checks = [{ name: 'rms_ratio_deviation', outcome: 'fail', value: null, threshold: 0.1, comparator: '<=', note: 'baseline_silent' }];
+    expect(renderReport(r, 'en')).toContain('audio |RMS ratio − 1| the baseline channel is silent: the ratio is undefined (≤ 0.1)');
+    const zh = renderReport(r, 'zh');
+    expect(zh).toContain('基线声道无声：比值无定义');
+    expect(zh).not.toContain('the baseline channel is silent');
+  });
+
+  it('translates the policy texts the tool writes, and shows a policy file\'s own words as written', () => {
+    const r = structuredClone(report);
+    r.policy = { ...structuredClone(DEFAULT_POLICY), calibration_status: 'uncalibrated' } as typeof r.policy;
+    const zh = renderReport(r, 'zh');
+    expect(zh).toContain(esc(messages('zh').policy_desc_default));
+    expect(zh).not.toContain('Example thresholds from metrics.md');
+    expect(zh).toContain('SGLang 的视频默认值');
+    expect(zh).not.toContain('InferenceX example policy');
+    const own = structuredClone(r);
+    own.policy.description = 'Our own thresholds, agreed in review';
+    own.policy.checks[0]!.source = 'team decision';
+    const page = renderReport(own, 'zh');
+    expect(page).toContain('<span class="data">Our own thresholds, agreed in review</span>');
+    expect(page).toContain('<span class="data">team decision</span>');
+  });
+
+  it('marks the settings that differ between the compared runs', () => {
+    const r = structuredClone(report);
+    r.runs.forEach((run, i) => {
+      run.runtime = { attention_backend: i === 0 ? 'fa3' : 'flashinfer', dtype: 'bf16' };
+    });
+    const page = renderReport(r, 'en');
+    expect(page).toContain('<mark><code>attention_backend</code>: fa3</mark>');
+    expect(page).not.toContain('<mark><code>dtype</code>');
+    expect(page).toMatch(/<th scope="row">Runtime <span class="badge differs">differs<\/span><\/th>/);
+    const same = structuredClone(report);
+    same.runs.forEach((run) => (run.runtime = { dtype: 'bf16' }));
+    expect(renderReport(same, 'en')).not.toContain('<th scope="row">Runtime <span class="badge differs">');
+  });
+
   it('translates every UI string into Chinese', () => {
     const enM = messages('en');
     const zhM = messages('zh');
     const same = (Object.keys(enM) as MessageKey[]).filter((k) => enM[k] === zhM[k]);
     // Technical names that read the same in both languages.
-    expect(same.sort()).toEqual(['ffmpeg_sha256', 'ffprobe_sha256', 'gpu']);
+    expect(same.sort()).toEqual(['chart_ssim', 'ffmpeg_sha256', 'ffprobe_sha256', 'gpu', 'noise_p']);
     for (const k of Object.keys(enM) as MessageKey[]) {
       if (same.includes(k) || k.startsWith('other_lang') || k === 'html_lang') continue;
       expect(zhM[k], k).toMatch(/[\u4e00-\u9fff]/);
@@ -171,5 +253,22 @@ describe('renderReport', () => {
     for (const english of ['Summary', 'Worst frame', 'Per-frame SSIM', 'Run evidence', 'Thresholds', 'unavailable']) {
       expect(zh).not.toContain(`>${english}<`);
     }
+  });
+});
+
+describe('duration', () => {
+  it('keeps the digits of a server time by choosing its unit', () => {
+    expect(duration(0.0000052)).toBe('5 ns');
+    expect(duration(0.0007)).toBe('700 ns');
+    expect(duration(0.0123)).toBe('12.30 µs');
+    expect(duration(0.5)).toBe('500.0 µs');
+    expect(duration(12.3456)).toBe('12.35 ms');
+    expect(duration(1234.5)).toBe('1.234 s');
+  });
+  it('writes energy as grouped kJ', () => {
+    expect(kilojoules(395436.87)).toBe('395.437 kJ');
+    expect(kilojoules(12345678)).toBe('12\u202f345.678 kJ');
+    expect(kilojoules(-1234567.8)).toBe('-1\u202f234.568 kJ');
+    expect(kilojoules(5)).toBe('0.005 kJ');
   });
 });

@@ -9,6 +9,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
 import { verifyBundle } from '../../src/bundle/verify.js';
 import { makeRealBundle, realPages, sealDir } from './make-bundle.js';
 
@@ -31,8 +32,17 @@ const withoutCsp = (html: string) => html.replace(CSP_META, '');
 const policyOf = (html: string) => CSP_META.exec(html)![0].replace(/^.*content="([^"]*)".*$/s, '$1').replaceAll('&#39;', "'");
 const hashOf = (body: string) => `'sha256-${createHash('sha256').update(body, 'utf8').digest('base64')}'`;
 const EVIL = 'http://evil.example';
+/** The CSP cases judge the policy alone: without its policy the page's own script would be refused too (and rightly). */
+const withoutPageScript = (html: string) => html.replace(`<script>${PAGE_SCRIPT}</script>`, '');
 
 describe('the real pages', () => {
+  it('carry the page script, listed by its hash, and nothing else executable', () => {
+    for (const page of Object.values(realPages())) {
+      expect(page).toContain(`<script>${PAGE_SCRIPT}</script>`);
+      expect(policyOf(page)).toContain(`script-src ${PAGE_SCRIPT_HASH};`);
+      expect(hashOf(PAGE_SCRIPT)).toBe(PAGE_SCRIPT_HASH);
+    }
+  });
   it('pass as written, with the policy as the first element of <head>', async () => {
     const dir = bundle();
     const result = await verifyBundle(dir);
@@ -53,7 +63,7 @@ describe('vectors a browser follows (each passed verify-bundle before)', () => {
     ['an iframe srcdoc', inBody(`<iframe srcdoc="&lt;img src=${EVIL}/a.png&gt;"></iframe>`), ['BUNDLE_PAGE_SRCDOC']],
     ['image-set() in a style attribute', inBody(`<div style="background-image:image-set('${EVIL}/a.png' 1x)"></div>`), ['BUNDLE_LINK_EXTERNAL']],
     ['-webkit-image-set() in a <style> element', inHead(`<style>p{background:-webkit-image-set("${EVIL}/a.png" 1x)}</style>`), ['BUNDLE_LINK_EXTERNAL']],
-    ['no CSP and a script that fetches', (h) => inBody(`<script>fetch('${EVIL}/')</script>`)(withoutCsp(h)), ['BUNDLE_PAGE_CSP', 'BUNDLE_PAGE_SCRIPT']],
+    ['no CSP and a script that fetches', (h) => inBody(`<script>fetch('${EVIL}/')</script>`)(withoutCsp(withoutPageScript(h))), ['BUNDLE_PAGE_CSP', 'BUNDLE_PAGE_SCRIPT']],
   ];
   it.each(vectors)('%s', async (_name, edit, expected) => {
     expect(await codes(bundle(edit))).toEqual(expected);
@@ -67,14 +77,17 @@ describe('the Content-Security-Policy meta', () => {
     ['second in <head>', (h) => h.replace(CSP_META, '').replace('<meta charset="utf-8">\n', (m) => `${m}${CSP_META.exec(h)![0]}`)],
     ['only in the body', (h) => inBody(CSP_META.exec(h)![0])(withoutCsp(h))],
     ['default-src *', withPolicy(base.replace("default-src 'none'", 'default-src *').replaceAll("'", '&#39;'))],
-    ["script-src 'unsafe-inline'", withPolicy(base.replace("script-src 'none'", "script-src 'unsafe-inline'").replaceAll("'", '&#39;'))],
+    ["script-src 'unsafe-inline'", withPolicy(base.replace(/script-src [^;]+/, "script-src 'unsafe-inline'").replaceAll("'", '&#39;'))],
     ['img-src allows a host', withPolicy(base.replace("img-src 'self' file:", "img-src 'self' file: https://evil.example").replaceAll("'", '&#39;'))],
     ['without base-uri', withPolicy(base.replace("; base-uri 'none'", '').replaceAll("'", '&#39;'))],
     ['an unknown directive', withPolicy(`${base}; require-trusted-types-for 'script'`.replaceAll("'", '&#39;'))],
     ['report-only, not enforced', (h) => h.replace('http-equiv="Content-Security-Policy"', 'http-equiv="Content-Security-Policy-Report-Only"')],
   ];
   it.each(cases)('is refused when %s', async (_name, edit) => {
-    expect(await codes(bundle(edit))).toEqual(['BUNDLE_PAGE_CSP']);
+    expect(await codes(bundle((h) => edit(withoutPageScript(h))))).toEqual(['BUNDLE_PAGE_CSP']);
+  });
+  it('refuses the page script too when the policy that lists it is gone', async () => {
+    expect(await codes(bundle(withoutCsp))).toEqual(['BUNDLE_PAGE_CSP', 'BUNDLE_PAGE_SCRIPT']);
   });
 });
 
@@ -82,7 +95,7 @@ describe('scripts', () => {
   const base = policyOf(realPages().en);
   const body = "document.title = 'ok';";
   const hashed = (script: string) => (h: string) =>
-    inBody(script)(withPolicy(base.replace("script-src 'none'", `script-src ${hashOf(body)}`).replaceAll("'", '&#39;'))(h));
+    inBody(script)(withPolicy(base.replace(/script-src [^;]+/, `script-src ${PAGE_SCRIPT_HASH} ${hashOf(body)}`).replaceAll("'", '&#39;'))(h));
 
   it('a self-contained inline script listed by its sha256 in script-src passes', async () => {
     expect(await codes(bundle(hashed(`<script>${body}</script>`)))).toEqual([]);
@@ -96,7 +109,9 @@ describe('scripts', () => {
     ['a script with src, even a bundle file', hashed(`<script src="report.json"></script>`)],
     ['a hashed body of a type that is not JavaScript (speculation rules)', hashed(`<script type="speculationrules">${body}</script>`)],
     ['a data block whose type is not exactly application/json', inBody(`<script type="Application/JSON">{}</script>`)],
-    ['an inline script when script-src is none', inBody(`<script>${body}</script>`)],
+    ['an inline script the policy does not list', inBody(`<script>${body}</script>`)],
+    ['the page script with one byte changed', (h) => h.replace(PAGE_SCRIPT, PAGE_SCRIPT.replace("'use strict';", "'use strict' ;"))],
+    ['a second copy of the page script in a data block of another type', inBody(`<script type="text/x-template">${PAGE_SCRIPT}</script>`)],
     ['an event handler attribute', inBody(`<img src="report.json" onerror="fetch('x')">`)],
     ['an SVG script', inBody(`<svg><script>${body}</script></svg>`)],
   ];

@@ -1,0 +1,30 @@
+/**
+ * Why a pair is invalid, in the page's language. The reason messages in
+ * report.json are the tool's English sentences with the figures in them; the
+ * English page shows them as they are. Other pages show the translated
+ * sentence for the code (`reason_<CODE>` in i18n.ts) followed by the figures
+ * the message names ("baseline 12, candidate 10"), or, for a failed request,
+ * the run's own error text, which is run data and never translated.
+ */
+import type { MessageKey, Messages } from './i18n.js';
+import { fill } from './i18n.js';
+
+const RUN_ERROR_CODES = new Set(['FAILED_BASELINE', 'FAILED_CANDIDATE', 'FAILED_BOTH']);
+/** "baseline X, candidate Y" as the compat and workload checks write it. */
+const SIDES = /baseline ([^,;]+?), candidate ([^,;)]+?)(?: per channel)?(?:\)|$)/;
+/** "Only the baseline has …" / "The candidate has …". */
+const ONE_SIDE = /\b(baseline|candidate)\b/;
+
+/** Plain text (not escaped) of one reason, in the page's language. */
+export function reasonText(code: string, message: string | null, m: Messages): string {
+  const key = `reason_${code}` as MessageKey;
+  if (m.html_lang === 'en' || !(key in m)) return message ?? (key in m ? m[key] : code);
+  const generic = m[key];
+  if (message === null) return generic;
+  if (RUN_ERROR_CODES.has(code)) return `${generic}: ${message}`;
+  const sides = SIDES.exec(message);
+  if (sides) return `${generic} (${fill(m.reason_sides, { baseline: sides[1]!, candidate: sides[2]! })})`;
+  const one = ONE_SIDE.exec(message);
+  if (one && code === 'INCOMPATIBLE_AUDIO_PRESENCE') return fill(m.reason_audio_only, { side: one[1] === 'baseline' ? m.side_baseline : m.side_candidate });
+  return generic;
+}
