@@ -35,9 +35,10 @@ export const AUDIO_NORMALIZED_PEAK_DBFS = -1;
  * The gain of the normalised difference WAV, from the report's own figures so
  * the page can state it: the largest |candidate − baseline| over every channel
  * is brought to AUDIO_NORMALIZED_PEAK_DBFS. Null (no normalised file) when the
- * channels are identical or the difference is already within 6 dB of that.
+ * channels are identical or the difference is already within 6 dB of that,
+ * and for `undefined` (audio not computed by the metric set) or null (no audio).
  */
-export function audioNormalizationGain(audio: { channels: Array<{ max_abs_diff: number | null }> } | null): number | null {
+export function audioNormalizationGain(audio: { channels: Array<{ max_abs_diff: number | null }> } | null | undefined): number | null {
   if (!audio) return null;
   let peak = 0;
   for (const c of audio.channels) if (c.max_abs_diff !== null && c.max_abs_diff > peak) peak = c.max_abs_diff;
