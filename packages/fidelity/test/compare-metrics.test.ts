@@ -5,8 +5,7 @@
  * work, and shards of one set merge to the one-machine bundle while
  * partials of different sets are refused.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { Report } from '../src/schemas/report.js';
 import { merge } from '../src/shard/merge.js';
 import { ShardPartial } from '../src/shard/schema.js';
 import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
+import { snapshot } from '../../../test/e2e/helpers.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-metrics-'));
 const at = (...p: string[]) => path.join(tmp, ...p);
@@ -28,19 +28,6 @@ let runs: GeneratedRuns;
 const dir = (site: string) => runs.runs.find((r) => r.site === site)!.dir;
 const bundles: Record<string, CompareResult> = {};
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (rel: string): void => {
-    for (const name of readdirSync(path.join(root, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      if (statSync(path.join(root, r)).isDirectory()) visit(r);
-      else out[r] = sha256(readFileSync(path.join(root, r)));
-    }
-  };
-  visit('');
-  return out;
-}
 
 async function refused(p: Promise<unknown>): Promise<FidelityError> {
   const error = await p.then(

@@ -6,8 +6,7 @@
  * partials) on generated runs; and every refusal of a partial set, each with
  * its code, naming the partials, leaving --out untouched.
  */
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +18,7 @@ import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { merge } from '../../src/shard/merge.js';
 import { ShardPartial } from '../../src/shard/schema.js';
 import { generateRuns } from '../../src/synth/index.js';
+import { reseal, sha256, snapshot } from '../../../../test/e2e/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
@@ -29,26 +29,6 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-merge-'));
 const at = (...p: string[]) => path.join(tmp, ...p);
 const saved = process.env.SOURCE_DATE_EPOCH;
 
-const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (rel: string): void => {
-    for (const name of readdirSync(path.join(dir, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      if (statSync(path.join(dir, r)).isDirectory()) visit(r);
-      else out[r] = sha256(readFileSync(path.join(dir, r)));
-    }
-  };
-  visit('');
-  return out;
-}
-/** Rewrites a folder's SHA256SUMS over its current files, as a forger would. */
-function reseal(dir: string): void {
-  const lines = Object.entries(snapshot(dir))
-    .filter(([p]) => p !== 'SHA256SUMS')
-    .map(([p, h]) => `${h}  ${p}\n`);
-  writeFileSync(path.join(dir, 'SHA256SUMS'), lines.join(''));
-}
 
 async function shards(n: number, dir: string, options: Partial<CompareOptions> = {}, runs = CANDS, only?: number[]): Promise<void> {
   for (const k of only ?? [...Array(n).keys()]) {
