@@ -7,7 +7,10 @@
 //   measurePair --metrics inferencex      vs  ffmpeg -lavfi ssim+psnr (for reference)
 //   compare() end to end, bundle included vs  the same FFmpeg peers over every measured pair
 //
-// and, for compare(), how long the bundle step takes (media copies, stills,
+// and, for measurePair, the CPU time of both sides (this process and its
+// children, Linux only) and the floor it sets: our CPU spread perfectly over
+// every core, against FFmpeg's wall time, the best ratio any scheduling could
+// give; for compare(), how long the bundle step takes (media copies, stills,
 // heat maps, WAV, pages, seal: from its first progress event to the end).
 // A benchmark, run by hand; never a test.
 //
@@ -103,11 +106,33 @@ async function ffmpegPeer(a, b) {
   return performance.now() - started;
 }
 
-async function ours(a, b, metrics) {
+/**
+ * CPU time (ms) of this process (every thread) plus its finished children (ffmpeg, ffprobe), from
+ * /proc/self/stat: utime, stime, cutime, cstime. Linux only (null elsewhere); a tick is 10 ms, so a
+ * figure is good to about 2% for a pair of 8 s clips.
+ */
+function cpuMs() {
+  if (process.platform !== 'linux') return null;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name (which may contain spaces) start at state, field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return ticks * 10;
+}
+
+/** Wall and CPU time of one task: CPU counts only children that have exited by its end. */
+async function timed(task) {
+  const cpu0 = cpuMs();
   const started = performance.now();
+  await task();
+  const wall = performance.now() - started;
+  const cpu1 = cpuMs();
+  return { wall, cpu: cpu0 === null ? null : cpu1 - cpu0 };
+}
+
+async function ours(a, b, metrics) {
   const outcome = await measurePair(a, b, { metrics });
   if (!outcome.ok) throw new Error(`measurePair failed: ${outcome.failure.code} ${outcome.failure.message}`);
-  return performance.now() - started;
 }
 
 async function limited(tasks, limit) {
@@ -136,6 +161,7 @@ const fixture = await fixtureRuns(pairCount);
 log('warm-up (untimed)...');
 await ffmpegPeer(fixture.pairs[0].a, fixture.pairs[0].b);
 for (const s of sets) await ours(fixture.pairs[0].a, fixture.pairs[0].b, s);
+const cores = machine.cpus;
 
 // measurePair per set against FFmpeg on the same pair, the peer timed right next to each measurement.
 const perSet = Object.fromEntries(sets.map((s) => [s, []]));
@@ -144,13 +170,29 @@ for (let round = 0; round < rounds; round++) {
   const order = sets.map((_, i) => sets[(i + round) % sets.length]);
   for (const p of fixture.pairs) {
     for (const s of order) {
-      const [ff, us] = await alternate(round, () => ffmpegPeer(p.a, p.b), () => ours(p.a, p.b, s));
-      perSet[s].push({ round, slot: p.slot, ffmpeg_ms: ff, ms: us, ratio: us / ff });
-      log(`  round ${round} ${p.slot.padEnd(22)} ${s.padEnd(10)} ffmpeg ${fmt(ff)}  measurePair ${fmt(us)}  ratio ${(us / ff).toFixed(2)}`);
+      const [ff, us] = await alternate(round, () => timed(() => ffmpegPeer(p.a, p.b)), () => timed(() => ours(p.a, p.b, s)));
+      // The floor: our CPU spread perfectly over every core, against the peer's wall time. No scheduling beats it.
+      const floor = us.cpu === null ? null : us.cpu / cores / ff.wall;
+      perSet[s].push({ round, slot: p.slot, ffmpeg_ms: ff.wall, ms: us.wall, ratio: us.wall / ff.wall, ffmpeg_cpu_ms: ff.cpu, cpu_ms: us.cpu, floor_ratio: floor });
+      const cpu = us.cpu === null ? '' : `  CPU ${fmt(us.cpu)} vs ${fmt(ff.cpu)}, ${cores}-core floor ${floor.toFixed(2)}`;
+      log(`  round ${round} ${p.slot.padEnd(22)} ${s.padEnd(10)} ffmpeg ${fmt(ff.wall)}  measurePair ${fmt(us.wall)}  ratio ${(us.wall / ff.wall).toFixed(2)}${cpu}`);
     }
   }
 }
-const measureSummary = Object.fromEntries(sets.map((s) => [s, { median_ratio: median(perSet[s].map((r) => r.ratio)), median_ms: median(perSet[s].map((r) => r.ms)), runs: perSet[s] }]));
+const medianOf = (rows, key) => (rows.every((r) => r[key] !== null) ? median(rows.map((r) => r[key])) : null);
+const measureSummary = Object.fromEntries(
+  sets.map((s) => [
+    s,
+    {
+      median_ratio: median(perSet[s].map((r) => r.ratio)),
+      median_ms: median(perSet[s].map((r) => r.ms)),
+      median_cpu_ms: medianOf(perSet[s], 'cpu_ms'),
+      median_ffmpeg_cpu_ms: medianOf(perSet[s], 'ffmpeg_cpu_ms'),
+      median_floor_ratio: medianOf(perSet[s], 'floor_ratio'),
+      runs: perSet[s],
+    },
+  ]),
+);
 
 // compare() end to end against the FFmpeg peers over the same measured pairs, `threads` at a time.
 let compareSummary = null;
@@ -196,7 +238,11 @@ mkdirSync(path.dirname(args.json), { recursive: true });
 writeFileSync(args.json, `${JSON.stringify(result, null, 2)}\n`);
 const bars = { ffmpeg: 'bar 1.0', default: 'bar 3.0, aim 2.0', all: 'bar 4.0', inferencex: 'no bar' };
 const lines = [`medians over ${rounds} alternating rounds x ${fixture.pairs.length} pairs (${args.size} clips), against FFmpeg ssim+psnr on the same files:`];
-for (const s of sets) lines.push(`  measurePair --metrics ${s.padEnd(10)} ratio ${measureSummary[s].median_ratio.toFixed(2)} (${bars[s] ?? 'no bar'})`);
+for (const s of sets) {
+  const m = measureSummary[s];
+  const cpu = m.median_cpu_ms === null ? '' : `; CPU ${fmt(m.median_cpu_ms)} per pair against FFmpeg's ${fmt(m.median_ffmpeg_cpu_ms)}, so at best ${m.median_floor_ratio.toFixed(2)} on ${cores} cores`;
+  lines.push(`  measurePair --metrics ${s.padEnd(10)} ratio ${m.median_ratio.toFixed(2)} (${bars[s] ?? 'no bar'})${cpu}`);
+}
 if (compareSummary) {
   lines.push(`compare() end to end, ${fixture.all.length} pairs, --threads ${threads}, against FFmpeg peers ${threads} at a time:`);
   for (const s of sets) {
