@@ -32,8 +32,13 @@ export const PAIR_FILE_NAMES = {
  */
 export const IDENTICAL_STILL_NAME = 'worst.webp';
 
-/** How much of the difference signal the WAV holds: enough to hear, small enough to ship. */
-export const AUDIO_DIFF_SECONDS = 5;
+/**
+ * How much of the difference signal the WAV holds: enough to hear, small enough to ship.
+ * 16-bit PCM costs 128 kB a second for stereo at 32 kHz: at 5 s one WAV (640 kB) was more than
+ * twice a pair's share of the bundle bar (10% over its two MP4s, about 280 kB for 8 s 1344x768
+ * clips); at 2 s it is 256 kB.
+ */
+export const AUDIO_DIFF_SECONDS = 2;
 
 /** Where the normalised difference WAV puts its peak (dBFS): loud, with a little headroom. */
 export const AUDIO_NORMALIZED_PEAK_DBFS = -1;

@@ -107,8 +107,9 @@ export function reportJsonText(report: Report): string {
   return jsonText(Report.parse(report));
 }
 
+/** report.schema.json's bytes, written like report.json. */
 export function reportSchemaText(): string {
-  return `${JSON.stringify(z.toJSONSchema(Report), null, 2)}\n`;
+  return jsonText(z.toJSONSchema(Report));
 }
 
 /** Writes everything into `dir` and returns the report as written (with pair files filled in) and the number of sealed files. */
