@@ -4,12 +4,13 @@
 // per comparison) is at most the source MP4s plus 10%.
 // A benchmark, run by hand; never a test.
 //
-//   node bench/bundle-size.mjs [--size full|small] [--runs DIR] [--threads T] [--json FILE]
+//   node bench/bundle-size.mjs [--size full|small] [--runs DIR] [--out DIR] [--threads T] [--json FILE]
 //   node bench/bundle-size.mjs --bundle DIR          (only weigh a bundle that exists)
 //
 //   --size     full: the formal campaign, `fidelity generate --full --sites H200,B200`
 //              (20 cases, 8 s, 1344x768, 24 fps); small: the test-size runs, to prove the script works
 //   --runs     a folder holding the generated runs (synth-manifest.json, h200/, b200/) instead of bench/out/
+//   --out      where to write the bundle (default bench/out/bundle-size-<size>/bundle; replaced if it exists)
 //   --threads  compare()'s threads (default 2)
 //   --bundle   weigh DIR and stop: no generate, no compare (e.g. a bundle an older version wrote)
 //
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string' },
     threads: { type: 'string', default: '2' },
     bundle: { type: 'string' },
+    out: { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -108,11 +110,11 @@ async function main() {
   }
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
   const runDir = (site) => path.join(runsDir, manifest.runs.find((r) => r.site === site).folder);
-  const out = path.join(work, 'bundle');
+  const out = args.out ? path.resolve(args.out) : path.join(work, 'bundle');
   mkdirSync(work, { recursive: true });
   // A fixed generation time: the bundle's bytes then depend on its inputs only.
   process.env.SOURCE_DATE_EPOCH ??= '1764460800';
-  log(`machine: ${os.availableParallelism?.() ?? os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}; comparing (${threads} threads) into ${path.relative(root, out)}...`);
+  log(`machine: ${os.availableParallelism?.() ?? os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}; comparing (${threads} threads) into ${out}...`);
   const started = performance.now();
   const result = await compare(runDir('H200'), [runDir('B200')], { out, threads, force: true });
   log(`  compared in ${((performance.now() - started) / 1000).toFixed(1)} s`);
