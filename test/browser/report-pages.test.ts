@@ -307,6 +307,34 @@ describe.skipIf(!HAVE_CHROMIUM).each([
   });
 });
 
+describe.skipIf(!HAVE_CHROMIUM)('a pair whose video is bit-identical', () => {
+  for (const lang of ['en', 'zh'] as const) {
+    it(`shows its one WebP still, decoded, no difference picture, and says why (${lang})`, async () => {
+      const c = bundle.report.comparisons.findIndex((cmp) => cmp.pairs.some((p) => p.status !== 'invalid' && p.video?.identical));
+      expect(c).toBeGreaterThanOrEqual(0);
+      const pair = bundle.report.comparisons[c]!.pairs.find((p) => p.status !== 'invalid' && p.video?.identical)!;
+      expect(pair.files.baseline_worst_webp).toBe(pair.files.candidate_worst_webp);
+      const { page, seen, close } = await openPage(lang, 'desktop');
+      try {
+        const section = page.locator(`#pair-${c}-${pair.slot_id}`);
+        await section.locator('summary').click();
+        const still = section.locator('img.still');
+        expect(await still.count()).toBe(1);
+        expect(await section.locator('img.heat').count()).toBe(0);
+        await still.scrollIntoViewIfNeeded();
+        await expect.poll(() => still.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+        expect(await still.getAttribute('src')).toBe(pair.files.baseline_worst_webp);
+        const posters = await section.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).getAttribute('poster')));
+        expect(posters).toEqual([pair.files.baseline_worst_webp, pair.files.baseline_worst_webp]);
+        await expect.poll(() => section.getByText(messages(lang).video_identical_no_diff).isVisible()).toBe(true);
+        expect(seen.problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+  }
+});
+
 describe.skipIf(!HAVE_CHROMIUM)('with scripts off', () => {
   it('still opens a failing pair from its link (:target) and still filters the overview', async () => {
     const context = await browser.newContext({ ...VIEWPORTS.phone, javaScriptEnabled: false });

@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonText } from '../../packages/fidelity/src/bundle/json-text.js';
 import { Report, type PairReport } from '../../packages/fidelity/src/schemas/report.js';
 import { cli, FIXTURES, reseal, sha256, snapshot, zipRun, type CliResult } from './helpers.js';
 
@@ -124,6 +125,25 @@ describe('compare on the committed fixtures', () => {
     expect(same.checks.find((k) => k.name === 'video_psnr_db')).toMatchObject({ outcome: 'pass', value: null, note: 'identical' });
   });
 
+  it('gives a bit-identical pair one still and no difference pictures, a differing pair WebP stills and a heat map', () => {
+    const same = comparison('H100').pairs.find((p) => p.case_id === 'spoken-greeting-s11')!;
+    const still = same.files.baseline_worst_webp!;
+    expect(still).toMatch(/\/worst\.webp$/);
+    expect(same.files.candidate_worst_webp).toBe(still);
+    expect(Object.keys(same.files).filter((k) => k === 'abs_diff_webp' || k === 'ssim_heatmap_png')).toEqual([]);
+    expect(readdirSync(path.join(A, path.dirname(still))).filter((f) => /\.(webp|png)$/.test(f))).toEqual(['worst.webp']);
+    const differing = report.comparisons.flatMap((c) => c.pairs).find((p) => p.video && !p.video.identical && p.status !== 'invalid')!;
+    for (const key of ['baseline_worst_webp', 'candidate_worst_webp', 'abs_diff_webp', 'ssim_heatmap_png']) {
+      const file = differing.files[key];
+      expect(file, key).toBeDefined();
+      const head = readFileSync(path.join(A, file!)).subarray(0, 12);
+      // RIFF....WEBP, or the PNG signature for the heat map.
+      expect(key.endsWith('_webp') ? head.toString('latin1', 0, 4) + head.toString('latin1', 8, 12) : head.subarray(1, 4).toString('latin1'), key).toBe(key.endsWith('_webp') ? 'RIFFWEBP' : 'PNG');
+    }
+    // At most one difference WAV per pair.
+    for (const p of report.comparisons.flatMap((c) => c.pairs)) expect(Object.keys(p.files).filter((k) => k.endsWith('_wav')).length).toBeLessThanOrEqual(1);
+  });
+
   it('stores each distinct MP4 once, byte-identical, named by its sha256', () => {
     const referenced = new Set<string>();
     let references = 0;
@@ -158,10 +178,12 @@ describe('compare on the committed fixtures', () => {
     expect(files.filter((f) => /\.(zip|tar\.gz|tgz)$/.test(f) || f.includes('telemetry/') || f.includes('warmup'))).toEqual([]);
   });
 
-  it('writes report.json deterministically: 2-space indent, trailing newline, no machine paths', () => {
+  it('writes report.json deterministically: objects indented, arrays of numbers on one line, trailing newline, no machine paths', () => {
     const text = readFileSync(path.join(A, 'report.json'), 'utf8');
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    expect(text).toBe(jsonText(JSON.parse(text)));
+    const pair = report.comparisons[0]!.pairs.find((p) => p.video?.ssim)!;
+    expect(text).toContain(`"per_frame": [${pair.video!.ssim!.per_frame.map((v) => JSON.stringify(v)).join(',')}]`);
     for (const p of [tmp, FIXTURES, os.tmpdir(), os.homedir()]) expect(text).not.toContain(p);
     expect(report.generated_at).toBe('2025-11-29T21:00:00.000Z');
     expect(report.policy.calibration_status).toBe('uncalibrated');
@@ -236,7 +258,7 @@ describe('verify-bundle', () => {
 
   it('exits 2 when any file is changed, deleted or added, or the seal is edited', async () => {
     const media = readdirSync(path.join(A, 'media'))[0]!;
-    const still = Object.keys(snapshot(A)).find((f) => f.endsWith('.png'))!;
+    const still = Object.keys(snapshot(A)).find((f) => f.endsWith('.webp'))!;
     const cases: [string, (dir: string) => void, string][] = [
       ['byte', (d) => {
         const f = path.join(d, 'media', media);

@@ -4,10 +4,10 @@
  * by makePairAssets.
  */
 export const PAIR_FILE_KEYS = {
-  baselineWorst: 'baseline_worst_png',
-  candidateWorst: 'candidate_worst_png',
+  baselineWorst: 'baseline_worst_webp',
+  candidateWorst: 'candidate_worst_webp',
   heatmap: 'ssim_heatmap_png',
-  absDiff: 'abs_diff_png',
+  absDiff: 'abs_diff_webp',
   audioWaveform: 'audio_waveform_png',
   audioDiff: 'audio_diff_wav',
   audioDiffNormalized: 'audio_diff_normalized_wav',
@@ -16,17 +16,29 @@ export const PAIR_FILE_KEYS = {
 
 /** File names inside the pair's folder. */
 export const PAIR_FILE_NAMES = {
-  baseline_worst_png: 'baseline-worst.png',
-  candidate_worst_png: 'candidate-worst.png',
+  baseline_worst_webp: 'baseline-worst.webp',
+  candidate_worst_webp: 'candidate-worst.webp',
   ssim_heatmap_png: 'ssim-heatmap.png',
-  abs_diff_png: 'abs-diff.png',
+  abs_diff_webp: 'abs-diff.webp',
   audio_waveform_png: 'audio-waveform.png',
   audio_diff_wav: 'audio-diff.wav',
   audio_diff_normalized_wav: 'audio-diff-normalized.wav',
 } as const;
 
-/** How much of the difference signal the WAV holds: enough to hear, small enough to ship. */
-export const AUDIO_DIFF_SECONDS = 5;
+/**
+ * The one still of a pair whose video is bit-identical (every frame equal):
+ * both worst-frame keys name this file, and there is no abs-diff picture or
+ * heat map (they would be all black and flat).
+ */
+export const IDENTICAL_STILL_NAME = 'worst.webp';
+
+/**
+ * How much of the difference signal the WAV holds: enough to hear, small enough to ship.
+ * 16-bit PCM costs 128 kB a second for stereo at 32 kHz: at 5 s one WAV (640 kB) was more than
+ * twice a pair's share of the bundle bar (10% over its two MP4s, about 280 kB for 8 s 1344x768
+ * clips); at 2 s it is 256 kB.
+ */
+export const AUDIO_DIFF_SECONDS = 2;
 
 /** Where the normalised difference WAV puts its peak (dBFS): loud, with a little headroom. */
 export const AUDIO_NORMALIZED_PEAK_DBFS = -1;
@@ -34,9 +46,10 @@ export const AUDIO_NORMALIZED_PEAK_DBFS = -1;
 /**
  * The gain of the normalised difference WAV, from the report's own figures so
  * the page can state it: the largest |candidate − baseline| over every channel
- * is brought to AUDIO_NORMALIZED_PEAK_DBFS. Null (no normalised file) when the
- * channels are identical or the difference is already within 6 dB of that,
- * and for `undefined` (audio not computed by the metric set) or null (no audio).
+ * is brought to AUDIO_NORMALIZED_PEAK_DBFS. A pair's one difference WAV is the
+ * normalised one when this is a number, the true-level one when it is null.
+ * Null when the channels are identical or the difference is already within
+ * 6 dB of that, and for `undefined` (audio not computed by the metric set) or null (no audio).
  */
 export function audioNormalizationGain(audio: { channels: Array<{ max_abs_diff: number | null }> } | null | undefined): number | null {
   if (!audio) return null;

@@ -3,6 +3,10 @@
  * side, a block-SSIM heat map of that frame, and the first seconds of the
  * audio difference. Only valid pairs get them (an invalid pair has nothing
  * comparable to show), and none of them is a metric: report.json is.
+ *
+ * They are kept small, because a bundle should weigh little more than its
+ * MP4s: lossy WebP stills; one still and no difference pictures when every
+ * video frame is bit-identical; one difference WAV per pair.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,9 +14,9 @@ import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import { extractAudio, extractFrame } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
-import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
+import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, IDENTICAL_STILL_NAME, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
-import { writeStillPng } from './stills.js';
+import { writeStillWebp } from './stills.js';
 import { differenceSamples, encodeWav16 } from './wav.js';
 import { worstFrameOf } from './video-series.js';
 import { writeWaveformPng } from './waveform.js';
@@ -68,12 +72,21 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
   const worst = worstFrameOf(video);
   const size = { width: video.width, height: video.height };
   const base = await extractFrame(input.baselinePath, worst, size, extract);
-  const cand = await extractFrame(input.candidatePath, worst, size, extract);
-  await writeStillPng(base, place(PAIR_FILE_KEYS.baselineWorst));
-  await writeStillPng(cand, place(PAIR_FILE_KEYS.candidateWorst));
-  await writeStillPng({ width: video.width, height: video.height, rgb: absDiffRgb(base.rgb, cand.rgb) }, place(PAIR_FILE_KEYS.absDiff));
-  const map = blockSsim(base.y, cand.y, video.width, video.height);
-  if (map.cols > 0 && map.rows > 0) await writeHeatmapPng(map, video.width, place(PAIR_FILE_KEYS.heatmap));
+  if (video.identical) {
+    // Every frame is bit-identical: the candidate's still would repeat the baseline's byte for byte,
+    // the difference picture would be black and the heat map flat. One still stands for both.
+    const rel = `${prefix}/${IDENTICAL_STILL_NAME}`;
+    await writeStillWebp(base, path.join(dir, IDENTICAL_STILL_NAME));
+    files[PAIR_FILE_KEYS.baselineWorst] = rel;
+    files[PAIR_FILE_KEYS.candidateWorst] = rel;
+  } else {
+    const cand = await extractFrame(input.candidatePath, worst, size, extract);
+    await writeStillWebp(base, place(PAIR_FILE_KEYS.baselineWorst));
+    await writeStillWebp(cand, place(PAIR_FILE_KEYS.candidateWorst));
+    await writeStillWebp({ width: video.width, height: video.height, rgb: absDiffRgb(base.rgb, cand.rgb) }, place(PAIR_FILE_KEYS.absDiff));
+    const map = blockSsim(base.y, cand.y, video.width, video.height);
+    if (map.cols > 0 && map.rows > 0) await writeHeatmapPng(map, video.width, place(PAIR_FILE_KEYS.heatmap));
+  }
 
   const audio = pair.audio;
   const channels = audio?.channels.length ?? 0;
@@ -85,11 +98,12 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
       const layout = { channels, maxSamples };
       const baseAudio = await extractAudio(input.baselinePath, layout, extract);
       const candAudio = await extractAudio(input.candidatePath, layout, extract);
-      const diff = differenceSamples(baseAudio, candAudio);
+      // One WAV per pair: the normalised difference when its gain applies (a true-level copy beside
+      // it would be near-silence, and the page states the gain), else the true-level difference.
+      const gain = audioNormalizationGain(audio);
+      const diff = differenceSamples(baseAudio, candAudio, gain ?? 1);
       if ((diff[0]?.length ?? 0) > 0) {
-        await writeFile(place(PAIR_FILE_KEYS.audioDiff), encodeWav16(diff, audio.sample_rate));
-        const gain = audioNormalizationGain(audio);
-        if (gain !== null) await writeFile(place(PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(differenceSamples(baseAudio, candAudio, gain), audio.sample_rate));
+        await writeFile(place(gain === null ? PAIR_FILE_KEYS.audioDiff : PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(diff, audio.sample_rate));
         await writeWaveformPng(baseAudio, candAudio, gain ?? 1, place(PAIR_FILE_KEYS.audioWaveform));
       }
     }

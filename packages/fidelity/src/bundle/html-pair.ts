@@ -129,6 +129,12 @@ function stillsBlock(pair: PairReport, ctx: PairContext): string {
   const worst = worstFrameOf(video);
   const still = stillSize(frame);
   const heat = heatmapSize(frame);
+  const shared = pair.files[PAIR_FILE_KEYS.baselineWorst];
+  if (video.identical && shared !== undefined && shared === pair.files[PAIR_FILE_KEYS.candidateWorst]) {
+    // Bit-identical frames: the writer made one still for both sides and no difference pictures (assets.ts).
+    const one = imageFigure(shared, esc(m.still_identical_title), 'still', still, `${m.still_identical_title}: ${m.stat_worst} ${worst}`);
+    return `<h4>${tx(m, 'worst_title', { frame: worst })}</h4><div class="stills">${one}</div><p class="muted">${esc(m.video_identical_no_diff)}</p>`;
+  }
   const figures = [
     imageFigure(pair.files[PAIR_FILE_KEYS.baselineWorst], runLabel(ctx.baselineRun, m, 'baseline'), 'still', still, `${m.baseline}: ${m.stat_worst} ${worst}`),
     imageFigure(pair.files[PAIR_FILE_KEYS.candidateWorst], runLabel(ctx.candidateRun, m, 'candidate'), 'still', still, `${m.candidate}: ${m.stat_worst} ${worst}`),
@@ -234,12 +240,15 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     return href === null ? '' : `<audio controls preload="none" src="${href}"></audio><p class="muted">${note} ${fileLink(path ?? '', 'WAV', true)}</p>`;
   };
   const gain = audioNormalizationGain(audio);
+  // One difference WAV per pair (assets.ts): normalised when the gain applies, else at true level.
+  const wav = gain === null ? pair.files[PAIR_FILE_KEYS.audioDiff] : pair.files[PAIR_FILE_KEYS.audioDiffNormalized];
+  const wavNote =
+    gain === null
+      ? tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })
+      : tx(m, 'audio_diff_normalized_note', { seconds: AUDIO_DIFF_SECONDS, gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS });
   const listen = audio.identical
     ? `<p class="muted">${esc(m.audio_identical_no_wav)}</p>`
-    : (pair.files[PAIR_FILE_KEYS.audioDiff] ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') +
-      player(pair.files[PAIR_FILE_KEYS.audioDiff], tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })) +
-      (gain === null ? '' : player(pair.files[PAIR_FILE_KEYS.audioDiffNormalized], tx(m, 'audio_diff_normalized_note', { gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS }))) +
-      waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
+    : (wav ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') + player(wav, wavNote) + waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
   return (
     `<h4>${esc(m.audio)}</h4>` +
     kv([

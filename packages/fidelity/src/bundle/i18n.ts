@@ -374,9 +374,12 @@ const en = {
   abs_diff_alt: 'Absolute difference of the worst frame, amplified',
   overlay_title: 'Heat map over the candidate frame',
   audio_identical_no_wav: 'The audio of both sides is identical, sample for sample: there is no difference to listen to, so no difference file is written.',
-  audio_diff_normalized_note: 'The same difference, amplified by +{gain} dB so its peak is at {peak} dBFS: a small difference becomes audible. Loudness here says nothing about size; the table does.',
+  audio_diff_normalized_note: 'Candidate minus baseline, first {seconds} s, amplified by +{gain} dB so its peak is at {peak} dBFS: a small difference becomes audible. Loudness here says nothing about size; the table does.',
   peak_diff_dbfs: 'Peak |diff| (dBFS)',
   rms_diff_dbfs: 'RMS of diff (dBFS)',
+  // Bit-identical video: one still, no difference pictures (assets.ts).
+  still_identical_title: 'Baseline and candidate: the same frame',
+  video_identical_no_diff: 'Every video frame of the two sides is bit-identical: this one still stands for both, and there is no difference picture or heat map (they would be all black and flat).',
 
   footer: 'Made by {tool} {version}. Every figure on this page is in report.json.',
 } as const;
@@ -745,9 +748,11 @@ const zh: Messages = {
   abs_diff_alt: '最差帧的绝对差值图（已放大）',
   overlay_title: '叠加在候选帧上的热力图',
   audio_identical_no_wav: '两侧音频逐采样完全相同：没有可听的差异，因此不写差异文件。',
-  audio_diff_normalized_note: '同一差异信号放大 +{gain} dB，使峰值位于 {peak} dBFS，便于听出微小差异。此处的响度不代表差异大小，请看表格。',
+  audio_diff_normalized_note: '候选减基线，前 {seconds} 秒，放大 +{gain} dB，使峰值位于 {peak} dBFS，便于听出微小差异。此处的响度不代表差异大小，请看表格。',
   peak_diff_dbfs: '差值峰值（dBFS）',
   rms_diff_dbfs: '差值均方根（dBFS）',
+  still_identical_title: '基线与候选：同一帧',
+  video_identical_no_diff: '两侧每一视频帧都逐位相同：这一张静帧即代表双方，因此没有差值图和热力图（它们只会是全黑、毫无起伏的图）。',
 
   footer: '由 {tool} {version} 生成。本页所有数值均可在 report.json 中找到。',
 };

@@ -1,9 +1,10 @@
 /**
  * The difference signal (candidate - baseline) as a 16-bit PCM WAV, so that a
- * person can listen to what changed. It is kept at its true level, not
- * normalised: near-silence means a small difference, and that is the point.
- * A second, normalised copy (assets-keys.ts audioNormalizationGain) makes a
- * small difference audible, with its gain stated on the page.
+ * person can listen to what changed. A pair gets one such file: at its true
+ * level when the difference is already loud (near-silence means a small
+ * difference, and that is the point), else normalised (assets-keys.ts
+ * audioNormalizationGain) so that a small difference is audible, with the
+ * gain stated on the page.
  * Differences beyond full scale (possible, since each side spans [-1, 1]) clip.
  */
 import wavefileModule from 'wavefile';

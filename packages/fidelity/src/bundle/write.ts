@@ -15,6 +15,7 @@ import { makePairAssets } from './assets.js';
 import { copyVerified, writeDurable, walk } from './files.js';
 import { comparisonFramesCsv, pairFramesCsv } from './frames-csv.js';
 import { renderReport } from './html.js';
+import { jsonText } from './json-text.js';
 import { PAGE_FILE } from './i18n.js';
 import { mediaPath } from './report-model.js';
 import { formatSeal, SEAL_FILE } from './seal.js';
@@ -100,13 +101,15 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
 
 export const PAGES = PAGE_FILE;
 
+/** report.json's bytes: schema-checked, schema key order, objects indented, arrays of numbers on one line (json-text.ts). */
 export function reportJsonText(report: Report): string {
   // Parsing through the schema proves report.json matches report.schema.json and fixes the key order.
-  return `${JSON.stringify(Report.parse(report), null, 2)}\n`;
+  return jsonText(Report.parse(report));
 }
 
+/** report.schema.json's bytes, written like report.json. */
 export function reportSchemaText(): string {
-  return `${JSON.stringify(z.toJSONSchema(Report), null, 2)}\n`;
+  return jsonText(z.toJSONSchema(Report));
 }
 
 /** Writes everything into `dir` and returns the report as written (with pair files filled in) and the number of sealed files. */

@@ -42,7 +42,13 @@ export const PairReport = z.object({
   /** null: no audio (or the pair is invalid); absent: the metric set has no `audio`. */
   audio: AudioMetrics.nullable().optional(),
   checks: z.array(CheckResult),
-  /** Bundle-relative extras made for this pair (per-frame CSV, stills, heat map, difference WAV). */
+  /**
+   * Bundle-relative extras made for this pair, by key (docs/report-pages.md, "Per-pair assets"):
+   * `frames_csv`, `baseline_worst_webp` and `candidate_worst_webp` (the same file when the video is
+   * bit-identical), `abs_diff_webp` and `ssim_heatmap_png` (not for bit-identical video),
+   * `audio_diff_wav` or `audio_diff_normalized_wav` (at most one), `audio_waveform_png`.
+   * Bundles of earlier versions have `*_png` stills; any other key is a download.
+   */
   files: z.record(z.string(), z.string()),
   /** Against the same-hardware noise sample, when the comparison was calibrated; absent for invalid pairs. */
   noise: PairNoise.optional(),

@@ -282,7 +282,8 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
       pairFiles: async (_pair, prefix, dir) => {
         const entry = byPrefix.get(prefix);
         if (!entry) throw new FidelityError('INTERNAL', `no partial holds ${prefix}`);
-        for (const rel of Object.values(entry.files)) {
+        // A set: the two worst-frame keys of a bit-identical pair name one file.
+        for (const rel of new Set(Object.values(entry.files))) {
           // Re-hashed on the way: a partial changed since its seal was checked is refused, not copied.
           const bytes = await readFile(path.join(entry.partial.dir, ...rel.split('/')));
           if (createHash('sha256').update(bytes).digest('hex') !== entry.partial.sealed.get(rel)) {

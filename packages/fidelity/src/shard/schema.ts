@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { MetricSelection } from '../metrics/names.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
 import { Policy } from '../schemas/policy.js';
+import { jsonText } from '../bundle/json-text.js';
 import { Report } from '../schemas/report.js';
 
 /** The partial's own description, at its root. */
@@ -63,9 +64,9 @@ export const ShardPartial = z.object({
 });
 export type ShardPartial = z.infer<typeof ShardPartial>;
 
-/** partial.json's bytes: schema-checked, schema key order, 2-space indent, trailing newline. */
+/** partial.json's bytes: schema-checked, schema key order, written like report.json (bundle/json-text.ts). */
 export function partialJsonText(partial: ShardPartial): string {
-  return `${JSON.stringify(ShardPartial.parse(partial), null, 2)}\n`;
+  return jsonText(ShardPartial.parse(partial));
 }
 
 /** partial.schema.json's bytes. */

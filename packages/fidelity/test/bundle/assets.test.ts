@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,6 +82,7 @@ function referenceBlockSsim(a: number[], b: number[]): number {
   return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
 }
 
+/** Decoded rgb24 of a still (PNG or WebP). */
 async function rawPng(file: string): Promise<{ data: Buffer; width: number; height: number }> {
   const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
@@ -154,42 +155,76 @@ describe('waveformRgb', () => {
 });
 
 describe('makePairAssets', () => {
-  it('writes the worst frame of both sides, the heat map and the difference WAV, true level and normalised', async () => {
+  /** Lossy WebP (quality 80, 4:2:0 chroma): flat areas far from an edge decode within a few levels. */
+  const WEBP_TOLERANCE = 4;
+
+  /** The WAV's samples against an independent decode of both sides: (candidate - baseline) × gain, channel by channel. */
+  async function expectDifferenceWav(file: string, gain: number): Promise<void> {
+    const decode = async (f: string): Promise<Float32Array> => {
+      const { stdout } = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', f, '-map', '0:a:0', '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 });
+      return new Float32Array(stdout.buffer.slice(stdout.byteOffset, stdout.byteOffset + stdout.length - (stdout.length % 4)));
+    };
+    const [bi, ci] = await Promise.all([decode(clip('base.mp4')), decode(clip('cand.mp4'))]);
+    const wav = new wavefileModule.WaveFile(readFileSync(file));
+    const fmt = wav.fmt as { numChannels: number; sampleRate: number; bitsPerSample: number };
+    expect([fmt.numChannels, fmt.sampleRate, fmt.bitsPerSample]).toEqual([2, RATE, 16]);
+    const channels = wav.getSamples(false, Int16Array) as unknown as Int16Array[];
+    const length = channels[0]!.length;
+    expect(length).toBeGreaterThan(RATE * 0.9);
+    expect(length).toBeLessThanOrEqual(RATE);
+    let energy = 0;
+    for (let ch = 0; ch < 2; ch++) {
+      for (let i = 0; i < length; i += 37) {
+        const expected = Math.round(Math.max(-1, Math.min(1, (ci[i * 2 + ch]! - bi[i * 2 + ch]!) * gain)) * 32767);
+        expect(Math.abs(channels[ch]![i]! - expected)).toBeLessThanOrEqual(Math.ceil(gain) + 1);
+        energy += Math.abs(expected);
+      }
+    }
+    expect(energy).toBeGreaterThan(0);
+  }
+
+  it('writes the worst frame of both sides and their difference as WebP, the heat map, and one normalised difference WAV', async () => {
     const outDir = path.join(tmp, 'bundle');
     const prefix = 'pairs/0/measurement-r000-c001';
     const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
     const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix });
     expect(files).toEqual({
-      baseline_worst_png: `${prefix}/baseline-worst.png`,
-      candidate_worst_png: `${prefix}/candidate-worst.png`,
+      baseline_worst_webp: `${prefix}/baseline-worst.webp`,
+      candidate_worst_webp: `${prefix}/candidate-worst.webp`,
       ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
-      abs_diff_png: `${prefix}/abs-diff.png`,
-      audio_diff_wav: `${prefix}/audio-diff.wav`,
+      abs_diff_webp: `${prefix}/abs-diff.webp`,
       audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
       audio_waveform_png: `${prefix}/audio-waveform.png`,
     });
+    // Only the files named: the true-level WAV is not written beside the normalised one.
+    expect(readdirSync(path.join(outDir, ...prefix.split('/'))).sort()).toEqual(Object.values(files).map((f) => path.basename(f)).sort());
     // The report's peak difference is 0.0123 on every channel: brought to -1 dBFS.
     const gain = audioNormalizationGain(pair.audio)!;
     expect(20 * Math.log10(gain * 0.0123)).toBeCloseTo(-1, 9);
     const at = (rel: string): string => path.join(outDir, ...rel.split('/'));
 
-    const base = await rawPng(at(files.baseline_worst_png!));
-    const cand = await rawPng(at(files.candidate_worst_png!));
-    expect([base.width, base.height]).toEqual([W, H]);
-    const grey = (img: { data: Buffer; width: number }, x: number, y: number): number => img.data[(y * img.width + x) * 3]!;
-    expect(Math.abs(grey(base, 40, 40) - (70 * 255) / 219)).toBeLessThan(1.5);
-    expect(Math.abs(grey(cand, 4, 4) - ((70 + BUMP) * 255) / 219)).toBeLessThan(1.5);
-    expect(Math.abs(grey(cand, 40, 40) - grey(base, 40, 40))).toBeLessThanOrEqual(1);
-    // The absolute difference, ×8 per channel, from the two stills written beside it (same decode, no scaling at this size).
-    const diff = await rawPng(at(files.abs_diff_png!));
-    expect([diff.width, diff.height]).toEqual([W, H]);
-    for (const [x, y] of [[4, 4], [40, 40], [W - 1, H - 1]] as const) {
+    for (const key of ['baseline_worst_webp', 'candidate_worst_webp', 'abs_diff_webp']) {
+      const meta = await sharp(at(files[key]!)).metadata();
+      expect([key, meta.format, meta.width, meta.height]).toEqual([key, 'webp', W, H]);
+    }
+    const base = await rawPng(at(files.baseline_worst_webp!));
+    const cand = await rawPng(at(files.candidate_worst_webp!));
+    const grey = (img: { data: Buffer; width: number }, x: number, y: number, k = 0): number => img.data[(y * img.width + x) * 3 + k]!;
+    expect(Math.abs(grey(base, 40, 40) - (70 * 255) / 219)).toBeLessThan(1.5 + WEBP_TOLERANCE);
+    expect(Math.abs(grey(cand, 4, 4) - ((70 + BUMP) * 255) / 219)).toBeLessThan(1.5 + WEBP_TOLERANCE);
+    expect(Math.abs(grey(cand, 40, 40) - grey(base, 40, 40))).toBeLessThanOrEqual(WEBP_TOLERANCE);
+    // The absolute difference ×8 per channel, against the decoded frames themselves: white in the bump, black elsewhere.
+    const [fb, fc] = await Promise.all([extractFrame(clip('base.mp4'), 7, { width: W, height: H }), extractFrame(clip('cand.mp4'), 7, { width: W, height: H })]);
+    const diff = await rawPng(at(files.abs_diff_webp!));
+    for (const [x, y] of [[4, 4], [40, 40], [W - 4, H - 4]] as const) {
       for (let k = 0; k < 3; k++) {
         const i = (y * W + x) * 3 + k;
-        expect(diff.data[i], `${x},${y}`).toBe(Math.min(255, Math.abs(cand.data[i]! - base.data[i]!) * 8));
+        const expected = Math.min(255, Math.abs(fc.rgb[i]! - fb.rgb[i]!) * 8);
+        expect(Math.abs(grey(diff, x, y, k) - expected), `${x},${y}`).toBeLessThanOrEqual(WEBP_TOLERANCE);
       }
     }
-    expect(diff.data[(4 * W + 4) * 3]).toBeGreaterThan(0);
+    expect(grey(diff, 4, 4)).toBeGreaterThan(250);
+    expect(grey(diff, 40, 40)).toBeLessThan(WEBP_TOLERANCE);
 
     const heat = await rawPng(at(files.ssim_heatmap_png!));
     expect({ width: heat.width, height: heat.height }).toEqual(heatmapSize({ width: W, height: H }));
@@ -201,46 +236,40 @@ describe('makePairAssets', () => {
     expect(px(2, 2)).toEqual(bumped);
     expect(px(heat.width - 2, heat.height - 2)).toEqual(rampColour(1));
 
-    // The WAV against an independent decode of both sides: candidate - baseline, channel by channel.
-    const decode = async (file: string): Promise<Float32Array> => {
-      const { stdout } = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', file, '-map', '0:a:0', '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 });
-      return new Float32Array(stdout.buffer.slice(stdout.byteOffset, stdout.byteOffset + stdout.length - (stdout.length % 4)));
-    };
-    const [bi, ci] = await Promise.all([decode(clip('base.mp4')), decode(clip('cand.mp4'))]);
-    const wav = new wavefileModule.WaveFile(readFileSync(at(files.audio_diff_wav!)));
-    const fmt = wav.fmt as { numChannels: number; sampleRate: number; bitsPerSample: number };
-    expect([fmt.numChannels, fmt.sampleRate, fmt.bitsPerSample]).toEqual([2, RATE, 16]);
-    const channels = wav.getSamples(false, Int16Array) as unknown as Int16Array[];
-    const length = channels[0]!.length;
-    expect(length).toBeGreaterThan(RATE * 0.9);
-    expect(length).toBeLessThanOrEqual(RATE);
-    let energy = 0;
-    for (let ch = 0; ch < 2; ch++) {
-      for (let i = 0; i < length; i += 37) {
-        const expected = Math.round(Math.max(-1, Math.min(1, ci[i * 2 + ch]! - bi[i * 2 + ch]!)) * 32767);
-        expect(Math.abs(channels[ch]![i]! - expected)).toBeLessThanOrEqual(1);
-        energy += Math.abs(expected);
-      }
-    }
-    expect(energy).toBeGreaterThan(0);
+    await expectDifferenceWav(at(files.audio_diff_normalized_wav!), gain);
+  });
 
-    // The normalised copy: the same difference times the stated gain, clipped at full scale.
-    const loud = new wavefileModule.WaveFile(readFileSync(at(files.audio_diff_normalized_wav!))).getSamples(false, Int16Array) as unknown as Int16Array[];
-    expect(loud[0]!.length).toBe(length);
-    for (let ch = 0; ch < 2; ch++) {
-      for (let i = 0; i < length; i += 41) {
-        const expected = Math.round(Math.max(-1, Math.min(1, (ci[i * 2 + ch]! - bi[i * 2 + ch]!) * gain)) * 32767);
-        expect(Math.abs(loud[ch]![i]! - expected)).toBeLessThanOrEqual(Math.ceil(gain) + 1);
-      }
-    }
+  it('writes the true-level difference WAV alone when the difference is already loud', async () => {
+    const outDir = path.join(tmp, 'loud');
+    const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
+    for (const c of pair.audio!.channels) c.max_abs_diff = 0.6;
+    expect(audioNormalizationGain(pair.audio)).toBeNull();
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix: 'p' });
+    expect(Object.keys(files).filter((k) => k.endsWith('_wav'))).toEqual(['audio_diff_wav']);
+    expect(existsSync(path.join(outDir, 'p', 'audio-diff-normalized.wav'))).toBe(false);
+    await expectDifferenceWav(path.join(outDir, ...files.audio_diff_wav!.split('/')), 1);
+  });
+
+  it('writes one still, named by both sides, and no difference pictures when every video frame is bit-identical', async () => {
+    const outDir = path.join(tmp, 'identical');
+    const pair = pairFor(3, { width: W, height: H, frames: FRAMES, audio: true });
+    pair.video!.identical = true;
+    pair.audio!.identical = true;
+    for (const c of pair.audio!.channels) c.max_abs_diff = 0;
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('base.mp4'), outDir, prefix: 'p/same' });
+    expect(files).toEqual({ baseline_worst_webp: 'p/same/worst.webp', candidate_worst_webp: 'p/same/worst.webp' });
+    expect(readdirSync(path.join(outDir, 'p', 'same'))).toEqual(['worst.webp']);
+    const still = await rawPng(path.join(outDir, 'p', 'same', 'worst.webp'));
+    expect([still.width, still.height]).toEqual([W, H]);
+    expect(Math.abs(still.data[(20 * W + 20) * 3]! - (30 * 255) / 219)).toBeLessThan(1.5 + WEBP_TOLERANCE);
   });
 
   it('writes no difference WAV when the audio of both sides is identical', async () => {
     const pair = pairFor(3, { width: W, height: H, frames: FRAMES, audio: true });
     pair.audio!.identical = true;
     for (const c of pair.audio!.channels) c.max_abs_diff = 0;
-    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('base.mp4'), outDir: path.join(tmp, 'same-audio'), prefix: 'p' });
-    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
+    const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir: path.join(tmp, 'same-audio'), prefix: 'p' });
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_webp', 'baseline_worst_webp', 'candidate_worst_webp', 'ssim_heatmap_png']);
     expect(audioNormalizationGain(pair.audio)).toBeNull();
   });
 
@@ -258,8 +287,9 @@ describe('makePairAssets', () => {
   it('scales wide stills down to 640 px and skips the WAV when there is no audio', async () => {
     const outDir = path.join(tmp, 'wide');
     const files = await makePairAssets({ pair: pairFor(2, { width: 800, height: H, frames: 3, audio: false }), baselinePath: clip('wide.mp4'), candidatePath: clip('wide.mp4'), outDir, prefix: 'p/wide' });
-    expect(Object.keys(files).sort()).toEqual(['abs_diff_png', 'baseline_worst_png', 'candidate_worst_png', 'ssim_heatmap_png']);
-    const meta = await sharp(path.join(outDir, 'p', 'wide', 'baseline-worst.png')).metadata();
+    expect(Object.keys(files).sort()).toEqual(['abs_diff_webp', 'baseline_worst_webp', 'candidate_worst_webp', 'ssim_heatmap_png']);
+    const meta = await sharp(path.join(outDir, 'p', 'wide', 'baseline-worst.webp')).metadata();
+    expect(meta.format).toBe('webp');
     expect({ width: meta.width, height: meta.height }).toEqual(stillSize({ width: 800, height: H }));
     expect(meta.width).toBe(640);
     const heat = await rawPng(path.join(outDir, 'p', 'wide', 'ssim-heatmap.png'));

@@ -23,10 +23,11 @@ function withFiles(): Report {
   const [p0, p1] = report.comparisons[0]!.pairs;
   p0!.files = {
     frames_csv: 'pairs/0/measurement-r000-c000/frames.csv',
-    baseline_worst_png: 'pairs/0/measurement-r000-c000/baseline-worst.png',
-    candidate_worst_png: 'pairs/0/measurement-r000-c000/candidate-worst.png',
+    baseline_worst_webp: 'pairs/0/measurement-r000-c000/baseline-worst.webp',
+    candidate_worst_webp: 'pairs/0/measurement-r000-c000/candidate-worst.webp',
     ssim_heatmap_png: 'pairs/0/measurement-r000-c000/ssim-heatmap.png',
-    audio_diff_wav: 'pairs/0/measurement-r000-c000/audio-diff.wav',
+    abs_diff_webp: 'pairs/0/measurement-r000-c000/abs-diff.webp',
+    audio_diff_normalized_wav: 'pairs/0/measurement-r000-c000/audio-diff-normalized.wav',
   };
   p1!.files = { frames_csv: 'pairs/0/measurement-r000-c001/frames.csv', sneaky: '../outside.txt' };
   report.comparisons[0]!.files = { frames_csv: 'pairs/0/frames.csv' };
@@ -125,7 +126,10 @@ describe('renderReport', () => {
       expect(page).toContain('href="report.json"');
       expect(page).toContain('href="pairs/0/frames.csv"');
       expect(page).toContain('src="pairs/0/measurement-r000-c000/ssim-heatmap.png"');
-      expect(page).toContain('src="pairs/0/measurement-r000-c000/audio-diff.wav"');
+      expect(page).toContain('src="pairs/0/measurement-r000-c000/abs-diff.webp"');
+      expect(page).toContain('poster="pairs/0/measurement-r000-c000/baseline-worst.webp"');
+      expect(page).toContain('poster="pairs/0/measurement-r000-c000/candidate-worst.webp"');
+      expect(page).toContain('src="pairs/0/measurement-r000-c000/audio-diff-normalized.wav"');
       expect(page).toContain('href="sources/30054883436-1/run.json"');
       expect(page).not.toContain('../outside.txt"');
     }
@@ -237,6 +241,42 @@ describe('renderReport', () => {
     const same = structuredClone(report);
     same.runs.forEach((run) => (run.runtime = { dtype: 'bf16' }));
     expect(renderReport(same, 'en')).not.toContain('<th scope="row">Runtime <span class="badge differs">');
+  });
+
+  it('shows one still and says why there is no difference picture when every video frame is bit-identical', () => {
+    const r = structuredClone(report);
+    const p0 = r.comparisons[0]!.pairs[0]!;
+    p0.video!.identical = true;
+    const still = 'pairs/0/measurement-r000-c000/worst.webp';
+    p0.files = { frames_csv: 'pairs/0/measurement-r000-c000/frames.csv', baseline_worst_webp: still, candidate_worst_webp: still, audio_diff_normalized_wav: 'pairs/0/measurement-r000-c000/audio-diff-normalized.wav' };
+    for (const lang of ['en', 'zh'] as const) {
+      const m = messages(lang);
+      const page = renderReport(r, lang);
+      const section = page.slice(page.indexOf('<details class="pair" id="pair-0-measurement-r000-c000"'), page.indexOf('</details>', page.indexOf('id="pair-0-measurement-r000-c000"')));
+      expect(section.match(/<img class="still"/g), lang).toHaveLength(1);
+      expect(section).toContain(`src="${still}"`);
+      expect(section.match(new RegExp(`poster="${still}"`, 'g'))).toHaveLength(2);
+      expect(section).not.toMatch(/abs-diff|ssim-heatmap|class="heat"|class="legend"/);
+      expect(section).toContain(esc(m.video_identical_no_diff));
+      expect(section).toContain(esc(m.still_identical_title));
+    }
+    // The Chinese sentences are Chinese throughout.
+    for (const k of ['video_identical_no_diff', 'still_identical_title', 'audio_diff_normalized_note'] as const) expect(messages('zh')[k].replace(/\{[a-z]+\}|dBFS|dB/g, ''), k).not.toMatch(/[A-Za-z]/);
+  });
+
+  it('offers one difference WAV: normalised with its gain stated, or at true level when the difference is loud', () => {
+    const r = structuredClone(report);
+    const p0 = r.comparisons[0]!.pairs[0]!;
+    const section = (page: string): string => page.slice(page.indexOf('id="pair-0-measurement-r000-c000"'), page.indexOf('</details>', page.indexOf('id="pair-0-measurement-r000-c000"')));
+    const normalised = section(renderReport(r, 'en'));
+    expect(normalised.match(/<audio /g)).toHaveLength(1);
+    expect(normalised).toMatch(/amplified by \+\d+\.\d dB so its peak is at -1 dBFS/);
+    for (const c of p0.audio!.channels) c.max_abs_diff = 0.6;
+    p0.files = { audio_diff_wav: 'pairs/0/measurement-r000-c000/audio-diff.wav' };
+    const loud = section(renderReport(r, 'en'));
+    expect(loud.match(/<audio /g)).toHaveLength(1);
+    expect(loud).toContain('src="pairs/0/measurement-r000-c000/audio-diff.wav"');
+    expect(loud).toContain('at its true level (not amplified)');
   });
 
   it('translates every UI string into Chinese', () => {

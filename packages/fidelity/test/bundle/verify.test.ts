@@ -2,7 +2,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkS
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import { verifyBundle } from '../../src/bundle/verify.js';
+import { reportJsonText } from '../../src/bundle/write.js';
+import type { Report } from '../../src/schemas/report.js';
 import { makeBundle, PAGE, sealDir } from './make-bundle.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-verify-bundle-'));
@@ -61,6 +64,43 @@ describe('verifyBundle', () => {
     const unsealed = bundle();
     unlinkSync(path.join(unsealed, 'SHA256SUMS'));
     expect(await codes(unsealed)).toEqual(['BUNDLE_SEAL_MISSING']);
+  });
+
+  it('accepts WebP stills named by report.json and shown by the page, and refuses a forged one', async () => {
+    const still = 'pairs/2-1/measurement-r000-c000/worst.webp';
+    const page = PAGE.replace('<video preload="none" src=', `<video preload="none" poster="${still}" src=`).replace('</body>', `<img src="${still}" alt=""></body>`);
+    expect(page).toContain(`poster="${still}"`);
+    const webp = await sharp({ create: { width: 16, height: 8, channels: 3, background: { r: 200, g: 30, b: 30 } } }).webp({ quality: 80 }).toBuffer();
+    const withStill = (): string => {
+      const dir = bundle(page);
+      writeFileSync(path.join(dir, ...still.split('/')), webp);
+      const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
+      report.comparisons[0]!.pairs[0]!.files = { ...report.comparisons[0]!.pairs[0]!.files, baseline_worst_webp: still, candidate_worst_webp: still };
+      writeFileSync(path.join(dir, 'report.json'), reportJsonText(report));
+      sealDir(dir);
+      return dir;
+    };
+    const ok = withStill();
+    expect(await codes(ok)).toEqual([]);
+    expect((await sharp(path.join(ok, ...still.split('/'))).metadata()).format).toBe('webp');
+
+    // Other bytes under the sealed name.
+    const forged = withStill();
+    writeFileSync(path.join(forged, ...still.split('/')), Buffer.concat([webp.subarray(0, 12), Buffer.from('<script>alert(1)</script>')]));
+    expect(await codes(forged)).toEqual(['BUNDLE_FILE_CHANGED']);
+    // A still that was never sealed, and one the page and report.json name but the bundle lacks.
+    const extra = withStill();
+    writeFileSync(path.join(extra, 'pairs/2-1/measurement-r000-c000/abs-diff.webp'), webp);
+    expect(await codes(extra)).toEqual(['BUNDLE_FILE_EXTRA']);
+    const missing = withStill();
+    unlinkSync(path.join(missing, ...still.split('/')));
+    sealDir(missing);
+    expect(new Set(await codes(missing))).toEqual(new Set(['BUNDLE_LINK_BROKEN']));
+    // A "still" a browser would open as a document that runs script is refused as before, whatever report.json calls it.
+    const svg = withStill();
+    writeFileSync(path.join(svg, 'pairs/2-1/measurement-r000-c000/worst.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("x")</script></svg>');
+    sealDir(svg);
+    expect(await codes(svg)).toEqual(['BUNDLE_PAGE_TYPE']);
   });
 
   it('refuses a symbolic link inside the bundle', async () => {
