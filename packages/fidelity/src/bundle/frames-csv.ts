@@ -38,25 +38,3 @@ export function pairFramesCsv(video: VideoMetrics): string {
   for (let f = 0; f < video.frames; f++) rows.push([String(f), ...series.map((s) => cell(s[f]))].join(','));
   return `${rows.join('\n')}\n`;
 }
-
-/**
- * Every measured frame of every pair of one comparison, in pair order. Every pair has the columns
- * of the one metric set (`metrics`: report.json's list); without it, those of the first measured pair.
- */
-export function comparisonFramesCsv(pairs: readonly PairReport[], metrics?: readonly string[]): string {
-  const measured = pairs.filter((p) => p.video);
-  const names = metrics
-    ? COLUMNS.filter((c) => metrics.includes(c.metric)).map((c) => c.name)
-    : measured.length
-      ? seriesOf(measured[0]!.video!).names
-      : COLUMNS.map((c) => c.name);
-  const rows = [['slot_id', 'case_id', 'repetition', 'frame', ...names].join(',')];
-  for (const pair of measured) {
-    const video = pair.video!;
-    const { series } = seriesOf(video);
-    for (let f = 0; f < video.frames; f++) {
-      rows.push([pair.slot_id, csvText(pair.case_id), String(pair.repetition), String(f), ...series.map((s) => cell(s[f]))].join(','));
-    }
-  }
-  return `${rows.join('\n')}\n`;
-}

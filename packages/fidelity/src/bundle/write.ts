@@ -13,7 +13,7 @@ import { sha256File } from '../hash.js';
 import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
 import { copyVerified, writeDurable, walk } from './files.js';
-import { comparisonFramesCsv, pairFramesCsv } from './frames-csv.js';
+import { pairFramesCsv } from './frames-csv.js';
 import { renderReport } from './html.js';
 import { jsonText } from './json-text.js';
 import { PAGE_FILE } from './i18n.js';
@@ -164,8 +164,6 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           });
       pair.files = { ...pair.files, ...files };
     }
-    await writeDurable(at(`${cmpDir}/frames.csv`), comparisonFramesCsv(cmp.pairs, report.metrics?.list));
-    cmp.files = { ...cmp.files, frames_csv: `${cmpDir}/frames.csv` };
   }
 
   const written = Report.parse(report);

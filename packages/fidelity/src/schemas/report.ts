@@ -84,7 +84,7 @@ export const Comparison = z.object({
   summary: ComparisonSummary,
   pairs: z.array(PairReport),
   cases: z.array(CaseView),
-  /** Bundle-relative extras for the whole comparison (e.g. `frames_csv`: every measured frame of every pair). */
+  /** Bundle-relative extras for the whole comparison; none today (per-frame data is per pair: `pairs[].files.frames_csv`). */
   files: z.record(z.string(), z.string()).optional(),
   /** Server latency of the baseline and this candidate side by side: descriptive, it has no outcome. */
   timing: TimingSideBySide.optional(),
