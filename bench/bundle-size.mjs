@@ -41,7 +41,7 @@ const threads = Number(args.threads);
 if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a positive integer, not ${args.threads}`);
 const log = (line = '') => process.stderr.write(`${line}\n`);
 
-const KINDS = ['mp4', 'webp', 'png', 'wav', 'html', 'json', 'csv', 'other'];
+const KINDS = ['mp4', 'webp', 'png', 'flac', 'wav', 'html', 'json', 'csv', 'other'];
 const kindOf = (file) => {
   const ext = path.extname(file).slice(1).toLowerCase();
   return KINDS.includes(ext) && ext !== 'other' ? ext : 'other';

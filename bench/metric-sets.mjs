@@ -11,7 +11,7 @@
 // children, Linux only) and the floor it sets: our CPU spread perfectly over
 // every core, against FFmpeg's wall time, the best ratio any scheduling could
 // give; for compare(), how long the bundle step takes (media copies, stills,
-// heat maps, WAV, pages, seal: from its first progress event to the end).
+// heat maps, difference audio, pages, seal: from its first progress event to the end).
 // A benchmark, run by hand; never a test.
 //
 //   node bench/metric-sets.mjs [--size full|small] [--seconds S] [--pairs N] [--rounds R]

@@ -140,8 +140,12 @@ describe('compare on the committed fixtures', () => {
       // RIFF....WEBP, or the PNG signature for the heat map.
       expect(key.endsWith('_webp') ? head.toString('latin1', 0, 4) + head.toString('latin1', 8, 12) : head.subarray(1, 4).toString('latin1'), key).toBe(key.endsWith('_webp') ? 'RIFFWEBP' : 'PNG');
     }
-    // At most one difference WAV per pair.
-    for (const p of report.comparisons.flatMap((c) => c.pairs)) expect(Object.keys(p.files).filter((k) => k.endsWith('_wav')).length).toBeLessThanOrEqual(1);
+    // At most one difference audio file per pair, a FLAC.
+    for (const p of report.comparisons.flatMap((c) => c.pairs)) {
+      const diffs = Object.keys(p.files).filter((k) => k.startsWith('audio_diff'));
+      expect(diffs.length).toBeLessThanOrEqual(1);
+      for (const k of diffs) expect([k, readFileSync(path.join(A, p.files[k]!)).toString('latin1', 0, 4)]).toEqual([k, 'fLaC']);
+    }
   });
 
   it('stores each distinct MP4 once, byte-identical, named by its sha256', () => {

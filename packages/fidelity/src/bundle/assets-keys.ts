@@ -9,8 +9,8 @@ export const PAIR_FILE_KEYS = {
   heatmap: 'ssim_heatmap_png',
   absDiff: 'abs_diff_webp',
   audioWaveform: 'audio_waveform_png',
-  audioDiff: 'audio_diff_wav',
-  audioDiffNormalized: 'audio_diff_normalized_wav',
+  audioDiff: 'audio_diff_flac',
+  audioDiffNormalized: 'audio_diff_normalized_flac',
   framesCsv: 'frames_csv',
 } as const;
 
@@ -21,8 +21,8 @@ export const PAIR_FILE_NAMES = {
   ssim_heatmap_png: 'ssim-heatmap.png',
   abs_diff_webp: 'abs-diff.webp',
   audio_waveform_png: 'audio-waveform.png',
-  audio_diff_wav: 'audio-diff.wav',
-  audio_diff_normalized_wav: 'audio-diff-normalized.wav',
+  audio_diff_flac: 'audio-diff.flac',
+  audio_diff_normalized_flac: 'audio-diff-normalized.flac',
 } as const;
 
 /**
@@ -33,20 +33,20 @@ export const PAIR_FILE_NAMES = {
 export const IDENTICAL_STILL_NAME = 'worst.webp';
 
 /**
- * How much of the difference signal the WAV holds: enough to hear, small enough to ship.
- * 16-bit PCM costs 128 kB a second for stereo at 32 kHz: at 5 s one WAV (640 kB) was more than
- * twice a pair's share of the bundle bar (10% over its two MP4s, about 280 kB for 8 s 1344x768
- * clips); at 2 s it is 256 kB.
+ * How much of the difference signal the difference file holds: enough to hear, small enough to
+ * ship. 16-bit PCM costs 128 kB a second for stereo at 32 kHz: at 5 s one WAV (640 kB) was more
+ * than twice a pair's share of the bundle bar (10% over its two MP4s, about 280 kB for 8 s
+ * 1344x768 clips); at 2 s it is 256 kB as WAV, and about a half to a quarter of that as FLAC.
  */
 export const AUDIO_DIFF_SECONDS = 2;
 
-/** Where the normalised difference WAV puts its peak (dBFS): loud, with a little headroom. */
+/** Where the normalised difference file puts its peak (dBFS): loud, with a little headroom. */
 export const AUDIO_NORMALIZED_PEAK_DBFS = -1;
 
 /**
- * The gain of the normalised difference WAV, from the report's own figures so
+ * The gain of the normalised difference file, from the report's own figures so
  * the page can state it: the largest |candidate − baseline| over every channel
- * is brought to AUDIO_NORMALIZED_PEAK_DBFS. A pair's one difference WAV is the
+ * is brought to AUDIO_NORMALIZED_PEAK_DBFS. A pair's one difference file is the
  * normalised one when this is a number, the true-level one when it is null.
  * Null when the channels are identical or the difference is already within
  * 6 dB of that, and for `undefined` (audio not computed by the metric set) or null (no audio).

@@ -6,7 +6,7 @@
  *
  * They are kept small, because a bundle should weigh little more than its
  * MP4s: lossy WebP stills; one still and no difference pictures when every
- * video frame is bit-identical; one difference WAV per pair.
+ * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a half to a quarter of a WAV).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,7 +17,8 @@ import type { PairReport } from '../schemas/report.js';
 import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, IDENTICAL_STILL_NAME, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
 import { writeStillWebp } from './stills.js';
-import { differenceSamples, encodeWav16 } from './wav.js';
+import { differenceSamples } from './audio-diff.js';
+import { encodeFlac16 } from './flac.js';
 import { worstFrameOf } from './video-series.js';
 import { writeWaveformPng } from './waveform.js';
 
@@ -98,12 +99,12 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
       const layout = { channels, maxSamples };
       const baseAudio = await extractAudio(input.baselinePath, layout, extract);
       const candAudio = await extractAudio(input.candidatePath, layout, extract);
-      // One WAV per pair: the normalised difference when its gain applies (a true-level copy beside
+      // One FLAC per pair: the normalised difference when its gain applies (a true-level copy beside
       // it would be near-silence, and the page states the gain), else the true-level difference.
       const gain = audioNormalizationGain(audio);
       const diff = differenceSamples(baseAudio, candAudio, gain ?? 1);
       if ((diff[0]?.length ?? 0) > 0) {
-        await writeFile(place(gain === null ? PAIR_FILE_KEYS.audioDiff : PAIR_FILE_KEYS.audioDiffNormalized), encodeWav16(diff, audio.sample_rate));
+        await writeFile(place(gain === null ? PAIR_FILE_KEYS.audioDiff : PAIR_FILE_KEYS.audioDiffNormalized), encodeFlac16(diff, audio.sample_rate));
         await writeWaveformPng(baseAudio, candAudio, gain ?? 1, place(PAIR_FILE_KEYS.audioWaveform));
       }
     }

@@ -367,7 +367,7 @@ function writeFrame(w: BitWriter, block: Int32Array[], frameNumber: number, rate
  * for stereo the smallest of left/right, left/side, side/right and mid/side.
  * Deterministic: the same samples give the same bytes.
  *
- * @param channels - one Int16Array per channel (1 to 8), all of the same length
+ * @param channels - one Int16Array per channel (1 to 8), all of the same non-zero length
  * @param sampleRate - samples a second, a positive integer below 2^20
  */
 export function encodeFlac16(channels: Int16Array[], sampleRate: number): Uint8Array {
@@ -376,6 +376,8 @@ export function encodeFlac16(channels: Int16Array[], sampleRate: number): Uint8A
   }
   if (!channels.every((c) => c instanceof Int16Array)) throw invalidParameter('channels', 'an Int16Array per channel', 'another type');
   const length = channels[0]!.length;
+  // STREAMINFO's sample count of 0 means "unknown": an empty stream is refused rather than written so.
+  if (length === 0) throw invalidParameter('channels', 'at least one sample', 0);
   if (!channels.every((c) => c.length === length)) {
     throw invalidParameter('channels', 'channels of the same length', channels.map((c) => c.length).join(', '));
   }

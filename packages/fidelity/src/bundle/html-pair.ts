@@ -237,18 +237,18 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
   const head = [esc(m.figure), ...ch.map((c) => `${esc(m.channel)} ${esc(c.channel)}`)];
   const player = (path: string | undefined, note: string): string => {
     const href = path === undefined ? null : bundleHref(path);
-    return href === null ? '' : `<audio controls preload="none" src="${href}"></audio><p class="muted">${note} ${fileLink(path ?? '', 'WAV', true)}</p>`;
+    return href === null ? '' : `<audio controls preload="none" src="${href}"></audio><p class="muted">${note} ${fileLink(path ?? '', 'FLAC', true)}</p>`;
   };
   const gain = audioNormalizationGain(audio);
-  // One difference WAV per pair (assets.ts): normalised when the gain applies, else at true level.
-  const wav = gain === null ? pair.files[PAIR_FILE_KEYS.audioDiff] : pair.files[PAIR_FILE_KEYS.audioDiffNormalized];
-  const wavNote =
+  // One difference file per pair (assets.ts): normalised when the gain applies, else at true level.
+  const diffFile = gain === null ? pair.files[PAIR_FILE_KEYS.audioDiff] : pair.files[PAIR_FILE_KEYS.audioDiffNormalized];
+  const diffNote =
     gain === null
       ? tx(m, 'audio_diff_note', { seconds: AUDIO_DIFF_SECONDS })
       : tx(m, 'audio_diff_normalized_note', { seconds: AUDIO_DIFF_SECONDS, gain: num(20 * Math.log10(gain), 1, ''), peak: AUDIO_NORMALIZED_PEAK_DBFS });
   const listen = audio.identical
     ? `<p class="muted">${esc(m.audio_identical_no_wav)}</p>`
-    : (wav ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') + player(wav, wavNote) + waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
+    : (diffFile ? `<h4>${esc(m.audio_diff_title)}</h4>` : '') + player(diffFile, diffNote) + waveformFigure(pair.files[PAIR_FILE_KEYS.audioWaveform], gain, m);
   return (
     `<h4>${esc(m.audio)}</h4>` +
     kv([

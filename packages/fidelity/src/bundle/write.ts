@@ -74,7 +74,7 @@ export interface PairFilesInput {
 
 /**
  * A measured pair's own files: the per-frame CSV and, when it is valid, the
- * stills, heat map and difference WAV. Returns them in PairReport.files
+ * stills, heat map and difference audio (FLAC). Returns them in PairReport.files
  * order; nothing for a pair without video metrics.
  */
 export async function writePairFiles(input: PairFilesInput): Promise<Record<string, string>> {

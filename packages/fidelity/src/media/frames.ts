@@ -2,7 +2,7 @@
  * Pulls the few decoded pieces the report's visual aids need: one frame of a
  * stream (as rgb24 and as its Y plane) and the first seconds of its audio as
  * float PCM. Measuring decodes whole streams elsewhere (media/decode); this is
- * a cheap side path for stills, heat maps and the difference WAV only.
+ * a cheap side path for stills, heat maps and the difference audio only.
  */
 import type { Readable } from 'node:stream';
 import { FidelityError, invalidParameter } from '../errors.js';

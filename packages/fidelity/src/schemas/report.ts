@@ -46,7 +46,7 @@ export const PairReport = z.object({
    * Bundle-relative extras made for this pair, by key (docs/report-pages.md, "Per-pair assets"):
    * `frames_csv`, `baseline_worst_webp` and `candidate_worst_webp` (the same file when the video is
    * bit-identical), `abs_diff_webp` and `ssim_heatmap_png` (not for bit-identical video),
-   * `audio_diff_wav` or `audio_diff_normalized_wav` (at most one), `audio_waveform_png`.
+   * `audio_diff_flac` or `audio_diff_normalized_flac` (at most one; `audio_diff_wav` or `audio_diff_normalized_wav` in earlier versions), `audio_waveform_png`.
    * Bundles of earlier versions have `*_png` stills; any other key is a download.
    */
   files: z.record(z.string(), z.string()),

@@ -1,6 +1,6 @@
 /**
  * A shard's output folder, the partial: partial.json, its JSON Schema, the
- * per-pair files the bundle will hold (CSV, stills, heat map, WAV) at the
+ * per-pair files the bundle will hold (CSV, stills, heat map, difference audio) at the
  * paths the bundle will hold them, and SHA256SUMS over all of it. No MP4
  * copies: merge takes the media from the runs. Written like a bundle
  * (bundle/atomic.ts): complete or absent.

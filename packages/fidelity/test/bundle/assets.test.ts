@@ -4,14 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioNormalizationGain } from '../../src/bundle/assets-keys.js';
 import { makePairAssets } from '../../src/bundle/assets.js';
 import { waveformRgb } from '../../src/bundle/waveform.js';
 import { heatmapSize, rampColour, stillSize } from '../../src/bundle/assets-geometry.js';
 import { blockSsim } from '../../src/bundle/heatmap.js';
-import { differenceSamples } from '../../src/bundle/wav.js';
+import { differenceSamples } from '../../src/bundle/audio-diff.js';
 import { extractFrame } from '../../src/media/frames.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import type { PairReport } from '../../src/schemas/report.js';
@@ -158,18 +157,21 @@ describe('makePairAssets', () => {
   /** Lossy WebP (quality 80, 4:2:0 chroma): flat areas far from an edge decode within a few levels. */
   const WEBP_TOLERANCE = 4;
 
-  /** The WAV's samples against an independent decode of both sides: (candidate - baseline) × gain, channel by channel. */
-  async function expectDifferenceWav(file: string, gain: number): Promise<void> {
+  /** The FLAC's samples (decoded by ffmpeg) against an independent decode of both sides: (candidate - baseline) × gain, channel by channel. */
+  async function expectDifferenceFlac(file: string, gain: number): Promise<void> {
     const decode = async (f: string): Promise<Float32Array> => {
       const { stdout } = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', f, '-map', '0:a:0', '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 });
       return new Float32Array(stdout.buffer.slice(stdout.byteOffset, stdout.byteOffset + stdout.length - (stdout.length % 4)));
     };
     const [bi, ci] = await Promise.all([decode(clip('base.mp4')), decode(clip('cand.mp4'))]);
-    const wav = new wavefileModule.WaveFile(readFileSync(file));
-    const fmt = wav.fmt as { numChannels: number; sampleRate: number; bitsPerSample: number };
-    expect([fmt.numChannels, fmt.sampleRate, fmt.bitsPerSample]).toEqual([2, RATE, 16]);
-    const channels = wav.getSamples(false, Int16Array) as unknown as Int16Array[];
-    const length = channels[0]!.length;
+    const flac = readFileSync(file);
+    expect(flac.toString('latin1', 0, 4)).toBe('fLaC');
+    // STREAMINFO (RFC 9639 8.2): 20-bit rate, 3-bit channels - 1, 5-bit bits per sample - 1.
+    const info = flac.subarray(8);
+    expect([((info[12]! >> 1) & 7) + 1, (info[10]! << 12) | (info[11]! << 4) | (info[12]! >> 4), (((info[12]! & 1) << 4) | (info[13]! >> 4)) + 1]).toEqual([2, RATE, 16]);
+    const { stdout: pcm } = await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-err_detect', 'crccheck', '-i', file, '-f', 's16le', 'pipe:1'], { encoding: 'buffer', maxBuffer: 1 << 26 });
+    const length = pcm.length / 4;
+    const channels = [0, 1].map((ch) => Int16Array.from({ length }, (_, i) => pcm.readInt16LE((i * 2 + ch) * 2)));
     expect(length).toBeGreaterThan(RATE * 0.9);
     expect(length).toBeLessThanOrEqual(RATE);
     let energy = 0;
@@ -183,7 +185,7 @@ describe('makePairAssets', () => {
     expect(energy).toBeGreaterThan(0);
   }
 
-  it('writes the worst frame of both sides and their difference as WebP, the heat map, and one normalised difference WAV', async () => {
+  it('writes the worst frame of both sides and their difference as WebP, the heat map, and one normalised difference FLAC', async () => {
     const outDir = path.join(tmp, 'bundle');
     const prefix = 'pairs/0/measurement-r000-c001';
     const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
@@ -193,10 +195,10 @@ describe('makePairAssets', () => {
       candidate_worst_webp: `${prefix}/candidate-worst.webp`,
       ssim_heatmap_png: `${prefix}/ssim-heatmap.png`,
       abs_diff_webp: `${prefix}/abs-diff.webp`,
-      audio_diff_normalized_wav: `${prefix}/audio-diff-normalized.wav`,
+      audio_diff_normalized_flac: `${prefix}/audio-diff-normalized.flac`,
       audio_waveform_png: `${prefix}/audio-waveform.png`,
     });
-    // Only the files named: the true-level WAV is not written beside the normalised one.
+    // Only the files named: the true-level FLAC is not written beside the normalised one.
     expect(readdirSync(path.join(outDir, ...prefix.split('/'))).sort()).toEqual(Object.values(files).map((f) => path.basename(f)).sort());
     // The report's peak difference is 0.0123 on every channel: brought to -1 dBFS.
     const gain = audioNormalizationGain(pair.audio)!;
@@ -236,18 +238,18 @@ describe('makePairAssets', () => {
     expect(px(2, 2)).toEqual(bumped);
     expect(px(heat.width - 2, heat.height - 2)).toEqual(rampColour(1));
 
-    await expectDifferenceWav(at(files.audio_diff_normalized_wav!), gain);
+    await expectDifferenceFlac(at(files.audio_diff_normalized_flac!), gain);
   });
 
-  it('writes the true-level difference WAV alone when the difference is already loud', async () => {
+  it('writes the true-level difference FLAC alone when the difference is already loud', async () => {
     const outDir = path.join(tmp, 'loud');
     const pair = pairFor(7, { width: W, height: H, frames: FRAMES, audio: true });
     for (const c of pair.audio!.channels) c.max_abs_diff = 0.6;
     expect(audioNormalizationGain(pair.audio)).toBeNull();
     const files = await makePairAssets({ pair, baselinePath: clip('base.mp4'), candidatePath: clip('cand.mp4'), outDir, prefix: 'p' });
-    expect(Object.keys(files).filter((k) => k.endsWith('_wav'))).toEqual(['audio_diff_wav']);
-    expect(existsSync(path.join(outDir, 'p', 'audio-diff-normalized.wav'))).toBe(false);
-    await expectDifferenceWav(path.join(outDir, ...files.audio_diff_wav!.split('/')), 1);
+    expect(Object.keys(files).filter((k) => k.startsWith('audio_diff'))).toEqual(['audio_diff_flac']);
+    expect(existsSync(path.join(outDir, 'p', 'audio-diff-normalized.flac'))).toBe(false);
+    await expectDifferenceFlac(path.join(outDir, ...files.audio_diff_flac!.split('/')), 1);
   });
 
   it('writes one still, named by both sides, and no difference pictures when every video frame is bit-identical', async () => {
@@ -264,7 +266,7 @@ describe('makePairAssets', () => {
     expect(Math.abs(still.data[(20 * W + 20) * 3]! - (30 * 255) / 219)).toBeLessThan(1.5 + WEBP_TOLERANCE);
   });
 
-  it('writes no difference WAV when the audio of both sides is identical', async () => {
+  it('writes no difference audio when the audio of both sides is identical', async () => {
     const pair = pairFor(3, { width: W, height: H, frames: FRAMES, audio: true });
     pair.audio!.identical = true;
     for (const c of pair.audio!.channels) c.max_abs_diff = 0;
@@ -284,7 +286,7 @@ describe('makePairAssets', () => {
     }
   });
 
-  it('scales wide stills down to 640 px and skips the WAV when there is no audio', async () => {
+  it('scales wide stills down to 640 px and skips the difference audio when there is no audio', async () => {
     const outDir = path.join(tmp, 'wide');
     const files = await makePairAssets({ pair: pairFor(2, { width: 800, height: H, frames: 3, audio: false }), baselinePath: clip('wide.mp4'), candidatePath: clip('wide.mp4'), outDir, prefix: 'p/wide' });
     expect(Object.keys(files).sort()).toEqual(['abs_diff_webp', 'baseline_worst_webp', 'candidate_worst_webp', 'ssim_heatmap_png']);

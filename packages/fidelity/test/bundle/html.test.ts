@@ -27,7 +27,7 @@ function withFiles(): Report {
     candidate_worst_webp: 'pairs/0/measurement-r000-c000/candidate-worst.webp',
     ssim_heatmap_png: 'pairs/0/measurement-r000-c000/ssim-heatmap.png',
     abs_diff_webp: 'pairs/0/measurement-r000-c000/abs-diff.webp',
-    audio_diff_normalized_wav: 'pairs/0/measurement-r000-c000/audio-diff-normalized.wav',
+    audio_diff_normalized_flac: 'pairs/0/measurement-r000-c000/audio-diff-normalized.flac',
   };
   p1!.files = { frames_csv: 'pairs/0/measurement-r000-c001/frames.csv', sneaky: '../outside.txt' };
   report.comparisons[0]!.files = { frames_csv: 'pairs/0/frames.csv' };
@@ -129,7 +129,7 @@ describe('renderReport', () => {
       expect(page).toContain('src="pairs/0/measurement-r000-c000/abs-diff.webp"');
       expect(page).toContain('poster="pairs/0/measurement-r000-c000/baseline-worst.webp"');
       expect(page).toContain('poster="pairs/0/measurement-r000-c000/candidate-worst.webp"');
-      expect(page).toContain('src="pairs/0/measurement-r000-c000/audio-diff-normalized.wav"');
+      expect(page).toContain('src="pairs/0/measurement-r000-c000/audio-diff-normalized.flac"');
       expect(page).toContain('href="sources/30054883436-1/run.json"');
       expect(page).not.toContain('../outside.txt"');
     }
@@ -248,7 +248,7 @@ describe('renderReport', () => {
     const p0 = r.comparisons[0]!.pairs[0]!;
     p0.video!.identical = true;
     const still = 'pairs/0/measurement-r000-c000/worst.webp';
-    p0.files = { frames_csv: 'pairs/0/measurement-r000-c000/frames.csv', baseline_worst_webp: still, candidate_worst_webp: still, audio_diff_normalized_wav: 'pairs/0/measurement-r000-c000/audio-diff-normalized.wav' };
+    p0.files = { frames_csv: 'pairs/0/measurement-r000-c000/frames.csv', baseline_worst_webp: still, candidate_worst_webp: still, audio_diff_normalized_flac: 'pairs/0/measurement-r000-c000/audio-diff-normalized.flac' };
     for (const lang of ['en', 'zh'] as const) {
       const m = messages(lang);
       const page = renderReport(r, lang);
@@ -264,7 +264,7 @@ describe('renderReport', () => {
     for (const k of ['video_identical_no_diff', 'still_identical_title', 'audio_diff_normalized_note'] as const) expect(messages('zh')[k].replace(/\{[a-z]+\}|dBFS|dB/g, ''), k).not.toMatch(/[A-Za-z]/);
   });
 
-  it('offers one difference WAV: normalised with its gain stated, or at true level when the difference is loud', () => {
+  it('offers one difference FLAC: normalised with its gain stated, or at true level when the difference is loud', () => {
     const r = structuredClone(report);
     const p0 = r.comparisons[0]!.pairs[0]!;
     const section = (page: string): string => page.slice(page.indexOf('id="pair-0-measurement-r000-c000"'), page.indexOf('</details>', page.indexOf('id="pair-0-measurement-r000-c000"')));
@@ -272,10 +272,11 @@ describe('renderReport', () => {
     expect(normalised.match(/<audio /g)).toHaveLength(1);
     expect(normalised).toMatch(/amplified by \+\d+\.\d dB so its peak is at -1 dBFS/);
     for (const c of p0.audio!.channels) c.max_abs_diff = 0.6;
-    p0.files = { audio_diff_wav: 'pairs/0/measurement-r000-c000/audio-diff.wav' };
+    p0.files = { audio_diff_flac: 'pairs/0/measurement-r000-c000/audio-diff.flac' };
     const loud = section(renderReport(r, 'en'));
     expect(loud.match(/<audio /g)).toHaveLength(1);
-    expect(loud).toContain('src="pairs/0/measurement-r000-c000/audio-diff.wav"');
+    expect(loud).toContain('src="pairs/0/measurement-r000-c000/audio-diff.flac"');
+    expect(loud).toContain('<a href="pairs/0/measurement-r000-c000/audio-diff.flac" download>FLAC</a>');
     expect(loud).toContain('at its true level (not amplified)');
   });
 

@@ -1,16 +1,13 @@
 /**
- * The difference signal (candidate - baseline) as a 16-bit PCM WAV, so that a
- * person can listen to what changed. A pair gets one such file: at its true
+ * The difference signal (candidate - baseline) as 16-bit PCM, written as a
+ * FLAC file (flac.ts) so that a person can listen to what changed. A pair gets one such file: at its true
  * level when the difference is already loud (near-silence means a small
  * difference, and that is the point), else normalised (assets-keys.ts
  * audioNormalizationGain) so that a small difference is audible, with the
  * gain stated on the page.
  * Differences beyond full scale (possible, since each side spans [-1, 1]) clip.
  */
-import wavefileModule from 'wavefile';
 import { invalidParameter } from '../errors.js';
-
-const { WaveFile } = wavefileModule;
 
 /** Per channel, the first min(length) samples of (candidate - baseline) × gain, as int16 (clipped at full scale). */
 export function differenceSamples(baseline: Float32Array[], candidate: Float32Array[], gain = 1): Int16Array[] {
@@ -27,11 +24,4 @@ export function differenceSamples(baseline: Float32Array[], candidate: Float32Ar
     }
     return out;
   });
-}
-
-export function encodeWav16(channels: Int16Array[], sampleRate: number): Uint8Array {
-  if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw invalidParameter('sampleRate', 'a positive integer', sampleRate);
-  const wav = new WaveFile();
-  wav.fromScratch(channels.length, sampleRate, '16', channels);
-  return wav.toBuffer();
 }
