@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIO_DIFF_SECONDS } from '../../packages/fidelity/src/bundle/assets-keys.js';
 import { messages } from '../../packages/fidelity/src/bundle/i18n.js';
 import type { Lang } from '../../packages/fidelity/src/bundle/i18n.js';
 import { makeReportBundle } from './bundle-source.js';
@@ -333,6 +334,50 @@ describe.skipIf(!HAVE_CHROMIUM)('a pair whose video is bit-identical', () => {
       }
     });
   }
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('a pair whose audio differs', () => {
+  it('plays its difference FLAC: the audio element loads it, with the duration of the samples written', async () => {
+    const c = bundle.report.comparisons.findIndex((cmp) => cmp.pairs.some((p) => p.audio && !p.audio.identical && p.status !== 'invalid'));
+    expect(c).toBeGreaterThanOrEqual(0);
+    const pair = bundle.report.comparisons[c]!.pairs.find((p) => p.audio && !p.audio.identical && p.status !== 'invalid')!;
+    const file = pair.files.audio_diff_normalized_flac ?? pair.files.audio_diff_flac;
+    expect(file).toMatch(/\/audio-diff(-normalized)?\.flac$/);
+    const audio = pair.audio!;
+    const seconds = Math.min(...audio.channels.map((ch) => ch.samples), audio.sample_rate * AUDIO_DIFF_SECONDS) / audio.sample_rate;
+    const { page, seen, close } = await openPage('en', 'desktop');
+    try {
+      const section = page.locator(`#pair-${c}-${pair.slot_id}`);
+      await section.locator('summary').click();
+      const player = section.locator('audio');
+      expect(await player.count()).toBe(1);
+      expect(await player.getAttribute('src')).toBe(file);
+      await player.scrollIntoViewIfNeeded();
+      const loaded = await player.evaluate(async (a) => {
+        const el = a as HTMLAudioElement;
+        const done = new Promise<string>((resolve) => {
+          el.addEventListener('loadedmetadata', () => resolve('loadedmetadata'), { once: true });
+          el.addEventListener('error', () => resolve('error'), { once: true });
+          setTimeout(() => resolve('timeout'), 10_000);
+        });
+        el.load();
+        const event = await done;
+        el.muted = true;
+        await el.play();
+        const start = performance.now();
+        while (el.currentTime === 0 && !el.error && performance.now() - start < 10_000) await new Promise((r) => setTimeout(r, 50));
+        return { event, duration: el.duration, currentTime: el.currentTime, error: el.error?.message ?? null };
+      });
+      expect(loaded.error).toBeNull();
+      expect(loaded.event).toBe('loadedmetadata');
+      expect(loaded.duration).toBeCloseTo(seconds, 2);
+      expect(loaded.currentTime).toBeGreaterThan(0);
+      expect(seen.requests.filter((u) => u.endsWith('.flac'))).toContain(pathToFileURL(path.join(bundle.dir, ...file!.split('/'))).href);
+      expect(seen.problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe.skipIf(!HAVE_CHROMIUM)('with scripts off', () => {
