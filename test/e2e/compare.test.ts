@@ -140,7 +140,8 @@ describe('compare on the committed fixtures', () => {
       // RIFF....WEBP, or the PNG signature for the heat map.
       expect(key.endsWith('_webp') ? head.toString('latin1', 0, 4) + head.toString('latin1', 8, 12) : head.subarray(1, 4).toString('latin1'), key).toBe(key.endsWith('_webp') ? 'RIFFWEBP' : 'PNG');
     }
-    // At most one difference audio file per pair, a FLAC.
+    // At most one difference audio file per pair, a FLAC; the fixtures' audio-gain pairs have one.
+    expect(report.comparisons.flatMap((c) => c.pairs).filter((p) => p.files.audio_diff_normalized_flac ?? p.files.audio_diff_flac).length).toBeGreaterThan(0);
     for (const p of report.comparisons.flatMap((c) => c.pairs)) {
       const diffs = Object.keys(p.files).filter((k) => k.startsWith('audio_diff'));
       expect(diffs.length).toBeLessThanOrEqual(1);
