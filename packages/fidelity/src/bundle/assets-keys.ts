@@ -36,7 +36,7 @@ export const IDENTICAL_STILL_NAME = 'worst.webp';
  * How much of the difference signal the difference file holds: enough to hear, small enough to
  * ship. 16-bit PCM costs 128 kB a second for stereo at 32 kHz: at 5 s one WAV (640 kB) was more
  * than twice a pair's share of the bundle bar (10% over its two MP4s, about 280 kB for 8 s
- * 1344x768 clips); at 2 s it is 256 kB as WAV, and about a half to a quarter of that as FLAC.
+ * 1344x768 clips); at 2 s it is 256 kB as WAV, and a third to a seventh of that as FLAC.
  */
 export const AUDIO_DIFF_SECONDS = 2;
 

@@ -6,7 +6,7 @@
  *
  * They are kept small, because a bundle should weigh little more than its
  * MP4s: lossy WebP stills; one still and no difference pictures when every
- * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a half to a quarter of a WAV).
+ * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a third to a seventh of a WAV).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

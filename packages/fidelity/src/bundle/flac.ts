@@ -1,12 +1,14 @@
 /**
  * A small FLAC encoder for 16-bit PCM (RFC 9639), for the bundle's difference
- * audio. Lossless and about 2-10x smaller than a WAV of a difference signal,
+ * audio. Lossless and about 3-10x smaller than a WAV of a difference signal,
  * and every browser plays it in <audio>.
  *
- * Our own integer code rather than ffmpeg or libFLAC so that the same samples
- * give the same bytes on every machine: each choice below (subframe type,
- * predictor order, Rice partitions and parameters, stereo mode) is the one
- * with the fewest bits by exact count, ties broken by a fixed order.
+ * Our own code rather than ffmpeg or libFLAC so that the same samples give
+ * the same bytes on every machine and version: each choice below (subframe
+ * type, predictor and its order, Rice partitions and parameters, stereo mode)
+ * is the one with the fewest bits by exact count, ties going to the first
+ * tried. Everything is integer arithmetic except the LPC analysis, which uses
+ * only exactly-specified double operations (see lpcCoefficients).
  */
 import { createHash } from 'node:crypto';
 import { invalidParameter } from '../errors.js';
@@ -21,6 +23,19 @@ const MAX_PARTITION_ORDER = 8;
 /** Rice parameters with the 4-bit coding method (15 is its escape code) and the 5-bit one (31 is). */
 const MAX_RICE4 = 14;
 const MAX_RICE5 = 30;
+
+/**
+ * 2^k by doubling: exact for every k here, where the ** operator is only "implementation-approximated"
+ * by ECMAScript. Every power of two below uses this, so the bytes cannot depend on the engine.
+ */
+const POW2: readonly number[] = Array.from({ length: 54 }, (_, k) => {
+  let v = 1;
+  for (let i = 0; i < k; i++) v *= 2;
+  return v;
+});
+function pow2(k: number): number {
+  return POW2[k]!;
+}
 
 /** Frame header codes (RFC 9639 9.1.2) of the sample rates that have one. */
 const RATE_CODES: ReadonlyMap<number, number> = new Map([
@@ -72,9 +87,9 @@ class BitWriter {
   wide(value: number, n: number): void {
     while (n > 24) {
       n -= 24;
-      this.bits(Math.floor(value / 2 ** n) & 0xffffff, 24);
+      this.bits(Math.floor(value / pow2(n)) & 0xffffff, 24);
     }
-    this.bits(value % 2 ** n, n);
+    this.bits(value % pow2(n), n);
   }
 
   signed(value: number, n: number): void {
@@ -233,10 +248,99 @@ function planRice(res: Int32Array, blockSize: number, predictorOrder: number): R
   return best!;
 }
 
+/** Highest LPC order tried (libFLAC's default at its usual levels). */
+const MAX_LPC_ORDER = 8;
+/**
+ * Bits of each quantised LPC coefficient. With the side channel's 17 bits and order 8, a
+ * prediction sum fits 32-bit arithmetic (17 + 12 + 3 ≤ 32), so no decoder needs 64 bits.
+ */
+const LPC_PRECISION = 12;
+/** The shift field is 5 bits signed and must not be negative (RFC 9639 9.2.6). */
+const MAX_LPC_SHIFT = 15;
+
+/**
+ * Linear-prediction coefficients of orders 1..maxOrder (result[p - 1] has p of them, the first
+ * for the most recent sample): Levinson-Durbin on the autocorrelation of the Welch-windowed block.
+ * Floating point, but only +, −, × and ÷ in a fixed order, which ECMAScript defines exactly
+ * (IEEE 754 doubles, no fused operations), so every machine gets the same coefficients.
+ */
+function lpcCoefficients(x: Int32Array, maxOrder: number): number[][] {
+  const n = x.length;
+  const half = (n + 1) / 2;
+  const mid = (n - 1) / 2;
+  const w = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = (i - mid) / half;
+    w[i] = x[i]! * (1 - t * t);
+  }
+  const r = new Float64Array(maxOrder + 1);
+  for (let lag = 0; lag <= maxOrder; lag++) {
+    let sum = 0;
+    for (let i = lag; i < n; i++) sum += w[i]! * w[i - lag]!;
+    r[lag] = sum;
+  }
+  const out: number[][] = [];
+  let a: number[] = [];
+  let err = r[0]!;
+  for (let m = 1; m <= maxOrder && err > 0; m++) {
+    let acc = r[m]!;
+    for (let j = 1; j < m; j++) acc -= a[j - 1]! * r[m - j]!;
+    const k = acc / err;
+    const next = new Array<number>(m);
+    for (let j = 1; j < m; j++) next[j - 1] = a[j - 1]! - k * a[m - j - 1]!;
+    next[m - 1] = k;
+    a = next;
+    err *= 1 - k * k;
+    out.push(a.slice());
+  }
+  return out;
+}
+
+/** Coefficients as LPC_PRECISION-bit integers and their shift (libFLAC's method: rounding with error feedback). */
+function quantizeLpc(coefs: number[]): { q: Int32Array; shift: number } | null {
+  let cmax = 0;
+  for (const c of coefs) cmax = Math.max(cmax, Math.abs(c));
+  if (!(cmax > 0) || !Number.isFinite(cmax)) return null;
+  // cmax = m·2^e with m in [0.5, 1): halving and doubling are exact.
+  let e = 0;
+  for (let v = cmax; v >= 1; v /= 2) e++;
+  for (let v = cmax; v < 0.5; v *= 2) e--;
+  const shift = Math.min(MAX_LPC_SHIFT, LPC_PRECISION - 1 - e);
+  if (shift < 0) return null;
+  const qmax = pow2(LPC_PRECISION - 1) - 1;
+  const q = new Int32Array(coefs.length);
+  let error = 0;
+  for (let j = 0; j < coefs.length; j++) {
+    error += coefs[j]! * pow2(shift);
+    const v = Math.max(-qmax - 1, Math.min(qmax, Math.round(error)));
+    q[j] = v;
+    error -= v;
+  }
+  return { q, shift };
+}
+
+/** Residual of a quantised LPC predictor at sample i ≥ order, or null if one would not fit 31 bits. */
+function lpcResiduals(x: Int32Array, q: Int32Array, shift: number): Int32Array | null {
+  const order = q.length;
+  const n = x.length;
+  const r = new Int32Array(n - order);
+  const scale = pow2(shift);
+  for (let i = order; i < n; i++) {
+    let sum = 0;
+    for (let j = 0; j < order; j++) sum += q[j]! * x[i - 1 - j]!;
+    // An arithmetic right shift, as decoders do it.
+    const v = x[i]! - Math.floor(sum / scale);
+    if (v >= pow2(30) || v < -pow2(30)) return null;
+    r[i - order] = v;
+  }
+  return r;
+}
+
 type Subframe =
   | { kind: 'constant'; bits: number }
   | { kind: 'verbatim'; bits: number }
-  | { kind: 'fixed'; bits: number; order: number; residual: Int32Array; rice: RicePlan };
+  | { kind: 'fixed'; bits: number; order: number; residual: Int32Array; rice: RicePlan }
+  | { kind: 'lpc'; bits: number; order: number; q: Int32Array; shift: number; residual: Int32Array; rice: RicePlan };
 
 /** The smallest subframe of one channel's block of `bps`-bit samples, with its size in bits. */
 function planSubframe(x: Int32Array, bps: number): Subframe {
@@ -251,6 +355,19 @@ function planSubframe(x: Int32Array, bps: number): Subframe {
     const rice = planRice(residual, n, order);
     const bits = header + order * bps + rice.bits;
     if (bits < best.bits) best = { kind: 'fixed', bits, order, residual, rice };
+  }
+  if (n > 2 * MAX_LPC_ORDER) {
+    const sets = lpcCoefficients(x, MAX_LPC_ORDER);
+    for (const coefs of sets) {
+      const order = coefs.length;
+      const quantized = quantizeLpc(coefs);
+      if (quantized === null) continue;
+      const residual = lpcResiduals(x, quantized.q, quantized.shift);
+      if (residual === null) continue;
+      const rice = planRice(residual, n, order);
+      const bits = header + order * bps + 4 + 5 + order * LPC_PRECISION + rice.bits;
+      if (bits < best.bits) best = { kind: 'lpc', bits, order, q: quantized.q, shift: quantized.shift, residual, rice };
+    }
   }
   return best;
 }
@@ -268,8 +385,13 @@ function writeSubframe(w: BitWriter, x: Int32Array, bps: number, plan: Subframe)
     return;
   }
   const { order, residual, rice } = plan;
-  w.bits((0b001000 | order) << 1, 8);
+  w.bits((plan.kind === 'fixed' ? 0b001000 | order : 0b100000 | (order - 1)) << 1, 8);
   for (let i = 0; i < order; i++) w.signed(x[i]!, bps);
+  if (plan.kind === 'lpc') {
+    w.bits(LPC_PRECISION - 1, 4);
+    w.signed(plan.shift, 5);
+    for (const c of plan.q) w.signed(c, LPC_PRECISION);
+  }
   w.bits(rice.method, 2);
   w.bits(rice.order, 4);
   const partLen = x.length >> rice.order;
@@ -281,8 +403,8 @@ function writeSubframe(w: BitWriter, x: Int32Array, bps: number, plan: Subframe)
     for (; at < end; at++) {
       const r = residual[at]!;
       const u = r >= 0 ? 2 * r : -2 * r - 1;
-      w.unary(Math.floor(u / 2 ** k));
-      w.bits(u % 2 ** k, k);
+      w.unary(Math.floor(u / pow2(k)));
+      w.bits(u % pow2(k), k);
     }
   }
 }
@@ -294,10 +416,10 @@ function writeCodedNumber(w: BitWriter, v: number): void {
     return;
   }
   let extra = 1;
-  while (extra < 6 && v >= 2 ** (6 + 5 * extra)) extra++;
+  while (extra < 6 && v >= pow2(6 + 5 * extra)) extra++;
   const lead = (0xff << (7 - extra)) & 0xff;
-  w.bits(lead | Math.floor(v / 2 ** (6 * extra)), 8);
-  for (let i = extra - 1; i >= 0; i--) w.bits(0x80 | (Math.floor(v / 2 ** (6 * i)) & 0x3f), 8);
+  w.bits(lead | Math.floor(v / pow2(6 * extra)), 8);
+  for (let i = extra - 1; i >= 0; i--) w.bits(0x80 | (Math.floor(v / pow2(6 * i)) & 0x3f), 8);
 }
 
 function blockSizeCode(n: number): { code: number; extra: number; extraBits: number } {
@@ -362,9 +484,10 @@ function writeFrame(w: BitWriter, block: Int32Array[], frameNumber: number, rate
 
 /**
  * 16-bit PCM as a FLAC file (RFC 9639): STREAMINFO with the samples' MD5, fixed
- * 4096-sample frames, per channel and frame the smallest of a constant, verbatim
- * or fixed-predictor (orders 0-4) subframe with partitioned Rice residuals, and
- * for stereo the smallest of left/right, left/side, side/right and mid/side.
+ * 4096-sample frames, per channel and frame the smallest of a constant, verbatim,
+ * fixed-predictor (orders 0-4) or LPC (orders 1-8, 12-bit coefficients) subframe
+ * with partitioned Rice residuals, and for stereo the smallest of left/right,
+ * left/side, side/right and mid/side.
  * Deterministic: the same samples give the same bytes.
  *
  * @param channels - one Int16Array per channel (1 to 8), all of the same non-zero length
