@@ -34,9 +34,11 @@ export interface MeasureOptions {
    * Helper threads for the video metrics of this pair (frame-helpers.ts):
    * whole frames go to them, and one more thread runs ssim_ffmpeg, which
    * must see the frames in order. 0 computes everything in the calling
-   * thread. Default: one per available core for a stream of at least about
-   * 20 frames at 1344x768; 0 for a smaller stream or a single core. The
-   * results are the same bytes for every value.
+   * thread. Default: one per available core on a machine of 4 cores or more,
+   * for a stream of at least about 20 frames at 1344x768; 0 for a smaller
+   * stream or fewer cores (on 2 cores, the decoders need most of the machine
+   * and helpers measured slower for every metric set). The results are the
+   * same bytes for every value.
    */
   videoThreads?: number;
   /**
@@ -64,9 +66,9 @@ export interface PoolOptions {
   /**
    * Helper threads per pair (MeasureOptions.videoThreads). Default: the
    * cores per pair thread (cores / threads, rounded down) when that is at
-   * least 2, else none: with as many pairs in flight as cores, the pool's
-   * own threads already keep every core busy and helpers would only add
-   * messages and V8 heaps. None for small streams either.
+   * least 4, else none: with fewer cores per pair the decoders and the pool's
+   * own threads already keep them busy, and helpers would only add messages,
+   * waits and V8 heaps. None for small streams either.
    */
   videoThreads?: number;
   ffmpeg?: ResolveOptions;

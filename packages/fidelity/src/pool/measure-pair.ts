@@ -102,16 +102,25 @@ function endedEarly(what: string, side: FailureSide, got: number, expected: numb
 
 /**
  * Helper threads for a pair's video when the caller leaves it open: `cores`
- * (the cores this pair may use). None when that is a single core, where the
- * helpers would only add messages and V8 heaps to the same work, and none for
- * a small stream, where starting threads costs more than they save. The
- * results are the same bytes either way.
+ * (the cores this pair may use) from AUTO_THREADS_MIN_CORES on, else none.
+ *
+ * With fewer cores the two decoders already need most of the machine (the
+ * bit-exact rgb24 conversion alone is about 4 ms of CPU per frame and file),
+ * and a frame's trip through the helpers (measuring thread -> ordered helper
+ * -> value helper -> back) waits on threads that get no core: measured on 2
+ * cores, full-size pairs, every set was faster without helpers (`default`
+ * 3.9 s against 5.5 s per pair, `all` 4.3 against 5.3, `ffmpeg` 1.18 against
+ * 1.36; docs/performance.md). None for a small stream either, where starting
+ * threads costs more than they save. The results are the same bytes either way.
  */
 export function autoVideoThreads(video: VideoProbe, cores: number): number {
   const geometry = video.geometry;
-  if (!geometry || cores < 2) return 0;
+  if (!geometry || cores < AUTO_THREADS_MIN_CORES) return 0;
   return geometry.width * geometry.height * video.frames >= AUTO_THREADS_MIN_SAMPLES ? cores : 0;
 }
+
+/** The fewest cores for which a pair gets video helper threads by default (see autoVideoThreads). */
+export const AUTO_THREADS_MIN_CORES = 4;
 
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;

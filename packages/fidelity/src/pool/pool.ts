@@ -2,7 +2,8 @@
  * A piscina pool whose task measures one pair (worker.ts). One pair per
  * thread: decoding already runs in ffmpeg children, so a pair's own thread
  * is busy with metrics and two pairs use two cores. Cores beyond one per
- * thread go to each pair's video helper threads (frame-helpers.ts).
+ * thread go to each pair's video helper threads (frame-helpers.ts) when a pair
+ * gets at least 4 (measure-pair.ts, autoVideoThreads).
  *
  * The worker must be plain JavaScript: see worker-file.ts for how it is
  * found when the library runs from source under vitest.

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measurePair } from '../../src/pool/measure-pair.js';
+import { AUTO_THREADS_MIN_CORES, autoVideoThreads, measurePair } from '../../src/pool/measure-pair.js';
+import { planeGeometry } from '../../src/media/pixel-formats.js';
+import type { VideoProbe } from '../../src/media/probe.js';
 import type { MeasureProgress } from '../../src/pool/api.js';
 import { MeasureOutcome, type VideoMetrics } from '../../src/schemas/measurement.js';
 import { ClipFactory, ffmpegChildren } from '../media/clips.js';
@@ -204,5 +206,20 @@ describe('measurePair', () => {
     await expect(measurePair(base, other, { ffmpeg: { ffmpegPath: path.join(clips.dir, 'no-such-ffmpeg') } })).rejects.toMatchObject({
       code: 'FFMPEG_BROKEN',
     });
+  });
+});
+
+describe('autoVideoThreads', () => {
+  const stream = (width: number, height: number, frames: number): VideoProbe => ({ geometry: planeGeometry('yuv420p', width, height), frames }) as unknown as VideoProbe;
+
+  it('gives a full-size stream one helper per core from 4 cores on, none on fewer (the decoders need them)', () => {
+    const full = stream(1344, 768, 192);
+    expect(AUTO_THREADS_MIN_CORES).toBe(4);
+    expect([1, 2, 3, 4, 8, 16].map((cores) => autoVideoThreads(full, cores))).toEqual([0, 0, 0, 4, 8, 16]);
+  });
+
+  it('gives a small stream none, and a stream without a known plane layout none', () => {
+    expect(autoVideoThreads(stream(128, 72, 24), 16)).toBe(0);
+    expect(autoVideoThreads({ geometry: null, frames: 192 } as unknown as VideoProbe, 16)).toBe(0);
   });
 });
