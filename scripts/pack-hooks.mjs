@@ -2,7 +2,9 @@
 // prepack / postpack of every published package (`npm pack`, `pnpm pack`, `npm publish`).
 //
 // prepack builds the package (and what it references) with the workspace's TypeScript, so a
-// tarball is never made from a stale or missing dist/, and refuses loudly when it cannot.
+// tarball is never made from a stale or missing dist/, and refuses loudly when it cannot. It then
+// removes what the build left in dist/ from sources that no longer exist (tsc -b never deletes an
+// output: a renamed module would otherwise ship twice, its old map pointing at a missing file).
 // It then replaces `workspace:` dependency ranges by the exact version of the workspace
 // package: pnpm does this itself, npm does not and would ship a package.json that no registry
 // install can resolve (EUNSUPPORTEDPROTOCOL). The original package.json is kept beside it
@@ -11,7 +13,7 @@
 //
 // Usage (from a package folder): node ../../scripts/pack-hooks.mjs prepack|postpack
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,6 +52,29 @@ function publishedRange(spec, version) {
   return rest;
 }
 
+/** The outputs of tsc in dir (dist/) whose source (src/<same path>.ts or .tsx) is gone, removed; returns their paths. */
+function pruneStaleOutputs(distDir, srcDir) {
+  const removed = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(file);
+        continue;
+      }
+      const stem = entry.name.match(/^(.*?)\.(?:d\.ts\.map|d\.ts|js\.map|js)$/)?.[1];
+      if (stem === undefined) continue;
+      const source = path.join(srcDir, path.relative(distDir, dir), stem);
+      if (!existsSync(`${source}.ts`) && !existsSync(`${source}.tsx`)) {
+        rmSync(file);
+        removed.push(path.relative(pkgDir, file));
+      }
+    }
+  };
+  if (existsSync(distDir)) walk(distDir);
+  return removed;
+}
+
 if (step === 'prepack') {
   restore();
   if (path.dirname(pkgDir) !== path.join(root, 'packages')) fail(`run from a package folder under ${path.join(root, 'packages')}`);
@@ -62,6 +87,8 @@ if (step === 'prepack') {
   } catch {
     fail('the TypeScript build failed; nothing was packed');
   }
+  const stale = pruneStaleOutputs(path.join(pkgDir, 'dist'), path.join(pkgDir, 'src'));
+  if (stale.length > 0) process.stderr.write(`pack: removed ${stale.length} stale build outputs of deleted sources (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''})\n`);
   const text = readFileSync(manifestFile, 'utf8');
   const pkg = JSON.parse(text);
   const main = pkg.bin ? Object.values(pkg.bin) : [pkg.main];

@@ -170,12 +170,17 @@ function dependencyClosure(): Map<string, { name: string; dir: string }> {
   return seen;
 }
 
+/** A build output whose source does not exist. */
+const STALE = 'zz-deleted-module.js';
+
 let libTarball: string;
 let cliTarball: string;
 let project: string;
 
 describe('the packed packages', () => {
   beforeAll(async () => {
+    // What a build leaves behind after a module is renamed or deleted (tsc -b never removes an output).
+    writeFileSync(path.join(LIB, 'dist', STALE), 'export {};\n');
     libTarball = await npmPack(LIB, path.join(tmp, 'npm'));
     cliTarball = await npmPack(CLI, path.join(tmp, 'npm'));
   });
@@ -183,6 +188,9 @@ describe('the packed packages', () => {
   it('npm pack builds first and gives clean, self-describing tarballs with real dependency versions', async () => {
     const lib = await unpack(libTarball);
     checkTarball(lib, ['dist/index.js', 'dist/index.d.ts', 'dist/pool/worker.js', 'assets/metrics-kernels.wasm', 'src/index.ts']);
+    // The output of a source that no longer exists is pruned before packing, not shipped.
+    expect(existsSync(path.join(lib, 'dist', STALE))).toBe(false);
+    expect(existsSync(path.join(LIB, 'dist', STALE))).toBe(false);
     const cli = await unpack(cliTarball);
     checkTarball(cli, ['bin/fidelity.js', 'dist/main.js']);
     const cliPkg = JSON.parse(readFileSync(path.join(cli, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bin: Record<string, string> };
