@@ -143,7 +143,12 @@ function notWritable(out: string, dir: string, error: unknown, why = (error as N
   return new FidelityError('OUT_NOT_WRITABLE', `--out ${out} cannot be written: ${dir} is not a writable folder (${why}); choose another --out`, { cause: error });
 }
 
-/** Creates the missing folders above `out`, returning the ones it made (top first) so they can be removed on failure. */
+/**
+ * Creates the missing folders above `out`, returning the ones it made (top first) so they can be
+ * removed on failure. Shards of one job array start at the same moment with --out folders side by
+ * side under one missing parent: a folder another process made between our look and our mkdir is
+ * theirs, used as it is and never removed by us.
+ */
 async function makeParents(out: string, dir: string): Promise<string[]> {
   const missing: string[] = [];
   for (let d = dir; ; d = path.dirname(d)) {
@@ -155,15 +160,18 @@ async function makeParents(out: string, dir: string): Promise<string[]> {
     missing.unshift(d);
     if (path.dirname(d) === d) break;
   }
+  const made: string[] = [];
   for (const d of missing) {
     try {
       await mkdir(d);
+      made.push(d);
     } catch (error) {
-      await removeEmpty(missing);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await lstat(d).catch(() => null))?.isDirectory()) continue;
+      await removeEmpty(made);
       throw notWritable(out, d, error);
     }
   }
-  return missing;
+  return made;
 }
 
 /** Removes the folders it made, deepest first, and only while they are empty. */

@@ -159,6 +159,20 @@ describe('writability and the lock', () => {
     expect(readFileSync(file, 'utf8')).toBe('a file, not a folder');
   });
 
+  it('lets shards that start at once make the missing parent of their side-by-side --out folders', async () => {
+    // A job array's tasks start together, each with --out partials/<index> under a partials/ not made yet.
+    for (let round = 0; round < 5; round++) {
+      const parent = path.join(fresh(), 'partials');
+      const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => claimOut(path.join(parent, String(i)), [], false, checkOut)));
+      for (const [i, claim] of claims.entries()) {
+        expect(existsSync(lockPath(claim.realOut)), `shard ${i}`).toBe(true);
+        mkdirSync(claim.realOut);
+      }
+      await Promise.all(claims.map((c) => c.release()));
+      expect(readdirSync(parent).sort()).toEqual(['0', '1', '2', '3', '4', '5']);
+    }
+  });
+
   it('refuses a second writer of the same --out while the first holds the lock, then lets it in', async () => {
     const out = path.join(fresh(), 'nested', 'bundle');
     const first = await claimOut(out, [], false, checkOut);
