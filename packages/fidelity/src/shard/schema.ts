@@ -69,7 +69,7 @@ export function partialJsonText(partial: ShardPartial): string {
   return jsonText(ShardPartial.parse(partial));
 }
 
-/** partial.schema.json's bytes. */
+/** partial.schema.json's bytes, written like partial.json. */
 export function partialSchemaText(): string {
-  return `${JSON.stringify(z.toJSONSchema(ShardPartial), null, 2)}\n`;
+  return jsonText(z.toJSONSchema(ShardPartial));
 }
