@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type CompareProgress, type CompareResult } from '../src/compare.js';
-import { FidelityError } from '../src/errors.js';
 import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
+import { refusal } from './refusal.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -25,15 +25,6 @@ beforeAll(async () => {
   runs = await generateRuns({ outDir: path.join(tmp, 'runs'), size: 'small', sites: ['H200', 'B200'], repetitions: 2, cases: 4 });
   result = await compare(dir('H200'), [dir('B200')], { out: path.join(tmp, 'bundle'), threads: 2, onProgress: (e) => events.push(e) });
 });
-
-async function refusal(p: Promise<unknown>): Promise<FidelityError> {
-  const error = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FidelityError);
-  return error as FidelityError;
-}
 
 describe('compare() with repeated requests', () => {
   it('makes every repetition its own pair: planned = repetitions x cases', () => {

@@ -16,6 +16,7 @@ import { checkOut } from '../../src/bundle/atomic.js';
 import { claimOut, isSealedBundle, lockPath, realPathOf, sweepStaleSiblings } from '../../src/bundle/out-guard.js';
 import { compare, type CompareProgress } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
+import { refusal } from '../refusal.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const RUNS = path.join(ROOT, 'fixtures', 'runs');
@@ -64,15 +65,6 @@ function handMadeBundle(dir: string, extra: Record<string, string> = {}): void {
     mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     writeFileSync(path.join(dir, f), text);
   }
-}
-
-async function refusal(p: Promise<unknown>): Promise<FidelityError> {
-  const error = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FidelityError);
-  return error as FidelityError;
 }
 
 describe('real paths', () => {

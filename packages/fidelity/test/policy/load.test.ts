@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FidelityError } from '../../src/errors.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { loadPolicy } from '../../src/policy/load.js';
+import { refusal as refused } from '../refusal.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-policy-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -16,13 +17,9 @@ function file(name: string, text: string): string {
 }
 
 async function refusal(p: string): Promise<FidelityError> {
-  const error = await loadPolicy(p).then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FidelityError);
-  expect((error as FidelityError).code).toBe('POLICY_INVALID');
-  return error as FidelityError;
+  const error = await refused(loadPolicy(p));
+  expect(error.code).toBe('POLICY_INVALID');
+  return error;
 }
 
 describe('loadPolicy', () => {

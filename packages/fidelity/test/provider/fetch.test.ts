@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/archive/verify.js';
-import { FidelityError } from '../../src/errors.js';
 import { fetchRun, type FetchRunOptions } from '../../src/provider/fetch.js';
 import { Provenance } from '../../src/provider/schema.js';
 import { render, validDraft, writeZip, zipItems } from '../archive/fixture.js';
 import { sha256, startFakeGitHub, type FakeGitHub } from './github-server.js';
 import { FIXTURE_IDENTITY, FIXTURE_RUNS, zipFolder } from './zip-run.js';
+import { refusal } from '../refusal.js';
 
 const TOKEN = 'ghp_test_token_for_the_fake_api';
 let gh: FakeGitHub;
@@ -71,15 +71,6 @@ async function outDir(): Promise<string> {
 
 function options(out: string, extra: Partial<FetchRunOptions> = {}): FetchRunOptions {
   return { out, apiUrl: gh.apiUrl, token: TOKEN, retries: 0, ...extra };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<FidelityError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FidelityError);
-  return error as FidelityError;
 }
 
 /** Nothing new in `out`: no zip, no sidecar, no provenance, no temp file. */

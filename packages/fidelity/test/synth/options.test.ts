@@ -6,6 +6,7 @@ import { FidelityError } from '../../src/errors.js';
 import { PlanJson, RunJson } from '../../src/schemas/run-archive.js';
 import { generateRuns, type GenerateRunsOptions } from '../../src/synth/index.js';
 import { probeStreams, readJson, sha256 } from './helpers.js';
+import { refusal as refused } from '../refusal.js';
 
 let root: string;
 beforeAll(async () => {
@@ -13,14 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-async function refusal(options: unknown): Promise<FidelityError> {
-  const error = await generateRuns(options as GenerateRunsOptions).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FidelityError);
-  return error as FidelityError;
-}
+const refusal = (options: unknown): Promise<FidelityError> => refused(generateRuns(options as GenerateRunsOptions));
 
 describe('options', () => {
   it('refuses bad values before starting any work, naming the option', async () => {
