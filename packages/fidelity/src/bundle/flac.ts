@@ -4,7 +4,10 @@
  * and every browser plays it in <audio>.
  *
  * Our own code rather than ffmpeg or libFLAC so that the same samples give
- * the same bytes on every machine and version: each choice below (subframe
+ * the same bytes on every machine and version. ffmpeg's bitexact FLAC encoder
+ * does not: its LPC analysis sums doubles in another order in its SSE2 code
+ * than in its C code, and the same build writes other bytes with and without
+ * SSE2 (bench/flac-ffmpeg.mjs; docs/report.md). Each choice below (subframe
  * type, predictor and its order, Rice partitions and parameters, stereo mode)
  * is the one with the fewest bits by exact count, ties going to the first
  * tried. Everything is integer arithmetic except the LPC analysis, which uses
