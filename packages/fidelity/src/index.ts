@@ -107,3 +107,7 @@ export type { TimingReasonCode } from './timing/reasons.js';
 export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
 export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
 export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';
+// Two reports' measured values, pair by pair (docs/diff.md).
+export { diffReports } from './diff/diff.js';
+export type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffOptions, DiffRun, DiffSide, ReportDiff, SeriesDifference, Tolerance } from './diff/diff.js';
+export { DEFAULT_MAX_REPORT_BYTES } from './diff/load.js';
