@@ -111,3 +111,9 @@ export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provena
 export { diffReports } from './diff/diff.js';
 export type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffOptions, DiffRun, DiffSide, ReportDiff, SeriesDifference, Tolerance } from './diff/diff.js';
 export { DEFAULT_MAX_REPORT_BYTES } from './diff/load.js';
+// Reports that CI systems read: JUnit XML and the GitHub job summary (docs/ci.md).
+export { junitXml } from './ci/junit.js';
+export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
+export type { SummaryBundle } from './ci/summary.js';
+export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';
+export type { CiOutputs } from './ci/files.js';

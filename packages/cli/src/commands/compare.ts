@@ -1,5 +1,7 @@
 import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
+import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
+import type { CiOutputs } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command } from './types.js';
@@ -218,7 +220,7 @@ export const decodeTimeoutOption = {
 export const compareCommand: Command = {
   name: 'compare',
   usage:
-    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--junit FILE] [--summary FILE] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -237,6 +239,7 @@ export const compareCommand: Command = {
       type: 'string',
       description: `the metrics to compute: a set (${Object.keys(METRIC_SETS).join(', ')}; default: default) or a comma-separated list of ${METRIC_NAMES.join(', ')}; see docs/metrics.md`,
     },
+    ...ciOptions,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
@@ -251,8 +254,13 @@ export const compareCommand: Command = {
       return reportFailure(io, error, json);
     }
     if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
+    if (shard && (values.junit !== undefined || values.summary !== undefined)) {
+      return usageError(io, json, 'a shard measures only: give --junit and --summary to fidelity merge, which writes the bundle');
+    }
     const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
     const interrupt = abortOnSigint(signal);
+    // Set once their place is checked; a shard writes neither (GITHUB_STEP_SUMMARY included: merge summarizes the whole).
+    let targets: CiOutputs | null = null;
     try {
       const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
@@ -264,6 +272,12 @@ export const compareCommand: Command = {
       }
       const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
       if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+      if (!shard) {
+        const wanted = ciTargets(values);
+        const read = [...positionals, ...noiseRuns, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
+        await checkCiTargets(wanted, String(values.out), read);
+        targets = wanted;
+      }
       let calibration: Calibration | undefined;
       if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
       else if (noiseRuns.length > 0) {
@@ -298,9 +312,11 @@ export const compareCommand: Command = {
       }
       const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
+      if (targets) await writeCiTargets(targets, result);
       return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
     } catch (error) {
       progress.finish();
+      await summarizeRefusal(targets, 'compare', error);
       return reportFailure(io, error, json);
     } finally {
       interrupt.dispose();
