@@ -21,8 +21,8 @@ function calibrated(): Report {
   const r = fresh();
   const c = r.comparisons[0]!;
   c.noise = { alpha: 0.05, n: 6, metrics: ['ssim_min'], verdict_metrics: ['ssim_min'], valid_pairs: 7, beyond_pairs: 1, beyond_by_metric: { ssim_min: 1 }, binomial_p: 0.3, binomial_p_by_metric: { ssim_min: 0.3 }, note: 'noise sample too small: n = 6, smallest possible p = 0.143', sources: [] };
-  c.pairs[3]!.noise = { pair: { p: 0.0012, beyond: true, k: 1 }, ssim_min: { p: 0.0012, beyond: true, noise_worst: 0.99, n: 6 } };
-  c.pairs[1]!.noise = { pair: { p: 0.5, beyond: false, k: 1 }, ssim_min: { p: 0.5, beyond: false, noise_worst: 0.99, n: 6 } };
+  c.pairs[3]!.noise = { pair: { p: 0.0012, beyond: true, k: 1 }, ssim_min: { p: 0.0012, beyond: true, noise_worst: 0.99, n: 6 } } as unknown as NonNullable<Report['comparisons'][number]['pairs'][number]['noise']>;
+  c.pairs[1]!.noise = { pair: { p: 0.5, beyond: false, k: 1 }, ssim_min: { p: 0.5, beyond: false, noise_worst: 0.99, n: 6 } } as unknown as NonNullable<Report['comparisons'][number]['pairs'][number]['noise']>;
   return r;
 }
 

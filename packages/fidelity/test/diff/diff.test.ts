@@ -183,7 +183,7 @@ describe('diffReports: changes', () => {
     const calibrated = (p: number): Report => {
       const r = fresh();
       b200(r).noise = { alpha: 0.05, n: 6, metrics: ['ssim_min'], verdict_metrics: ['ssim_min'], valid_pairs: 7, beyond_pairs: 1, beyond_by_metric: { ssim_min: 1 }, binomial_p: 0.3, binomial_p_by_metric: { ssim_min: 0.3 }, note: null, sources: [] };
-      pair(r, 'measurement-r000-c003').noise = { pair: { p, beyond: p < 0.05, k: 1 }, ssim_min: { p, beyond: p < 0.05, noise_worst: 0.99, n: 6 } };
+      pair(r, 'measurement-r000-c003').noise = { pair: { p, beyond: p < 0.05, k: 1 }, ssim_min: { p, beyond: p < 0.05, noise_worst: 0.99, n: 6 } } as unknown as NonNullable<Report['comparisons'][number]['pairs'][number]['noise']>;
       return r;
     };
     const one = await diffReports(fresh(), calibrated(0.01));
