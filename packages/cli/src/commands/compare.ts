@@ -262,6 +262,13 @@ export const compareCommand: Command = {
     // Set once their place is checked; a shard writes neither (GITHUB_STEP_SUMMARY included: merge summarizes the whole).
     let targets: CiOutputs | null = null;
     try {
+      if (!shard) {
+        const noise = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+        const read = [...positionals, ...noise, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
+        const wanted = ciTargets(values);
+        await checkCiTargets(wanted, String(values.out), read);
+        targets = wanted;
+      }
       const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
@@ -272,12 +279,6 @@ export const compareCommand: Command = {
       }
       const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
       if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
-      if (!shard) {
-        const wanted = ciTargets(values);
-        const read = [...positionals, ...noiseRuns, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
-        await checkCiTargets(wanted, String(values.out), read);
-        targets = wanted;
-      }
       let calibration: Calibration | undefined;
       if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
       else if (noiseRuns.length > 0) {

@@ -2,7 +2,7 @@
  * The value-by-value comparison of two JSON trees. It knows nothing about
  * reports: diff.ts says which subtrees to walk and what is excluded. Arrays
  * of objects are matched by a key field when every element has a unique one
- * (`slot_id`, `case_id`, `check`, `name`, `stage`, `channel`, `index`, or
+ * (`check`, `name`, `slot_id`, `case_id`, `stage`, `channel`, `index`, or
  * run id and attempt), else by position; a per-frame series (`*per_frame`)
  * is compared frame by frame and reported as one change; any other array of
  * plain values is compared as a whole.
@@ -47,7 +47,8 @@ function samePlain(a: Json, b: Json, tol: Tolerance): boolean {
   return a === b;
 }
 
-const KEY_FIELDS = ['slot_id', 'case_id', 'check', 'name', 'stage', 'channel', 'index'] as const;
+// A check's name first: `cases[].worst` entries also carry a slot_id, which two checks may share.
+const KEY_FIELDS = ['check', 'name', 'slot_id', 'case_id', 'stage', 'channel', 'index'] as const;
 
 function keyOf(v: Record<string, Json>, field: string): string | null {
   if (field === 'run') return typeof v.run_id === 'number' && typeof v.run_attempt === 'number' ? `${v.run_id}-${v.run_attempt}` : null;
