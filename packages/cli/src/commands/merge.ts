@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { FidelityError, loadCalibration, loadPolicy, merge, type Policy } from 'media-fidelity';
+import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
-import type { CiOutputs } from 'media-fidelity';
 import type { Command } from './types.js';
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
