@@ -234,6 +234,12 @@ export const ReasonCodes = {
   // Metric sets: --metrics / compare({ metrics }) (metrics/registry.ts, docs/metrics.md)
   POLICY_METRIC_NOT_COMPUTED: 'an enabled policy check reads a metric the chosen metric set does not compute',
   PARTIAL_METRICS_MISMATCH: 'the partials were measured with different metric sets',
+  // diff: two reports' measured values (diff/, docs/diff.md)
+  DIFF_INPUT_NOT_FOUND: 'a side of the diff is neither a bundle folder nor a report.json file',
+  DIFF_REPORT_TOO_LARGE: 'a report.json is larger than the limit and was not read',
+  DIFF_REPORT_INVALID: 'a report.json is not JSON, has a byte order mark, a duplicate key or deep nesting, fails the report schema, or names a pair, run or comparison twice',
+  // JUnit XML and the job summary of compare / merge (ci/, docs/ci.md)
+  CI_OUTPUT_INVALID: '--junit or --summary names a folder, a place inside --out or an input run, or a file that cannot be written',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

@@ -107,3 +107,13 @@ export type { TimingReasonCode } from './timing/reasons.js';
 export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
 export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
 export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';
+// Two reports' measured values, pair by pair (docs/diff.md).
+export { diffReports } from './diff/diff.js';
+export type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffOptions, DiffRun, DiffSide, ReportDiff, SeriesDifference, Tolerance } from './diff/diff.js';
+export { DEFAULT_MAX_REPORT_BYTES } from './diff/load.js';
+// Reports that CI systems read: JUnit XML and the GitHub job summary (docs/ci.md).
+export { junitXml } from './ci/junit.js';
+export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
+export type { SummaryBundle } from './ci/summary.js';
+export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';
+export type { CiOutputs } from './ci/files.js';

@@ -1,5 +1,6 @@
-import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec } from 'media-fidelity';
+import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
+import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command } from './types.js';
@@ -218,7 +219,7 @@ export const decodeTimeoutOption = {
 export const compareCommand: Command = {
   name: 'compare',
   usage:
-    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--progress]',
+    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--junit FILE] [--summary FILE] [--progress]',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -237,6 +238,7 @@ export const compareCommand: Command = {
       type: 'string',
       description: `the metrics to compute: a set (${Object.keys(METRIC_SETS).join(', ')}; default: default) or a comma-separated list of ${METRIC_NAMES.join(', ')}; see docs/metrics.md`,
     },
+    ...ciOptions,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
@@ -251,9 +253,21 @@ export const compareCommand: Command = {
       return reportFailure(io, error, json);
     }
     if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
+    if (shard && (values.junit !== undefined || values.summary !== undefined)) {
+      return usageError(io, json, 'a shard measures only: give --junit and --summary to fidelity merge, which writes the bundle');
+    }
     const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
     const interrupt = abortOnSigint(signal);
+    // Set once their place is checked; a shard writes neither (GITHUB_STEP_SUMMARY included: merge summarizes the whole).
+    let targets: CiOutputs | null = null;
     try {
+      if (!shard) {
+        const noise = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+        const read = [...positionals, ...noise, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
+        const wanted = ciTargets(values);
+        await checkCiTargets(wanted, String(values.out), read);
+        targets = wanted;
+      }
       const timeoutMs = readDecodeTimeout(values);
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
@@ -298,9 +312,11 @@ export const compareCommand: Command = {
       }
       const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
+      if (targets) await writeCiTargets(targets, result);
       return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
     } catch (error) {
       progress.finish();
+      await summarizeRefusal(targets, 'compare', error);
       return reportFailure(io, error, json);
     } finally {
       interrupt.dispose();

@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { FidelityError, loadCalibration, loadPolicy, merge, type Policy } from 'media-fidelity';
+import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
+import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { Command } from './types.js';
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
 export const mergeCommand: Command = {
   name: 'merge',
-  usage: 'fidelity merge <baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir> [--json] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F] [--alpha A] [--force] [--progress]',
+  usage: 'fidelity merge <baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir> [--json] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F] [--alpha A] [--force] [--junit FILE] [--summary FILE] [--progress]',
   summary: 'check the partials of every shard against the runs and each other, and write the bundle one compare would have written',
   options: {
     partials: { type: 'string', multiple: true, description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
@@ -19,11 +20,13 @@ export const mergeCommand: Command = {
     calibration: { type: 'string', description: 'judge every pair against this noise sample too, as compare --calibration does' },
     alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
+    ...ciOptions,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
     const interrupt = abortOnSigint(signal);
+    let targets: CiOutputs | null = null;
     try {
       if (positionals.length < 2) throw new FidelityError('USAGE', 'merge needs the baseline run and every candidate run, as given to each shard');
       const partials = (values.partials as string[] | undefined) ?? [];
@@ -32,6 +35,9 @@ export const mergeCommand: Command = {
       // `--partials a b` leaves b as a run: say so rather than fail verification on it.
       const stray = positionals.find((p) => existsSync(path.join(p, 'partial.json')));
       if (stray !== undefined) throw new FidelityError('USAGE', `${stray} is a partial, not a run: give --partials before each partial folder, or give their parent folder once`);
+      const wanted = ciTargets(values);
+      await checkCiTargets(wanted, values.out, [...positionals, ...partials, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')]);
+      targets = wanted;
       const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       const generatedAt = generatedAtFromEnv();
       const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
@@ -51,9 +57,11 @@ export const mergeCommand: Command = {
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
       });
       progress.finish();
+      await writeCiTargets(targets, result);
       return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
     } catch (error) {
       progress.finish();
+      await summarizeRefusal(targets, 'merge', error);
       return reportFailure(io, error, json);
     } finally {
       interrupt.dispose();

@@ -17,16 +17,14 @@
  * still applies.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
-import { sha256File } from '../hash.js';
 import { Report } from '../schemas/report.js';
-import { walk } from './files.js';
 import { allowedOrigins, judgeExternal, judgeLink } from './links.js';
 import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
 import type { FoundLink } from './scan.js';
-import { parseSeal, SEAL_FILE } from './seal.js';
+import { checkBundleSeal } from './seal-check.js';
 
 /** What {@link verifyBundle} found: files re-hashed, links resolved, and every problem (empty when `ok`). */
 export interface BundleCheck {
@@ -78,50 +76,11 @@ function reportPaths(report: Report): { where: string; path: string; folder?: bo
  * ```
  */
 export async function verifyBundle(dir: string): Promise<BundleCheck> {
-  const errors: Problem[] = [];
+  const seal = await checkBundleSeal(dir);
+  if (seal.stopped) return { ok: false, files: 0, links: 0, errors: seal.problems };
+  const errors: Problem[] = [...seal.problems];
   let links = 0;
-  try {
-    if (!(await stat(dir)).isDirectory()) throw new Error('not a folder');
-  } catch {
-    return { ok: false, files: 0, links: 0, errors: [{ code: 'BUNDLE_NOT_FOUND', message: `${dir} is not a folder` }] };
-  }
-
-  let sealText: string;
-  try {
-    sealText = await readFile(path.join(dir, SEAL_FILE), 'utf8');
-  } catch {
-    return { ok: false, files: 0, links: 0, errors: [{ code: 'BUNDLE_SEAL_MISSING', message: `${SEAL_FILE} is missing: nothing can be verified`, where: { file: SEAL_FILE } }] };
-  }
-  const { entries, problems } = parseSeal(sealText);
-  errors.push(...problems);
-  const sealed = new Map(entries.map((e) => [e.path, e.sha256]));
-
-  const present = new Set<string>();
-  for (const entry of await walk(dir)) {
-    if (entry.kind === 'directory' || entry.path === SEAL_FILE) continue;
-    if (entry.kind === 'other') {
-      errors.push({ code: 'BUNDLE_FILE_EXTRA', message: `${entry.path} is not a plain file (a link or device has no place in a bundle)`, where: { file: entry.path } });
-      continue;
-    }
-    present.add(entry.path);
-    if (!sealed.has(entry.path)) errors.push({ code: 'BUNDLE_FILE_EXTRA', message: `${entry.path} is not listed in ${SEAL_FILE}`, where: { file: entry.path } });
-  }
-  let files = 0;
-  // Files whose bytes are not the sealed ones: reported once, never read further.
-  const failed = new Set<string>();
-  for (const e of entries) {
-    if (!present.has(e.path)) {
-      errors.push({ code: 'BUNDLE_FILE_MISSING', message: `${e.path} is listed in ${SEAL_FILE} but missing`, where: { file: e.path } });
-      failed.add(e.path);
-      continue;
-    }
-    const actual = await sha256File(path.join(dir, e.path));
-    files++;
-    if (actual !== e.sha256) {
-      errors.push({ code: 'BUNDLE_FILE_CHANGED', message: `${e.path} changed: sealed ${e.sha256}, now ${actual}`, where: { file: e.path } });
-      failed.add(e.path);
-    }
-  }
+  const { entries, sealed, present, failed, files } = seal;
   const resolves = (p: string): boolean => sealed.has(p);
   const intact = (p: string): boolean => sealed.has(p) && present.has(p) && !failed.has(p);
 

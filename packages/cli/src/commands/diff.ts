@@ -1,0 +1,103 @@
+import { diffReports, FidelityError, type DiffChange, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
+import { EXIT, printJson, reportFailure } from '../io.js';
+import { inline } from '../text.js';
+import type { Command } from './types.js';
+
+/** A tolerance option: a number of at least 0 (`1e-9` included); anything else is a usage error. */
+export function readTolerance(values: Record<string, unknown>, name: 'tolerance' | 'rel-tolerance'): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && /^\s*[0-9.]+(e[-+]?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(n) || n < 0) throw new FidelityError('USAGE', `Expected a number of at least 0 (e.g. 1e-9) for --${name} but received ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const run = (r: { gpu_model: string; run_id: number; run_attempt: number }): string => `${inline(r.gpu_model)} ${r.run_id}-${r.run_attempt}`;
+
+/** "H200 30054883436-1 vs B200 30061277519-2 measurement-r000-c003", "B200 30061277519-2" for a run. */
+export function locationText(where: DiffLocation): string {
+  if (where.kind === 'run') return `run ${run(where.run)}`;
+  const cmp = `${run(where.baseline)} vs ${run(where.candidate)}`;
+  return where.kind === 'pair' ? `${cmp} ${inline(where.slot_id)}` : cmp;
+}
+
+/** A value as the table shows it: numbers in full (shortest round trip), everything else as JSON, long values cut. */
+function valueText(v: unknown): string {
+  if (v === undefined) return '-';
+  const text = typeof v === 'number' ? String(v) : JSON.stringify(v);
+  return inline(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+}
+
+function sideText(s: DiffSide): string {
+  const made = `fidelity ${inline(s.tool_version)}, generated ${inline(s.generated_at)}`;
+  if (s.kind === 'bundle') return `bundle ${inline(s.input)} (seal holds: ${s.files} files re-hashed; report.json sha256 ${s.report_sha256}), ${made}`;
+  if (s.kind === 'report') return `report.json ${inline(s.input)}, read as it is: not a bundle, so no seal was checked (sha256 ${s.report_sha256}), ${made}`;
+  return `a report value, ${made}`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`.trimEnd());
+}
+
+function changeRow(c: DiffChange): string[] {
+  const metric = c.series ? `${c.path} (${c.series.differing} of ${Math.max(c.series.frames_old, c.series.frames_new)} frames differ, first ${c.series.first_frame}; this one moved most)` : c.path;
+  return [locationText(c.where), inline(metric), valueText(c.old), valueText(c.new), c.delta === null ? '' : String(c.delta)];
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+function oneSidedLines(list: DiffOneSided[]): string[] {
+  return list.map((o) => `  ${o.side} only  ${locationText(o.where)}${o.where.kind === 'pair' ? ` (${inline(o.where.case_id)})` : ''}${o.path === null ? '' : `  ${inline(o.path)}`}`);
+}
+
+/** The human form of a diff: sides, changes, one-sided pairs, runs and metrics, context, and the verdict. */
+export function diffText(d: ReportDiff): string {
+  const lines = [`old: ${sideText(d.old)}`, `new: ${sideText(d.new)}`];
+  const tol = d.tolerance.abs === 0 && d.tolerance.rel === 0 ? 'exact' : `equal within ${d.tolerance.abs} absolute or ${d.tolerance.rel} relative`;
+  lines.push(`compared: ${plural(d.compared.runs, 'run')}, ${plural(d.compared.comparisons, 'comparison')}, ${plural(d.compared.pairs, 'pair')}, ${plural(d.compared.values, 'value')}; ${tol}`);
+  if (d.changes.length) {
+    lines.push('', `Changed values (${d.changes.length}):`, ...table([['pair', 'metric', 'old', 'new', 'delta'], ...d.changes.map(changeRow)]));
+  }
+  if (d.pairs_only.length) lines.push('', `Pairs on one side only (${d.pairs_only.length}):`, ...oneSidedLines(d.pairs_only));
+  if (d.runs_only.length) lines.push('', `Runs on one side only (${d.runs_only.length}):`, ...oneSidedLines(d.runs_only));
+  if (d.metrics_only.length) lines.push('', `Metrics on one side only (${d.metrics_only.length}):`, ...oneSidedLines(d.metrics_only));
+  if (d.context.length) {
+    lines.push('', 'What the reports were made with differs (not a measured value, but often the reason for a change):');
+    for (const c of d.context) lines.push(`  ${c.where ? `${locationText(c.where)}  ` : ''}${inline(c.path)}: ${valueText(c.old)} -> ${valueText(c.new)}`);
+  }
+  const counts = [
+    d.changes.length ? plural(d.changes.length, 'changed value') : '',
+    d.pairs_only.length ? plural(d.pairs_only.length, 'pair') + ' on one side only' : '',
+    d.runs_only.length ? plural(d.runs_only.length, 'run') + ' on one side only' : '',
+    d.metrics_only.length ? plural(d.metrics_only.length, 'metric') + ' on one side only' : '',
+  ].filter(Boolean);
+  lines.push('', d.unchanged ? 'Result: unchanged (exit 0)' : `Result: changed: ${counts.join(', ')} (exit 1)`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const diffCommand: Command = {
+  name: 'diff',
+  usage: 'fidelity diff <old> <new> [--json] [--tolerance ABS] [--rel-tolerance REL]',
+  summary: "compare two bundles' (or report.json files') measured values pair by pair: exit 0 unchanged, 1 changed, 2 refused",
+  options: {
+    tolerance: { type: 'string', description: 'numbers at most this far apart are equal (default 0: exact)' },
+    'rel-tolerance': { type: 'string', description: 'numbers whose difference is at most this fraction of the larger are equal (default 0: exact)' },
+  },
+  async run({ positionals, values, io }) {
+    const json = Boolean(values.json);
+    try {
+      if (positionals.length !== 2) throw new FidelityError('USAGE', 'diff needs exactly two sides: <old> <new>, each a bundle folder or a report.json file');
+      // diff measures and judges nothing: an option that would be ignored is refused (cli-and-report.md).
+      for (const name of ['threads', 'policy'] as const) if (values[name] !== undefined) throw new FidelityError('USAGE', `diff takes no --${name}: it compares what the reports hold`);
+      const tolerance = readTolerance(values, 'tolerance');
+      const relTolerance = readTolerance(values, 'rel-tolerance');
+      const diff = await diffReports(positionals[0]!, positionals[1]!, { ...(tolerance !== undefined ? { tolerance } : {}), ...(relTolerance !== undefined ? { relTolerance } : {}) });
+      if (json) printJson(io, { ok: true, ...diff });
+      else io.out(diffText(diff));
+      return diff.unchanged ? EXIT.ok : EXIT.changed;
+    } catch (error) {
+      return reportFailure(io, error, json);
+    }
+  },
+};

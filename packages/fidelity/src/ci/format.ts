@@ -1,0 +1,21 @@
+/** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
+
+/**
+ * Six significant digits, or every digit when six would make a value look equal to its threshold
+ * (0.9199999 is never shown as 0.92 next to ">= 0.92"); null is `null`.
+ */
+export function figure(value: number | null, threshold?: number): string {
+  if (value === null) return 'null';
+  const short = String(Number(value.toPrecision(6)));
+  return threshold !== undefined && Number(short) === threshold && value !== threshold ? String(value) : short;
+}
+
+/** "min_ssim 0.85 not >= 0.92", "rms_ratio_deviation null (baseline_silent) not <= 0.1". */
+export function failedCheckText(k: { name: string; value: number | null; comparator: string; threshold: number; note: string | null }): string {
+  return `${k.name} ${figure(k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
+}
+
+/** "H200 run 30054883436-1". */
+export function runLabel(gpu: string, id: number, attempt: number): string {
+  return `${gpu} run ${id}-${attempt}`;
+}

@@ -1,0 +1,109 @@
+/**
+ * jobSummary / refusalSummary on the reference report (a real comparison of the fixtures), a
+ * calibrated copy and a hostile one: the counts per candidate, the failed and invalid pairs,
+ * the bundle, and archive text kept inert (GitHub renders the Markdown).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jobSummary, mdCode, refusalSummary, SUMMARY_MAX_ROWS } from '../../src/ci/summary.js';
+import type { Report } from '../../src/schemas/report.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+const TEXT = readFileSync(path.join(ROOT, 'fixtures', 'reference', 'report.json'), 'utf8');
+const fresh = (): Report => JSON.parse(TEXT) as Report;
+const BUNDLE = { path: 'out/bundle', files: 90, seal_sha256: 'ab'.repeat(32), bytes: 1_234_567, media_bytes: 200_400 };
+
+/** Cells of a Markdown table row as GFM splits them: at pipes not escaped by a backslash. */
+function cells(row: string): string[] {
+  return row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+describe('jobSummary', () => {
+  it('per candidate the counts and the noise floor; the policy with its disclaimer', () => {
+    const md = jobSummary(fresh(), BUNDLE);
+    expect(md.startsWith('\n## fidelity: `H200 run 30054883436-1` against 2 candidates\n')).toBe(true);
+    expect(md).toContain('| `B200` | 30061277519-2 | 10 | 7 | 4 | 3 | 3 | not calibrated |');
+    expect(md).toContain('| `H100` | 30049902211-1 | 10 | 10 | 9 | 1 | 0 | not calibrated |');
+    expect(md).toContain('- Policy `example-uncalibrated`, uncalibrated: `The thresholds of policy "example-uncalibrated" are uncalibrated examples.');
+  });
+
+  it('a row per failing check and per reason of an invalid pair: slot, case, check or reason, value, threshold', () => {
+    const md = jobSummary(fresh(), BUNDLE);
+    const rows = md.split('\n').filter((l) => /^\| `(B200|H100)` \| `measurement/.test(l));
+    expect(rows).toHaveLength(9);
+    expect(cells(rows[0]!)).toEqual(['`B200`', '`measurement-r000-c003`', '`night-market-s29`', 'failed', 'min_ssim', expect.stringMatching(/^0\.43\d+$/), '>= 0.92']);
+    expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE`: `request timed out after 75 s`', '', '']);
+    for (const r of rows) expect(cells(r)).toHaveLength(7);
+  });
+
+  it('the bundle: path, size and seal; none when there is no bundle', () => {
+    const md = jobSummary(fresh(), BUNDLE);
+    expect(md).toContain('### Bundle\n\n- Path: `out/bundle`\n- Size: 1.2 MB in 91 files, of which source MP4s 200.4 kB\n- SHA-256 of SHA256SUMS: `abab');
+    expect(jobSummary(fresh(), null)).not.toContain('### Bundle');
+  });
+
+  it('the noise verdict of a calibrated comparison', () => {
+    const r = fresh();
+    r.comparisons[1]!.noise = { alpha: 0.05, n: 40, metrics: ['ssim_min'], verdict_metrics: ['ssim_min'], valid_pairs: 10, beyond_pairs: 2, beyond_by_metric: { ssim_min: 2 }, binomial_p: 0.0861, binomial_p_by_metric: { ssim_min: 0.0861 }, note: null, sources: [] };
+    expect(jobSummary(r, null)).toContain('| `H100` | 30049902211-1 | 10 | 10 | 9 | 1 | 0 | 2 of 10 pairs beyond noise (n = 40, alpha 0.05, binomial p 0.0861) |');
+  });
+
+  it('nothing failed: a list item says so instead of an empty table', () => {
+    const r = fresh();
+    r.comparisons = r.comparisons.slice(1, 2);
+    r.comparisons[0]!.pairs = r.comparisons[0]!.pairs.filter((p) => p.status === 'passed');
+    expect(jobSummary(r, null)).toContain('- None: every planned pair was measured and passed every check.');
+  });
+
+  it('keeps to headings, lists and tables, and caps the rows', () => {
+    const r = fresh();
+    const c = r.comparisons[0]!;
+    const failed = c.pairs.find((p) => p.status === 'failed')!;
+    c.pairs = Array.from({ length: SUMMARY_MAX_ROWS + 5 }, (_, i) => ({ ...failed, slot_id: `s${i}`, checks: failed.checks.filter((k) => k.name === 'min_ssim') }));
+    const md = jobSummary(r, BUNDLE);
+    expect(md.split('\n').filter((l) => l.startsWith('| `B200` | `s')).length).toBe(SUMMARY_MAX_ROWS);
+    expect(md).toContain(`- ${5 + 1} more rows are left out here`);
+    for (const line of md.split('\n')) expect(line === '' || /^(#{2,3} |- |\| )/.test(line), line).toBe(true);
+  });
+
+  it('archive text stays inert: code spans, no line break, no cell break, no HTML, no mention', () => {
+    const r = fresh();
+    const c = r.comparisons[0]!;
+    c.candidate_gpu_model = 'B200 | injected | cell';
+    c.pairs[6]!.reason_details[0]!.message = 'line one\n## heading\n<img src=x onerror=alert(1)> @everyone [x](https://evil) \\| `tick` \u202e';
+    const md = jobSummary(r, null);
+    const row = md.split('\n').find((l) => l.includes('FAILED_CANDIDATE'))!;
+    expect(cells(row)).toHaveLength(7);
+    expect(md).not.toMatch(/\n## heading/);
+    expect(row).toContain('`` line one ## heading <img src=x onerror=alert(1)> @everyone [x](https://evil) \uff3c\\| `tick`   ``');
+    expect(md).toContain('`B200 \\| injected \\| cell`');
+  });
+});
+
+describe('mdCode', () => {
+  it('fences past any backtick run, pads a leading or trailing backtick, and is empty for blank text', () => {
+    expect(mdCode('plain')).toBe('`plain`');
+    expect(mdCode('a ``b`` c')).toBe('```a ``b`` c```');
+    expect(mdCode('`x`')).toBe('`` `x` ``');
+    expect(mdCode(' \n ')).toBe('');
+    expect(mdCode('x'.repeat(300), 10)).toBe(`\`${'x'.repeat(9)}…\``);
+    expect(mdCode('lone \ud800 surrogate')).toBe('`lone   surrogate`');
+  });
+});
+
+describe('refusalSummary', () => {
+  it('the command and every reason code with its message', () => {
+    const md = refusalSummary('compare', [
+      { code: 'RUN_INVALID', message: 'runs/b200: failed verification' },
+      { code: 'SEAL_HASH_MISMATCH', message: 'b200: media/x.mp4 | changed' },
+    ]);
+    expect(md).toBe(
+      '\n## fidelity compare: refused\n\n| code | message |\n| --- | --- |\n| `RUN_INVALID` | `runs/b200: failed verification` |\n| `SEAL_HASH_MISMATCH` | `b200: media/x.mp4 \\| changed` |\n\n- Nothing was written (exit 2); the codes are explained in docs/reason-codes.md.\n',
+    );
+  });
+});
