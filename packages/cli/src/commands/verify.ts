@@ -22,12 +22,12 @@ export function parseByteSize(flag: string, value: string): number {
 
 /** The archive limits as command-line options, shared with any command that verifies runs. */
 export const limitOptions: Record<string, OptionSpec> = {
-  'max-files': { type: 'string', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
-  'max-file-size': { type: 'string', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
-  'max-total-size': { type: 'string', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
-  'max-entries': { type: 'string', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
-  'max-inflated-size': { type: 'string', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
-  'max-compression-ratio': { type: 'string', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
+  'max-files': { type: 'string', value: 'N', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
+  'max-file-size': { type: 'string', value: 'SIZE', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
+  'max-total-size': { type: 'string', value: 'SIZE', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
+  'max-entries': { type: 'string', value: 'N', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
+  'max-inflated-size': { type: 'string', value: 'SIZE', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
+  'max-compression-ratio': { type: 'string', value: 'N', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
 };
 
 function positiveInteger(flag: string, value: string): number {
@@ -122,7 +122,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 
 export const verifyCommand: Command = {
   name: 'verify',
-  usage: 'fidelity verify <run> [--require-digest] [--provider] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE] [--max-entries N] [--max-inflated-size SIZE] [--max-compression-ratio N]',
+  args: '<run>',
   summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
