@@ -66,6 +66,8 @@ export function formatProblem(p: Problem): string {
   return `${p.code} ${inline(p.message)}${inline(where)}`;
 }
 
+const PROVIDER_NAMES = { github: 'GitHub Actions', gitlab: 'GitLab CI', other: 'other CI (no links)' } as const;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
@@ -77,7 +79,8 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
   const lines = [
     `valid run archive: ${inline(s.source.path)} (${s.source.kind})`,
     `  site      ${inline(s.site)} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
-    `  run       ${s.run_id} attempt ${s.run_attempt}  ${inline(s.repository)} / ${inline(s.workflow)} / ${inline(s.job)}`,
+    `  ci        ${PROVIDER_NAMES[s.provider]}${s.run_ref !== undefined ? `: ${inline(s.run_ref)}` : ''}`,
+    `  run       ${s.provider === 'gitlab' ? `job ${s.run_id}${s.gitlab ? ` in pipeline ${s.gitlab.pipeline_id}` : ''}` : `${s.run_id} attempt ${s.run_attempt}`}  ${[s.repository, s.workflow, s.job].filter((x): x is string => x !== null).map(inline).join(' / ')}`,
     `  commit    ${s.head_sha.slice(0, 12)}`,
     `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
@@ -87,7 +90,14 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
     s.provenance.attested_by === 'provider'
       ? `provider-attested: agrees with ${inline(s.provenance.file ?? '')} (written by fidelity fetch)`
       : 'self-attested: only the archive\'s own files (no <archive>.provenance.json beside it)';
-  lines.push(`  digest    ${digest}`, `  identity  ${identity}`, `  links     run       ${inline(s.links.run)}`, `            artifact  ${inline(s.links.artifact)}`);
+  lines.push(`  digest    ${digest}`, `  identity  ${identity}`);
+  // Links come from the provider's ids; a provider without pages (other) has none, and none is made up.
+  if (s.links.run === null && s.links.artifact === null) lines.push('  links     none (provider "other": the run is named by its reference above)');
+  else {
+    lines.push(`  links     run       ${inline(s.links.run ?? 'none')}`);
+    if (s.links.pipeline) lines.push(`            pipeline  ${inline(s.links.pipeline)}`);
+    lines.push(`            artifact  ${inline(s.links.artifact ?? 'none')}`);
+  }
   return lines;
 }
 
