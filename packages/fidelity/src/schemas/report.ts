@@ -38,6 +38,7 @@ export const PairReport = z.object({
   candidate_status: z.enum(['ok', 'failed']),
   baseline_error: z.string().nullable(),
   candidate_error: z.string().nullable(),
+  /** null when the pair was not measured: it is invalid (a failed request, missing media, incompatible files such as a different frame or audio sample count). */
   video: VideoMetrics.nullable(),
   /** null: no audio (or the pair is invalid); absent: the metric set has no `audio`. */
   audio: AudioMetrics.nullable().optional(),
