@@ -52,12 +52,11 @@ function Player(root){
   p.root=root;
   // Before anything is loaded both videos show their poster, the worst frame: the control is at that frame
   // until the media arrive, and playing starts there (a seek, or a step, before that moves it).
-  var pending=root.hasAttribute('data-start')?Number(root.getAttribute('data-start'))||0:null;
+  var pending=root.hasAttribute('data-start')?Number(root.getAttribute('data-start'))||0:null,startPending=false;
   function here(){return pending!==null?pending:frameAt(a.currentTime);}
-  function loaded(){
-    if(pending!==null){var t=(pending+0.5)/fps();pending=null;a.currentTime=t;b.currentTime=t;}
-    show();
-  }
+  // The frame becomes a time only once the duration is known (the frame rate is frames over duration).
+  function goPending(){var t=(pending+0.5)/fps();pending=null;startPending=false;a.currentTime=t;b.currentTime=t;}
+  function loaded(){if(pending!==null&&startPending)goPending();show();}
   function fps(){var d=a.duration;return d&&isFinite(d)&&d>0?frames/d:Number(root.getAttribute('data-fps'))||24;}
   function frameAt(t){return Math.max(0,Math.min(frames-1,Math.floor(t*fps()+1e-6)));}
   function show(){
@@ -75,6 +74,8 @@ function Player(root){
   function tick(){align();show();if(!a.paused)requestAnimationFrame(tick);}
   p.play=function(){
     if(a.ended)a.currentTime=0;
+    // Play starts at the frame the control shows: at once when the duration is known, else when it is (loaded).
+    if(pending!==null){if(a.readyState>=1)goPending();else startPending=true;}
     b.currentTime=a.currentTime;
     var r1=a.play(),r2=b.play();
     if(r1&&r1.catch)r1.catch(function(){});
