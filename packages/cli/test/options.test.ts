@@ -4,6 +4,9 @@
  * every option another command declares that this one does not (each refused,
  * exit 2 USAGE, before anything runs).
  */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../src/commands/index.js';
 import { main, parseCommandLine } from '../src/main.js';
@@ -91,6 +94,14 @@ describe('per-command options', () => {
     expect(await helpOf(byName('calibrate'))).toMatch(/--require-digest/);
     expect(await helpOf(byName('demo'))).toMatch(/--force/);
     for (const n of ['compare', 'merge', 'calibrate', 'demo', 'generate', 'fetch']) expect(await helpOf(byName(n))).toMatch(/^ {2}-o, --out /m);
+  });
+
+  it('demo takes --policy and reads it before generating anything (a bad file is refused at once, nothing written)', async () => {
+    const out = path.join(os.tmpdir(), `fidelity-demo-policy-${process.pid}`);
+    const io = capture();
+    expect(await main(['demo', '--policy', path.join(out, 'missing-policy.json'), '--out', out, '--json'], io)).toBe(2);
+    expect(JSON.parse(io.stdout())).toMatchObject({ ok: false, errors: [{ code: 'POLICY_INVALID' }] });
+    expect(existsSync(out)).toBe(false);
   });
 
   it('refuses a --threads value that is not a whole number from 1 to 256', () => {
