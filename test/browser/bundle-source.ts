@@ -28,6 +28,6 @@ export async function makeReportBundle(dir: string): Promise<ReportBundle> {
     dir,
     report,
     pages: { en: path.join(dir, PAGE_FILE.en), zh: path.join(dir, PAGE_FILE.zh) },
-    servers: [...new Set(report.runs.map((r) => new URL(r.server_url).origin))],
+    servers: [...new Set(report.runs.flatMap((r) => (r.server_url === null ? [] : [new URL(r.server_url).origin])))],
   };
 }

@@ -227,6 +227,67 @@ describe.skipIf(!HAVE_CHROMIUM).each([
     }
   });
 
+  it('starts the control at the poster\'s frame, plays from there, and stacks the videos on a phone', async () => {
+    // c003 on B200 fails with its worst frame well inside the clip, so "frame 0" and the poster's frame differ.
+    const pair = bundle.report.comparisons[0]!.pairs.find((p) => p.slot_id === 'measurement-r000-c003')!;
+    const worst = pair.video!.ssim!.worst_frame;
+    const last = pair.video!.frames - 1;
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(last);
+    const { page, seen, close } = await openPage(lang, view);
+    try {
+      const m = messages(lang);
+      const section = page.locator(`#pair-0-${pair.slot_id}`);
+      await section.locator('summary').click();
+      const ab = section.locator('.ab');
+      const bar = ab.locator('.ab-bar');
+      await expect.poll(() => bar.isVisible()).toBe(true);
+      const posFrame = (f: number) => m.frame_pos.replace('{frame}', String(f)).replace('{last}', String(last));
+      // Before play: both posters are the worst frame, and so is the control.
+      const posters = await ab.locator('video').evaluateAll((vs) => vs.map((v) => (v as HTMLVideoElement).getAttribute('poster')));
+      expect(posters).toEqual([pair.files.baseline_worst_webp, pair.files.candidate_worst_webp]);
+      expect(await ab.locator('.ab-seek').inputValue()).toBe(String(worst));
+      expect(await ab.locator('.ab-pos').innerText()).toBe(posFrame(worst));
+      // A frame step before play moves from there, and loads nothing.
+      await bar.locator('[data-act="fwd"]').click();
+      expect(await ab.locator('.ab-seek').inputValue()).toBe(String(worst + 1));
+      expect(await ab.locator('.ab-pos').innerText()).toBe(posFrame(worst + 1));
+      expect(mp4s(seen)).toEqual([]);
+
+      // Side by side on a desktop; stacked (one column, the candidate below the baseline) under 700 px.
+      const boxes = await ab.locator('video').evaluateAll((vs) => vs.map((v) => v.getBoundingClientRect().toJSON() as DOMRect));
+      const [va, vb] = [boxes[0]!, boxes[1]!];
+      if (view === 'phone') {
+        expect(vb.top).toBeGreaterThanOrEqual(va.bottom);
+        expect(Math.abs(va.left - vb.left)).toBeLessThan(1);
+      } else {
+        expect(Math.abs(va.top - vb.top)).toBeLessThan(1);
+        expect(vb.left).toBeGreaterThanOrEqual(va.right);
+      }
+
+      // Play starts at the frame the control shows, not at frame 0: the earliest time either video reports is there.
+      await ab.evaluate((el) => {
+        const w = window as unknown as { earliest: number[] };
+        w.earliest = [Infinity, Infinity];
+        el.querySelectorAll('video').forEach((v, i) => {
+          const note = () => {
+            if (!v.paused && v.readyState >= 2) w.earliest[i] = Math.min(w.earliest[i]!, v.currentTime);
+          };
+          v.addEventListener('timeupdate', note);
+          v.addEventListener('playing', note);
+        });
+      });
+      await bar.locator('[data-act="play"]').click();
+      await expect.poll(() => page.evaluate(() => (window as unknown as { earliest: number[] }).earliest[0]!), { timeout: 10_000 }).toBeLessThan(Infinity);
+      const fps = await ab.evaluate((el) => Number(el.getAttribute('data-frames')) / (el.querySelector('video') as HTMLVideoElement).duration);
+      const earliest = await page.evaluate(() => (window as unknown as { earliest: number[] }).earliest[0]!);
+      expect(Math.floor(earliest * fps + 1e-6)).toBeGreaterThanOrEqual(worst + 1);
+      expect(seen.problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('drives both videos from one control: play, pause, seek, frame step, flicker and wipe', async () => {
     const { page, seen, close } = await openPage(lang, view);
     try {
@@ -334,6 +395,63 @@ describe.skipIf(!HAVE_CHROMIUM)('a pair whose video is bit-identical', () => {
       }
     });
   }
+});
+
+describe.skipIf(!HAVE_CHROMIUM)('identical audio, and the list of failed pairs', () => {
+  it('shows identical audio as ∞ in the overview and in the pair\'s own tables, never as unavailable', async () => {
+    // c001 on B200: the video differs, every audio sample is equal (SNR null with reason "identical" in report.json).
+    const pair = bundle.report.comparisons[0]!.pairs.find((p) => p.slot_id === 'measurement-r000-c001')!;
+    expect(pair.audio!.identical).toBe(true);
+    expect(pair.audio!.channels.map((c) => c.snr_db)).toEqual(pair.audio!.channels.map(() => null));
+    for (const lang of ['en', 'zh'] as const) {
+      const m = messages(lang);
+      const { page, seen, close } = await openPage(lang, 'desktop');
+      try {
+        const anchor = `pair-0-${pair.slot_id}`;
+        const overviewRow = page.locator('#overview tbody tr', { has: page.locator(`a[href="#${anchor}"]`) });
+        const cells = await overviewRow.locator('td').allInnerTexts();
+        expect(cells[4]).toBe('∞');
+        const section = page.locator(`#${anchor}`);
+        await section.locator('summary').click();
+        const snrRow = section.locator('tr', { has: page.locator(`th:text-is("${m.snr_db}")`) });
+        expect(await snrRow.count()).toBe(1);
+        const values = (await snrRow.locator('td').allInnerTexts()).map((t) => t.trim());
+        expect(values).toEqual(pair.audio!.channels.map(() => '∞'));
+        expect(await section.innerText()).not.toContain(m.unavailable);
+        // A bit-identical video's pooled PSNR: ∞ in the overview and in the pair, the same symbol.
+        const same = bundle.report.comparisons[0]!.pairs.find((p) => p.status === 'passed' && p.video?.identical && p.video.psnr_db === null)!;
+        const sameRow = page.locator('#overview tbody tr', { has: page.locator(`a[href="#pair-0-${same.slot_id}"]`) });
+        expect((await sameRow.locator('td').allInnerTexts())[3]).toBe('∞');
+        const sameSection = page.locator(`#pair-0-${same.slot_id}`);
+        await sameSection.locator('summary').click();
+        const pooled = sameSection.locator('dl.kv dt', { hasText: m.psnr_pooled }).locator('xpath=following-sibling::dd[1]');
+        expect(await pooled.innerText()).toBe('∞');
+        expect(await sameSection.innerText()).not.toContain(m.unavailable);
+        expect(seen.problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    }
+  });
+
+  it('names each failed or invalid pair by its case, and its slot', async () => {
+    const { page, close } = await openPage('en', 'phone');
+    try {
+      const items = page.locator('ul.problems a[href^="#pair-"]');
+      const n = await items.count();
+      expect(n).toBeGreaterThan(3);
+      for (let i = 0; i < n; i++) {
+        const href = (await items.nth(i).getAttribute('href'))!;
+        const [, ci, slot] = /^#pair-(\d+)-(.+)$/.exec(href)!;
+        const pair = bundle.report.comparisons[Number(ci)]!.pairs.find((p) => p.slot_id === slot)!;
+        expect(pair.status).not.toBe('passed');
+        expect(await items.nth(i).locator('.case').innerText()).toBe(pair.case_id);
+        expect(await items.nth(i).innerText()).toContain(pair.slot_id);
+      }
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe.skipIf(!HAVE_CHROMIUM)('a pair whose audio differs', () => {

@@ -3,35 +3,47 @@
  * arguments, calls one library function, and prints. No domain logic here.
  */
 import { parseArgs } from 'node:util';
-import { TOOL_VERSION } from 'media-fidelity';
+import { FidelityError, TOOL_VERSION } from 'media-fidelity';
 import { EXIT, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';
-import type { Command, OptionSpec } from './commands/types.js';
-
-/** Options every command accepts (cli-and-report.md, "Common options"). */
-const COMMON: Record<string, OptionSpec> = {
-  json: { type: 'boolean', description: 'print one JSON document on stdout and nothing else there' },
-  threads: { type: 'string', description: 'cores to use: pairs measured at once, and helper threads per pair (default: one per core)' },
-  policy: { type: 'string', description: 'thresholds file (JSON)' },
-  progress: { type: 'boolean', description: 'draw progress on stderr even when it is not a terminal' },
-  help: { type: 'boolean', short: 'h', description: 'show help' },
-};
+import type { Command } from './commands/types.js';
+import { commandHelp, EVERY_COMMAND, optionLabel, optionsOf, usageLine } from './options.js';
 
 function usage(): string {
   const lines = [`fidelity ${TOOL_VERSION}: compare archived video+audio runs across hardware`, '', 'Commands:'];
-  for (const c of commands) lines.push(`  ${c.usage}`, `      ${c.summary}`);
-  lines.push('', 'Common options:');
-  for (const [name, spec] of Object.entries(COMMON)) lines.push(`  --${name}${spec.type === 'string' ? ' <value>' : ''}  ${spec.description}`);
+  for (const c of commands) lines.push(`  ${usageLine(c)}`, `      ${c.summary}`);
+  lines.push('', 'Every command takes:');
+  for (const [name, spec] of Object.entries(EVERY_COMMAND)) lines.push(`  ${optionLabel(name, spec)}  ${spec.description}`);
+  lines.push('', "`fidelity <command> --help` lists a command's own options; an option a command does not take is refused (exit 2).");
   return `${lines.join('\n')}\n`;
 }
 
-function commandHelp(c: Command): string {
-  const lines = [`usage: ${c.usage}`, '', c.summary, ''];
-  for (const [name, spec] of Object.entries({ ...c.options, ...COMMON })) {
-    lines.push(`  --${name}${spec.type === 'string' ? ' <value>' : ''}  ${spec.description}`);
+/**
+ * Parses a command's arguments against its option table (options.ts): exactly
+ * the options it declares, nothing else. Throws FidelityError USAGE.
+ */
+export function parseCommandLine(command: Command, args: string[]): { positionals: string[]; values: Record<string, unknown> } {
+  const options = Object.fromEntries(
+    Object.entries(optionsOf(command)).map(([k, v]) => [k, { type: v.type, ...(v.multiple ? { multiple: true } : {}), ...(v.short ? { short: v.short } : {}) }]),
+  );
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = (error as Error).message;
+    // node's wording for an undeclared option names no command and suggests `--`: say which command refused it, and where its options are.
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    throw new FidelityError('USAGE', unknown ? `fidelity ${command.name} does not take ${unknown[1]} (fidelity ${command.name} --help lists the options it takes)` : message, { cause: error });
   }
-  return `${lines.join('\n')}\n`;
+  const values = parsed.values as Record<string, unknown>;
+  if (values.threads !== undefined) {
+    const n = Number(values.threads);
+    if (!/^\d+$/.test(String(values.threads)) || !Number.isInteger(n) || n < 1 || n > 256) {
+      throw new FidelityError('USAGE', `Expected an integer between 1 and 256 for --threads but received ${JSON.stringify(values.threads)}`);
+    }
+  }
+  return { positionals: parsed.positionals, values };
 }
 
 export async function main(argv: string[], given: Io = processIo): Promise<number> {
@@ -53,10 +65,7 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   const json = rest.includes('--json');
   let parsed;
   try {
-    const options = Object.fromEntries(
-      Object.entries({ ...COMMON, ...command.options }).map(([k, v]) => [k, { type: v.type, ...(v.multiple ? { multiple: true } : {}), ...(v.short ? { short: v.short } : {}) }]),
-    );
-    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+    parsed = parseCommandLine(command, rest);
   } catch (error) {
     const message = (error as Error).message;
     if (json) io.out(`${JSON.stringify({ ok: false, errors: [{ code: 'USAGE', message }] }, null, 2)}\n`);
@@ -67,18 +76,9 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
     io.out(commandHelp(command));
     return EXIT.ok;
   }
-  if (parsed.values.threads !== undefined) {
-    const n = Number(parsed.values.threads);
-    if (!Number.isInteger(n) || n < 1 || n > 256) {
-      const message = `Expected an integer between 1 and 256 for --threads but received ${JSON.stringify(parsed.values.threads)}`;
-      if (json) io.out(`${JSON.stringify({ ok: false, errors: [{ code: 'USAGE', message }] }, null, 2)}\n`);
-      else io.err(`error USAGE: ${message}\n`);
-      return EXIT.refused;
-    }
-  }
   const interrupt = listenForInterrupts({ watchStdout: given === processIo });
   try {
-    const code = await command.run({ positionals: parsed.positionals, values: parsed.values as Record<string, unknown>, io, signal: interrupt.signal });
+    const code = await command.run({ positionals: parsed.positionals, values: parsed.values, io, signal: interrupt.signal });
     return stopped(io, interrupt) ?? code;
   } catch (error) {
     const code = reportFailure(io, error, json);

@@ -35,6 +35,39 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
+describe('fidelity verify, runs of other CI providers', () => {
+  it('prints a GitLab run with its job, pipeline and artifact links, and an "other" run with its reference and no link', async () => {
+    const gl = validDraft();
+    {
+      const { repository: _r, workflow: _w, artifact, ...rest } = gl.ci;
+      gl.ci = { ...rest, schema_version: 2, provider: 'gitlab', server_url: 'https://gitlab.example.com', project_path: 'example-org/serving/bench', project_id: 7, pipeline_id: 99, artifact: { name: artifact.name } };
+    }
+    const glZip = await writeZip(zipItems(render(gl)), path.join(root, 'gitlab.zip'));
+    const g = await cli('verify', glZip);
+    expect(g.code, g.err).toBe(0);
+    expect(g.out).toMatch(/ci\s+GitLab CI\n/);
+    expect(g.out).toMatch(/run\s+job 30054883436 in pipeline 99  example-org\/serving\/bench \/ H3 video H200 smoke\n/);
+    expect(g.out).toContain('run       https://gitlab.example.com/example-org/serving/bench/-/jobs/30054883436\n');
+    expect(g.out).toContain('pipeline  https://gitlab.example.com/example-org/serving/bench/-/pipelines/99\n');
+    expect(g.out).toContain('artifact  https://gitlab.example.com/example-org/serving/bench/-/jobs/30054883436/artifacts/browse\n');
+    // Attestation is GitHub's only: asked for on a GitLab run, it is refused with its own code.
+    const attested = await cli('verify', glZip, '--provider', '--json');
+    expect(attested.code).toBe(2);
+    expect(JSON.parse(attested.out).errors.map((e: { code: string }) => e.code)).toEqual(['PROVENANCE_UNSUPPORTED']);
+
+    const other = validDraft();
+    {
+      const { server_url: _s, repository: _r, workflow: _w, artifact, ...rest } = other.ci;
+      other.ci = { ...rest, schema_version: 2, provider: 'other', run_ref: 'Jenkins bench #812', artifact: { name: artifact.name } };
+    }
+    const o = await cli('verify', await writeDir(render(other), path.join(root, 'other')));
+    expect(o.code, o.err).toBe(0);
+    expect(o.out).toMatch(/ci\s+other CI \(no links\): Jenkins bench #812\n/);
+    expect(o.out).toContain('links     none (provider "other": the run is named by its reference above)');
+    expect(o.out).not.toContain('https://');
+  });
+});
+
 describe('fidelity verify', () => {
   it('prints a summary of a valid run and exits 0, for a folder, a zip and a tar.gz', async () => {
     for (const source of [dir, zip, tgz]) {

@@ -38,6 +38,7 @@ export { makeTempDir, removeTempDir, sweepStaleTempDirs } from './archive/temp.j
 export type {
   ArchiveKind,
   ArchiveLimits,
+  CiDescription,
   DigestCheck,
   MediaEntry,
   ProvenanceCheck,
@@ -86,7 +87,8 @@ export type { BundleCheck } from './bundle/verify.js';
 export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
-export { CiJson, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
+export { CiJson, GithubCiJson, GitlabCiJson, OtherCiJson, CI_PROVIDERS, ciProvider, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
+export type { CiProvider } from './schemas/run-archive.js';
 export { runArchiveJsonSchemas } from './schemas/run-archive-json-schema.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';

@@ -4,6 +4,7 @@ import { calibrate, calibratedPolicy, FidelityError, type Calibration, type Cali
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv } from './compare.js';
 import type { Command } from './types.js';
+import { progressOption, threadsOption } from '../options.js';
 
 /** Writes beside the target and renames into place: the file is whole or absent, never half-written. */
 async function writeAtomically(file: string, text: string): Promise<void> {
@@ -40,13 +41,15 @@ export function calibrationSummary(c: Calibration, out: string): string {
 
 export const calibrateCommand: Command = {
   name: 'calibrate',
-  usage: 'fidelity calibrate <run> <run>... --out calibration.json [--policy-out policy.json] [--alpha A] [--json] [--threads N] [--progress]',
+  args: '<run> [<run> ...] --out <file>',
   summary: 'measure same-hardware pairs (repetitions, reruns) and write the noise floor: calibration.json',
   options: {
-    out: { type: 'string', short: 'o', description: 'the calibration file to write' },
-    'policy-out': { type: 'string', description: 'also write a policy whose thresholds are the worst same-hardware values' },
-    alpha: { type: 'string', description: 'significance level named in the calibrated policy (default 0.05)' },
+    out: { type: 'string', short: 'o', value: '<file>', description: 'the calibration file to write' },
+    'policy-out': { type: 'string', value: '<file>', description: 'also write a policy whose thresholds are the worst same-hardware values' },
+    alpha: { type: 'string', value: 'A', description: 'significance level named in the calibrated policy (default 0.05)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
+    threads: threadsOption,
+    progress: progressOption,
   },
   async run({ positionals, values, io }) {
     const json = Boolean(values.json);

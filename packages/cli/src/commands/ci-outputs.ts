@@ -10,8 +10,8 @@ import { bundleSize } from './bundle-size.js';
 import type { OptionSpec } from './types.js';
 
 export const ciOptions: Record<'junit' | 'summary', OptionSpec> = {
-  junit: { type: 'string', description: 'also write the result as JUnit XML to this file (a testcase per planned pair; not on a refusal); see docs/ci.md' },
-  summary: { type: 'string', description: 'append a Markdown summary to this file (default: the file GITHUB_STEP_SUMMARY names, when set); never overwritten' },
+  junit: { type: 'string', value: '<file>', description: 'also write the result as JUnit XML to this file (a testcase per planned pair; not on a refusal); see docs/ci.md' },
+  summary: { type: 'string', value: '<file>', description: 'append a Markdown summary to this file (default: the file GITHUB_STEP_SUMMARY names, when set); never overwritten' },
 };
 
 /** The CI files asked for: `--junit`, and `--summary` or else GITHUB_STEP_SUMMARY (ignored when empty). */

@@ -3,7 +3,8 @@ import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
-import type { Command } from './types.js';
+import type { Command, OptionSpec } from './types.js';
+import { policyOption, progressOption, threadsOption } from '../options.js';
 
 function usageError(io: Io, json: boolean, message: string): number {
   if (json) printJson(io, { ok: false, errors: [{ code: 'USAGE', message }] });
@@ -211,34 +212,38 @@ export function readDecodeTimeout(values: Record<string, unknown>): number | und
 }
 
 /** The option, shared by compare and demo. */
-export const decodeTimeoutOption = {
+export const decodeTimeoutOption: OptionSpec = {
   type: 'string',
+  value: 'S',
   description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group and its pair is invalid (DECODE_TIMEOUT); default 600 while measuring, 120 for the report stills and audio',
-} as const;
+};
 
 export const compareCommand: Command = {
   name: 'compare',
-  usage:
-    'fidelity compare <baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>) [--json] [--threads N] [--metrics SET|LIST] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F | --noise RUN...] [--alpha A] [--force] [--decode-timeout S] [--junit FILE] [--summary FILE] [--progress]',
+  args: '<baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>)',
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
-    out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
+    out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
     'decode-timeout': decodeTimeoutOption,
-    shard: { type: 'string', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
-    shards: { type: 'string', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
-    partial: { type: 'string', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
-    calibration: { type: 'string', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
-    noise: { type: 'string', multiple: true, description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
-    alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
+    shard: { type: 'string', value: 'K/N|auto', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
+    shards: { type: 'string', value: 'N', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
+    partial: { type: 'string', value: '<dir>', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
+    calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
+    noise: { type: 'string', multiple: true, value: '<run>', description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
+    alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
     metrics: {
       type: 'string',
+      value: 'SET|LIST',
       description: `the metrics to compute: a set (${Object.keys(METRIC_SETS).join(', ')}; default: default) or a comma-separated list of ${METRIC_NAMES.join(', ')}; see docs/metrics.md`,
     },
     ...ciOptions,
+    threads: threadsOption,
+    policy: policyOption,
+    progress: progressOption,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);

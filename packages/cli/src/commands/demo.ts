@@ -1,22 +1,26 @@
 import path from 'node:path';
-import { calibrate, compare, generateRuns, makeTempDir, removeTempDir } from 'media-fidelity';
+import { calibrate, compare, generateRuns, loadPolicy, makeTempDir, removeTempDir, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { abortOnSigint, decodeTimeoutOption, generatedAtFromEnv, readDecodeTimeout, humanSummary, progressPrinter, resultDocument } from './compare.js';
 import type { Command } from './types.js';
+import { policyOption, progressOption, threadsOption } from '../options.js';
 
 /** Where the demo bundle goes when --out is not given: a folder in the current directory, easy to find and open. */
 export const DEFAULT_DEMO_OUT = 'fidelity-demo';
 
 export const demoCommand: Command = {
   name: 'demo',
-  usage: 'fidelity demo [--out <dir>] [--runs <dir>] [--full] [--json] [--threads N] [--decode-timeout S] [--progress]',
+  args: '',
   summary: 'make synthetic H200/B200/H100 runs and an H200 rerun, calibrate the H200 noise floor, and compare H200 against B200 and H100, end to end',
   options: {
-    out: { type: 'string', short: 'o', description: `bundle folder (default ./${DEFAULT_DEMO_OUT}; a previous bundle there is replaced)` },
-    runs: { type: 'string', description: 'keep the generated runs in this folder (default: a temp folder, removed afterwards)' },
+    out: { type: 'string', short: 'o', value: '<dir>', description: `bundle folder (default ./${DEFAULT_DEMO_OUT}; a previous bundle there is replaced)` },
+    runs: { type: 'string', value: '<dir>', description: 'keep the generated runs in this folder (default: a temp folder, removed afterwards)' },
     full: { type: 'boolean', description: 'the formal workload size (1344x768, 8 s, 20 cases) instead of the small one' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle, and runs already in --runs' },
     'decode-timeout': decodeTimeoutOption,
+    threads: threadsOption,
+    policy: policyOption,
+    progress: progressOption,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
@@ -34,6 +38,8 @@ export const demoCommand: Command = {
     let runsDir: string | undefined;
     try {
       const timeoutMs = readDecodeTimeout(values);
+      // Read before anything is generated: a bad policy file is refused at once.
+      const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
       // The library's temp folder: named by its owner, so a killed demo's runs are swept by a later run.
       runsDir = keepRuns ? (values.runs as string) : await makeTempDir(undefined, 'demo-runs');
       if (!json) io.err(`fidelity demo: generating synthetic runs (${values.full ? 'full' : 'small'} size)...\n`);
@@ -73,6 +79,7 @@ export const demoCommand: Command = {
       const result = await compare(baseline.dir, candidates.map((c) => c.dir), {
         out,
         calibration,
+        ...(policy ? { policy } : {}),
         force: Boolean(values.force),
         signal: interrupt.signal,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),

@@ -78,18 +78,16 @@ export function diffText(d: ReportDiff): string {
 
 export const diffCommand: Command = {
   name: 'diff',
-  usage: 'fidelity diff <old> <new> [--json] [--tolerance ABS] [--rel-tolerance REL]',
+  args: '<old> <new>',
   summary: "compare two bundles' (or report.json files') measured values pair by pair: exit 0 unchanged, 1 changed, 2 refused",
   options: {
-    tolerance: { type: 'string', description: 'numbers at most this far apart are equal (default 0: exact)' },
-    'rel-tolerance': { type: 'string', description: 'numbers whose difference is at most this fraction of the larger are equal (default 0: exact)' },
+    tolerance: { type: 'string', value: 'ABS', description: 'numbers at most this far apart are equal (default 0: exact)' },
+    'rel-tolerance': { type: 'string', value: 'REL', description: 'numbers whose difference is at most this fraction of the larger are equal (default 0: exact)' },
   },
   async run({ positionals, values, io }) {
     const json = Boolean(values.json);
     try {
       if (positionals.length !== 2) throw new FidelityError('USAGE', 'diff needs exactly two sides: <old> <new>, each a bundle folder or a report.json file');
-      // diff measures and judges nothing: an option that would be ignored is refused (cli-and-report.md).
-      for (const name of ['threads', 'policy'] as const) if (values[name] !== undefined) throw new FidelityError('USAGE', `diff takes no --${name}: it compares what the reports hold`);
       const tolerance = readTolerance(values, 'tolerance');
       const relTolerance = readTolerance(values, 'rel-tolerance');
       const diff = await diffReports(positionals[0]!, positionals[1]!, { ...(tolerance !== undefined ? { tolerance } : {}), ...(relTolerance !== undefined ? { relTolerance } : {}) });

@@ -4,14 +4,14 @@ import type { Command } from './types.js';
 
 export const doctor: Command = {
   name: 'doctor',
-  usage: 'fidelity doctor [--json] [--threads N]',
-  summary: 'show the ffmpeg/ffprobe pair that would run (source, version, SHA-256, warnings) and the worker thread count',
+  args: '',
+  summary: 'show the ffmpeg/ffprobe pair that would run (source, version, SHA-256, warnings) and the default thread count',
   options: {},
   async run({ values, io }) {
     const json = Boolean(values.json);
     try {
       const tools = await resolveFfmpeg();
-      const threads = values.threads === undefined ? defaultThreadCount() : Number(values.threads);
+      const threads = defaultThreadCount();
       const warnings = ffmpegAdvice(tools);
       const doc = { ok: true, tool: { name: 'fidelity', version: TOOL_VERSION }, node: process.version, ffmpeg: tools.ffmpeg, ffprobe: tools.ffprobe, warnings, threads };
       if (json) printJson(io, doc);

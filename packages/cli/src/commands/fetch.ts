@@ -8,6 +8,7 @@ import { FidelityError, fetchRun, type FetchProgress, type FetchRunResult } from
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint } from './compare.js';
 import type { Command } from './types.js';
+import { progressOption } from '../options.js';
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);
@@ -51,14 +52,15 @@ function resultDocument(result: FetchRunResult): Record<string, unknown> {
 
 export const fetchCommand: Command = {
   name: 'fetch',
-  usage: 'fidelity fetch <owner>/<repo> <run_id> --out <dir> [--attempt N] [--artifact NAME] [--api-url URL] [--force] [--json]',
+  args: '<owner>/<repo> <run_id> --out <dir>',
   summary: "download a run's artifact from GitHub Actions with the provider's record of it (token from GITHUB_TOKEN or GH_TOKEN); exit 0 written, 2 refused",
   options: {
-    out: { type: 'string', short: 'o', description: 'folder for <name>.zip, <name>.zip.sha256 and <name>.zip.provenance.json (created when missing)' },
-    attempt: { type: 'string', description: "the run attempt (default: the run's latest)" },
-    artifact: { type: 'string', description: 'the artifact name (default: the one named <prefix>-<run_id>-<attempt>)' },
-    'api-url': { type: 'string', description: 'REST API root (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)' },
+    out: { type: 'string', short: 'o', value: '<dir>', description: 'folder for <name>.zip, <name>.zip.sha256 and <name>.zip.provenance.json (created when missing)' },
+    attempt: { type: 'string', value: 'N', description: "the run attempt (default: the run's latest)" },
+    artifact: { type: 'string', value: 'NAME', description: 'the artifact name (default: the one named <prefix>-<run_id>-<attempt>)' },
+    'api-url': { type: 'string', value: 'URL', description: 'REST API root (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)' },
     force: { type: 'boolean', description: 'replace files of the same names in --out' },
+    progress: progressOption,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);

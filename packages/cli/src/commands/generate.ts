@@ -6,6 +6,7 @@
 import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import type { Command } from './types.js';
+import { progressOption } from '../options.js';
 
 function positiveInt(flag: string, value: unknown, max: number): number | undefined {
   if (value === undefined) return undefined;
@@ -52,17 +53,18 @@ function humanSummary(r: GeneratedRuns): string {
 
 export const generateCommand: Command = {
   name: 'generate',
-  usage: 'fidelity generate --out <dir> [--format dir|zip|tar.gz] [--full] [--seconds N] [--repetitions N] [--cases N] [--sites H200,B200,H100] [--force] [--json]',
+  args: '--out <dir>',
   summary: 'write synthetic H200 (baseline), B200 and H100 run archives with documented, controlled differences',
   options: {
-    out: { type: 'string', short: 'o', description: 'folder to write the runs into (one sub-folder per site)' },
-    format: { type: 'string', description: 'write each run as a folder (dir, the default), a .zip like a CI artifact download, or a .tar.gz; archives get a <file>.sha256 digest beside them' },
+    out: { type: 'string', short: 'o', value: '<dir>', description: 'folder to write the runs into (one sub-folder per site)' },
+    format: { type: 'string', value: 'dir|zip|tar.gz', description: 'write each run as a folder (dir, the default), a .zip like a CI artifact download, or a .tar.gz; archives get a <file>.sha256 digest beside them' },
     full: { type: 'boolean', description: 'the formal workload size (1344x768, 24 fps, 8 s, 20 cases) instead of the small one' },
-    seconds: { type: 'string', description: 'clip length in seconds (default 1 small, 8 full)' },
-    repetitions: { type: 'string', description: 'measurement repetitions of every case (default 1)' },
-    cases: { type: 'string', description: 'keep only the first N plan cases (for benchmarks; may drop controlled differences)' },
-    sites: { type: 'string', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
+    seconds: { type: 'string', value: 'N', description: 'clip length in seconds (default 1 small, 8 full)' },
+    repetitions: { type: 'string', value: 'N', description: 'measurement repetitions of every case (default 1)' },
+    cases: { type: 'string', value: 'N', description: 'keep only the first N plan cases (for benchmarks; may drop controlled differences)' },
+    sites: { type: 'string', value: 'H200,B200,H100', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
     force: { type: 'boolean', description: 'replace runs that already exist in --out' },
+    progress: progressOption,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);

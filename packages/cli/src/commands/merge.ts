@@ -5,22 +5,25 @@ import { reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { Command } from './types.js';
+import { policyOption, progressOption } from '../options.js';
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
 export const mergeCommand: Command = {
   name: 'merge',
-  usage: 'fidelity merge <baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir> [--json] [--policy F] [--fail-on-threshold] [--require-digest] [--require-provider] [--calibration F] [--alpha A] [--force] [--junit FILE] [--summary FILE] [--progress]',
+  args: '<baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir>',
   summary: 'check the partials of every shard against the runs and each other, and write the bundle one compare would have written',
   options: {
-    partials: { type: 'string', multiple: true, description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
-    out: { type: 'string', short: 'o', description: 'bundle folder (created; a previous bundle there is replaced)' },
+    partials: { type: 'string', multiple: true, value: '<dir>', description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
+    out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
     'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check' },
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (docs/provenance.md)' },
-    calibration: { type: 'string', description: 'judge every pair against this noise sample too, as compare --calibration does' },
-    alpha: { type: 'string', description: 'significance level of the noise verdicts (default 0.05)' },
+    calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too, as compare --calibration does' },
+    alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
     ...ciOptions,
+    policy: policyOption,
+    progress: progressOption,
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);

@@ -115,10 +115,10 @@ async function runCommand(positionals: string[], values: Record<string, unknown>
 
 export const power: Command = {
   name: 'power',
-  usage: 'fidelity power <run> [--json] [--max-gap S]',
+  args: '<run>',
   summary: 'board energy, GPU accounting and server timing of one run archive (exit 0 when the archive is valid, 2 when not)',
   options: {
-    'max-gap': { type: 'string', description: 'largest allowed step between two readings of one GPU, in seconds (default 3)' },
+    'max-gap': { type: 'string', value: 'S', description: 'largest allowed step between two readings of one GPU, in seconds (default 3)' },
   },
   async run({ positionals, values, io }) {
     try {

@@ -1,16 +1,28 @@
 import type { Io } from '../io.js';
 
+/**
+ * One command-line option, as data: the parser (main.ts) and the help text are
+ * both made from these entries, so a command's help cannot list an option it
+ * refuses, or miss one it takes.
+ */
 export interface OptionSpec {
   type: 'string' | 'boolean';
   multiple?: boolean;
   short?: string;
+  /** How help shows the value of a string option (`<dir>`, `N`); default `<value>`. */
+  value?: string;
   description: string;
 }
 
 export interface Command {
   name: string;
-  usage: string;
+  /** The positional arguments and required options, as the usage line shows them; the line is `fidelity <name> <args> [options]`. */
+  args: string;
   summary: string;
+  /**
+   * Every option the command takes besides `--json` and `--help` (which every
+   * command takes), one entry per option. Anything else is a usage error (exit 2).
+   */
   options: Record<string, OptionSpec>;
   /**
    * `signal` aborts on SIGINT / SIGTERM / SIGHUP or a closed stdout (interrupt.ts):

@@ -4,7 +4,7 @@ import type { Command } from './types.js';
 
 export const verifyBundleCommand: Command = {
   name: 'verify-bundle',
-  usage: 'fidelity verify-bundle <dir> [--json]',
+  args: '<dir>',
   summary: 're-hash every file of a bundle against SHA256SUMS and resolve every link in its pages and report.json',
   options: {},
   async run({ positionals, values, io }) {

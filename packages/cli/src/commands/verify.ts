@@ -22,12 +22,12 @@ export function parseByteSize(flag: string, value: string): number {
 
 /** The archive limits as command-line options, shared with any command that verifies runs. */
 export const limitOptions: Record<string, OptionSpec> = {
-  'max-files': { type: 'string', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
-  'max-file-size': { type: 'string', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
-  'max-total-size': { type: 'string', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
-  'max-entries': { type: 'string', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
-  'max-inflated-size': { type: 'string', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
-  'max-compression-ratio': { type: 'string', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
+  'max-files': { type: 'string', value: 'N', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
+  'max-file-size': { type: 'string', value: 'SIZE', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
+  'max-total-size': { type: 'string', value: 'SIZE', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
+  'max-entries': { type: 'string', value: 'N', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
+  'max-inflated-size': { type: 'string', value: 'SIZE', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
+  'max-compression-ratio': { type: 'string', value: 'N', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
 };
 
 function positiveInteger(flag: string, value: string): number {
@@ -66,6 +66,8 @@ export function formatProblem(p: Problem): string {
   return `${p.code} ${inline(p.message)}${inline(where)}`;
 }
 
+const PROVIDER_NAMES = { github: 'GitHub Actions', gitlab: 'GitLab CI', other: 'other CI (no links)' } as const;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
@@ -77,7 +79,8 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
   const lines = [
     `valid run archive: ${inline(s.source.path)} (${s.source.kind})`,
     `  site      ${inline(s.site)} (${s.hardware.gpus_participating} of ${s.hardware.gpus_allocated} GPUs)`,
-    `  run       ${s.run_id} attempt ${s.run_attempt}  ${inline(s.repository)} / ${inline(s.workflow)} / ${inline(s.job)}`,
+    `  ci        ${PROVIDER_NAMES[s.provider]}${s.run_ref !== undefined ? `: ${inline(s.run_ref)}` : ''}`,
+    `  run       ${s.provider === 'gitlab' ? `job ${s.run_id}${s.gitlab ? ` in pipeline ${s.gitlab.pipeline_id}` : ''}` : `${s.run_id} attempt ${s.run_attempt}`}  ${[s.repository, s.workflow, s.job].filter((x): x is string => x !== null).map(inline).join(' / ')}`,
     `  commit    ${s.head_sha.slice(0, 12)}`,
     `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
@@ -87,7 +90,14 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
     s.provenance.attested_by === 'provider'
       ? `provider-attested: agrees with ${inline(s.provenance.file ?? '')} (written by fidelity fetch)`
       : 'self-attested: only the archive\'s own files (no <archive>.provenance.json beside it)';
-  lines.push(`  digest    ${digest}`, `  identity  ${identity}`, `  links     run       ${inline(s.links.run)}`, `            artifact  ${inline(s.links.artifact)}`);
+  lines.push(`  digest    ${digest}`, `  identity  ${identity}`);
+  // Links come from the provider's ids; a provider without pages (other) has none, and none is made up.
+  if (s.links.run === null && s.links.artifact === null) lines.push('  links     none (provider "other": the run is named by its reference above)');
+  else {
+    lines.push(`  links     run       ${inline(s.links.run ?? 'none')}`);
+    if (s.links.pipeline) lines.push(`            pipeline  ${inline(s.links.pipeline)}`);
+    lines.push(`            artifact  ${inline(s.links.artifact ?? 'none')}`);
+  }
   return lines;
 }
 
@@ -122,7 +132,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 
 export const verifyCommand: Command = {
   name: 'verify',
-  usage: 'fidelity verify <run> [--require-digest] [--provider] [--json] [--max-files N] [--max-file-size SIZE] [--max-total-size SIZE] [--max-entries N] [--max-inflated-size SIZE] [--max-compression-ratio N]',
+  args: '<run>',
   summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },

@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CiJson, OUT_OF_RANGE, PlanJson, RANGES, RunJson, RunRecord } from '../schemas/run-archive.js';
+import { ciSchemaFor, CI_PROVIDERS, OUT_OF_RANGE, PlanJson, RANGES, RunJson, RunRecord, type CiJson } from '../schemas/run-archive.js';
 import { Findings, jsonPath, shown } from './findings.js';
 import { hasBom, scanJson } from './json-strict.js';
-import type { RunLinks } from './types.js';
+import type { CiDescription, RunLinks } from './types.js';
 
 export interface ParsedRecord {
   index: number;
@@ -46,6 +46,8 @@ const ciCode: IssueCode = (path) => {
       return 'CI_REPOSITORY';
     case 'server_url':
       return 'CI_SERVER_URL';
+    case 'project_path':
+      return 'CI_REPOSITORY';
     default:
       return 'CI_SCHEMA';
   }
@@ -59,7 +61,14 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
   const identity: Identity = {};
 
   const ciRaw = readJson('ci.json', 'CI', metadata, findings);
-  if (ciRaw !== undefined) identity.ci = validate(CiJson, ciRaw, 'ci.json', ciCode, findings);
+  if (ciRaw !== undefined) {
+    // Each provider's shape is checked on its own, so a problem is named against the shape the file asks for.
+    const schema = ciSchemaFor(ciRaw);
+    if (schema === null) {
+      const named = JSON.stringify((ciRaw as { provider?: unknown }).provider);
+      findings.error('CI_PROVIDER', `ci.json $.provider: ${named} is not a provider this version reads (${CI_PROVIDERS.join(', ')}; absent means github)`, { file: 'ci.json', path: '$.provider' });
+    } else identity.ci = validate(schema, ciRaw, 'ci.json', ciCode, findings) as CiJson | undefined;
+  }
 
   const planBytes = metadata.get('plan.json');
   const planRaw = readJson('plan.json', 'PLAN', metadata, findings);
@@ -142,7 +151,41 @@ export function checkIdentity(metadata: Map<string, Buffer>, findings: Findings)
   return identity;
 }
 
+/**
+ * What a report says about who produced a run, in the same fields for every provider: the
+ * repository is GitHub's `owner/name`, GitLab's project path or what an `other` ci.json gives; a
+ * field the provider does not have is null, never made up.
+ */
+export function describeCi(ci: CiJson): CiDescription {
+  const common = { job: ci.job, run_id: ci.run_id, run_attempt: ci.run_attempt, head_sha: ci.head_sha };
+  if (ci.provider === 'gitlab') {
+    return {
+      provider: 'gitlab',
+      server_url: ci.server_url,
+      repository: ci.project_path,
+      workflow: null,
+      ...common,
+      artifact: { id: null, name: ci.artifact.name },
+      gitlab: { project_id: ci.project_id, pipeline_id: ci.pipeline_id },
+    };
+  }
+  if (ci.provider === 'other') {
+    return { provider: 'other', server_url: null, repository: ci.repository ?? null, workflow: ci.workflow ?? null, ...common, artifact: { id: null, name: ci.artifact.name }, run_ref: ci.run_ref };
+  }
+  return { provider: 'github', server_url: ci.server_url, repository: ci.repository, workflow: ci.workflow, ...common, artifact: { id: ci.artifact.id, name: ci.artifact.name } };
+}
+
+/**
+ * The links back to a run, built per provider from its ids and nothing else (docs/run-archive.md,
+ * "ci.json"): GitHub's run attempt and artifact pages; GitLab's job, its pipeline and the job's
+ * artifacts; none for `other`, which has no server to link to.
+ */
 export function runLinks(ci: CiJson): RunLinks {
+  if (ci.provider === 'gitlab') {
+    const project = `${ci.server_url.replace(/\/+$/, '')}/${ci.project_path}/-`;
+    return { run: `${project}/jobs/${ci.run_id}`, artifact: `${project}/jobs/${ci.run_id}/artifacts/browse`, pipeline: `${project}/pipelines/${ci.pipeline_id}` };
+  }
+  if (ci.provider === 'other') return { run: null, artifact: null };
   const base = `${ci.server_url.replace(/\/+$/, '')}/${ci.repository}/actions/runs/${ci.run_id}`;
   return { run: `${base}/attempts/${ci.run_attempt}`, artifact: `${base}/artifacts/${ci.artifact.id}` };
 }

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { CiJson } from '../schemas/run-archive.js';
+import { ciProvider, type CiJson } from '../schemas/run-archive.js';
 import { Provenance, provenancePath } from '../provider/schema.js';
 import { Findings, jsonPath, shown } from './findings.js';
 import type { ArchiveKind, DigestCheck, ProvenanceCheck } from './types.js';
@@ -20,42 +20,42 @@ export interface ProvenanceFile {
   record: Provenance;
 }
 
-/** Reads and parses the provenance file beside a zip; null when there is none (or it is unusable: then findings say why). */
-export async function readProvenance(source: string, kind: ArchiveKind, requireProvider: boolean, findings: Findings): Promise<ProvenanceFile | null> {
+/**
+ * What is beside the archive: the parsed provenance file, none (`absent`, or `not_zip` for a folder
+ * or tar.gz, which cannot have one), or a file that could not be used (`unusable`: findings say why).
+ * Whether a missing file is an error is decided once ci.json is read (checkProvenance): only a
+ * GitHub run can have one.
+ */
+export type ProvenanceRead = { state: 'found'; file: string; record: Provenance } | { state: 'absent'; name: string } | { state: 'not_zip'; kind: ArchiveKind } | { state: 'unusable' };
+
+/** Reads and parses the provenance file beside a zip. */
+export async function readProvenance(source: string, kind: ArchiveKind, findings: Findings): Promise<ProvenanceRead> {
   const file = provenancePath(source);
   const name = path.basename(file);
-  if (kind !== 'zip') {
-    // A provider artifact is always a zip: a folder or tar.gz was made from one by someone else, after the provider saw it.
-    if (requireProvider) {
-      findings.error('PROVENANCE_MISSING', `provider attestation is required, but a ${kind === 'directory' ? 'folder' : kind} cannot have one: verify the .zip that fidelity fetch wrote`);
-    }
-    return null;
-  }
+  // A provider artifact is always a zip: a folder or tar.gz was made from one by someone else, after the provider saw it.
+  if (kind !== 'zip') return { state: 'not_zip', kind };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      findings.error('PROVENANCE_MALFORMED', `${shown(name)} cannot be read: ${(error as Error).message}`, { file: name });
-    } else if (requireProvider) {
-      findings.error('PROVENANCE_MISSING', `provider attestation is required, but ${shown(name)} does not exist beside the archive: get the run with fidelity fetch`, { file: name });
-    }
-    return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'absent', name };
+    findings.error('PROVENANCE_MALFORMED', `${shown(name)} cannot be read: ${(error as Error).message}`, { file: name });
+    return { state: 'unusable' };
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     findings.error('PROVENANCE_MALFORMED', `${shown(name)} is not JSON: ${(error as Error).message}`, { file: name });
-    return null;
+    return { state: 'unusable' };
   }
   const parsed = Provenance.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     findings.error('PROVENANCE_MALFORMED', `${shown(name)} does not match its schema: ${z.prettifyError(parsed.error).split('\n')[0]}`, { file: name, path: jsonPath(issue.path) });
-    return null;
+    return { state: 'unusable' };
   }
-  return { file, record: parsed.data };
+  return { state: 'found', file, record: parsed.data };
 }
 
 const sameText = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
@@ -65,8 +65,31 @@ const noSlash = (url: string): string => url.replace(/\/+$/, '');
  * Compares the archive with the provider's record. Repository names compare
  * without case, as GitHub's do; everything else compares exactly.
  */
-export function checkProvenance(read: ProvenanceFile | null, ci: CiJson | undefined, digest: DigestCheck, findings: Findings): ProvenanceCheck {
-  if (!read) return { attested_by: 'self', file: null, record: null };
+export function checkProvenance(read: ProvenanceRead, ci: CiJson | undefined, digest: DigestCheck, requireProvider: boolean, findings: Findings): ProvenanceCheck {
+  const self: ProvenanceCheck = { attested_by: 'self', file: null, record: null };
+  const provider = ci ? ciProvider(ci) : 'github';
+  if (ci && ci.provider !== undefined && ci.provider !== 'github') {
+    // fetch and its record exist for GitHub Actions only: another CI's run can be self-attested, never provider-attested.
+    if (requireProvider) {
+      findings.error(
+        'PROVENANCE_UNSUPPORTED',
+        `provider attestation is required, but ci.json names provider ${JSON.stringify(provider)}: only GitHub Actions runs can be fetched and attested (fidelity fetch); without --provider / --require-provider the run is reported as self-attested`,
+        { file: 'ci.json', path: '$.provider' },
+      );
+    }
+    if (read.state === 'found') {
+      findings.error('PROVENANCE_UNSUPPORTED', `${shown(path.basename(read.file))} records a GitHub Actions run, but ci.json names provider ${JSON.stringify(provider)}`, { file: 'ci.json', path: '$.provider' });
+    }
+    return self;
+  }
+  if (read.state !== 'found') {
+    if (requireProvider && read.state === 'not_zip') {
+      findings.error('PROVENANCE_MISSING', `provider attestation is required, but a ${read.kind === 'directory' ? 'folder' : read.kind} cannot have one: verify the .zip that fidelity fetch wrote`);
+    } else if (requireProvider && read.state === 'absent') {
+      findings.error('PROVENANCE_MISSING', `provider attestation is required, but ${shown(read.name)} does not exist beside the archive: get the run with fidelity fetch`, { file: read.name });
+    }
+    return self;
+  }
   const before = findings.errors.length;
   const { record } = read;
   const name = path.basename(read.file);

@@ -16,6 +16,9 @@ export interface SealLine {
 
 const LINE = /^([0-9a-f]{64}) {2}(.+)$/;
 
+/** A command that writes a valid SHA256SUMS at a run's root (docs/run-archive.md, "SHA256SUMS: the seal"). */
+export const SEAL_COMMAND = "find . -type f ! -path ./SHA256SUMS -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 sha256sum > SHA256SUMS";
+
 export function parseSeal(bytes: Buffer, findings: Findings): Map<string, SealLine> {
   const seal = new Map<string, SealLine>();
   let text: string;
@@ -27,6 +30,9 @@ export function parseSeal(bytes: Buffer, findings: Findings): Map<string, SealLi
     text = bytes.toString('utf8');
   }
   const lines = text.split('\n');
+  // `find . | xargs sha256sum` names every file "./path": one hint for all of them, not an error per line and per file.
+  const dotted: number[] = [];
+  let dottedSelf = false;
   // sha256sum ends its output with a newline: the empty piece after it is not a line.
   if (lines.at(-1) === '') lines.pop();
   lines.forEach((content, i) => {
@@ -36,7 +42,17 @@ export function parseSeal(bytes: Buffer, findings: Findings): Map<string, SealLi
       findings.error('SEAL_MALFORMED_LINE', `line ${i + 1} is not "<64 lowercase hex>  <path>": ${malformedReason(content)}`, where);
       return;
     }
-    const [, sha256, file] = match as unknown as [string, string, string];
+    const [, sha256, named] = match as unknown as [string, string, string];
+    let file = named;
+    if (named.startsWith('./') && pathFault(named.slice(2)) === null) {
+      dotted.push(i + 1);
+      file = named.slice(2);
+      // The same command also listed the SHA256SUMS it was writing into: part of the same hint.
+      if (file === SEAL_FILE) {
+        dottedSelf = true;
+        return;
+      }
+    }
     const fault = pathFault(file);
     if (fault === 'absolute') return findings.error('SEAL_ABSOLUTE_PATH', `line ${i + 1} names the absolute path ${shown(file)}`, where);
     if (fault === 'traversal') return findings.error('SEAL_PATH_TRAVERSAL', `line ${i + 1} names ${shown(file)}, which climbs out with ".."`, where);
@@ -46,6 +62,16 @@ export function parseSeal(bytes: Buffer, findings: Findings): Map<string, SealLi
     if (first) return findings.error('SEAL_DUPLICATE_LINE', `line ${i + 1} lists ${shown(file)} again (first on line ${first.line})`, where);
     seal.set(file, { line: i + 1, sha256, path: file });
   });
+  if (dotted.length > 0) {
+    const which = dotted.length <= 5 ? dotted.join(', ') : `${dotted.slice(0, 5).join(', ')} and ${dotted.length - 5} more`;
+    findings.error(
+      'SEAL_MALFORMED_LINE',
+      `${dotted.length} line${dotted.length === 1 ? '' : 's'} of SHA256SUMS (${which}) name${dotted.length === 1 ? 's' : ''} a path with a "./" prefix` +
+        `${dottedSelf ? ' and SHA256SUMS lists itself' : ''}, as "find . -type f | xargs sha256sum" writes; paths are relative without "./", and SHA256SUMS lists every file but itself. ` +
+        `Write it at the run's root with: ${SEAL_COMMAND} (docs/run-archive.md, "SHA256SUMS: the seal")`,
+      { file: SEAL_FILE, line: dotted[0]! },
+    );
+  }
   return seal;
 }
 

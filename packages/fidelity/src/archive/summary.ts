@@ -1,3 +1,4 @@
+import { describeCi } from './identity.js';
 import type { RunSummary, VerifiedRun } from './types.js';
 
 /** The facts a person checks first about a run, counted from its records. */
@@ -8,13 +9,7 @@ export function summarizeRun(run: VerifiedRun): RunSummary {
   return {
     source: run.source,
     site: ci.hardware.gpu_model,
-    repository: ci.repository,
-    workflow: ci.workflow,
-    job: ci.job,
-    run_id: ci.run_id,
-    run_attempt: ci.run_attempt,
-    head_sha: ci.head_sha,
-    artifact: ci.artifact,
+    ...describeCi(ci),
     hardware: ci.hardware,
     plan: { plan_id: plan.plan_id, plan_sha256: run.plan_sha256, cases: plan.cases.length, repetitions: plan.repetitions, warmup_runs: plan.warmup_runs },
     slots: {

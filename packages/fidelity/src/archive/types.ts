@@ -3,19 +3,46 @@
  * stages after it (pairing, measuring, bundling). Data parts are zod-derived
  * types; the handle parts (media access, close) are runtime objects.
  */
-import type { CiJson, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
+import type { CiJson, CiProvider, PlanJson, RunJson, RunRecord } from '../schemas/run-archive.js';
 import type { Problem } from '../errors.js';
 import type { Provenance } from '../provider/schema.js';
 
 /** The form a run archive came in. */
 export type ArchiveKind = 'directory' | 'zip' | 'tar.gz';
 
-/** The canonical links back to a run's CI run attempt and artifact (docs/run-archive.md, "ci.json"). */
+/**
+ * The canonical links back to a run and its artifact, per provider (docs/run-archive.md, "ci.json");
+ * null where the provider has no page to link to (`other`): a link is never invented.
+ */
 export interface RunLinks {
-  /** {server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt} */
-  run: string;
-  /** {server_url}/{repository}/actions/runs/{run_id}/artifacts/{artifact.id} */
-  artifact: string;
+  /** GitHub: {server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}; GitLab: {server_url}/{project_path}/-/jobs/{run_id}. */
+  run: string | null;
+  /** GitHub: {server_url}/{repository}/actions/runs/{run_id}/artifacts/{artifact.id}; GitLab: {server_url}/{project_path}/-/jobs/{run_id}/artifacts/browse. */
+  artifact: string | null;
+  /** GitLab only: {server_url}/{project_path}/-/pipelines/{pipeline_id}. */
+  pipeline?: string;
+}
+
+/** Who produced a run, in the same fields for every CI provider (describeCi); null where the provider has no such thing. */
+export interface CiDescription {
+  provider: CiProvider;
+  /** The CI server (GitHub, GitLab); null for `other`. */
+  server_url: string | null;
+  /** GitHub `owner/name`, GitLab project path, or an `other` ci.json's free text; null when none. */
+  repository: string | null;
+  /** GitHub's workflow, or an `other` ci.json's free text; null for GitLab and when none. */
+  workflow: string | null;
+  job: string;
+  /** GitHub: the workflow run id; GitLab: the job id; other: the run number given. */
+  run_id: number;
+  run_attempt: number;
+  head_sha: string;
+  /** `id`: GitHub's artifact id; null for providers without one. */
+  artifact: { id: number | null; name: string };
+  /** GitLab only: the project and pipeline ids. */
+  gitlab?: { project_id: number; pipeline_id: number };
+  /** `other` only: the free-text reference to the run. */
+  run_ref?: string;
 }
 
 /** Whether the artifact digest (`<archive>.sha256`) was checked, and what it was. */
@@ -123,16 +150,9 @@ export interface VerifyOptions {
 }
 
 /** What a person (or the CLI) wants to know about one verified run, in one plain object. */
-export interface RunSummary {
+export interface RunSummary extends CiDescription {
   source: { path: string; kind: ArchiveKind };
   site: string;
-  repository: string;
-  workflow: string;
-  job: string;
-  run_id: number;
-  run_attempt: number;
-  head_sha: string;
-  artifact: { id: number; name: string };
   hardware: CiJson['hardware'];
   plan: { plan_id: string; plan_sha256: string; cases: number; repetitions: number; warmup_runs: number };
   slots: {

@@ -14,7 +14,7 @@ import { takeInventory } from './inventory.js';
 import { isKnownFile, SEAL_FILE } from './layout.js';
 import { resolveLimits } from './limits.js';
 import { mediaAccess } from './media.js';
-import { checkProvenance, readProvenance, type ProvenanceFile } from './provenance.js';
+import { checkProvenance, readProvenance, type ProvenanceRead } from './provenance.js';
 import { checkRecords } from './records.js';
 import { checkSeal, parseSeal } from './seal.js';
 import { openDirectory } from './source-dir.js';
@@ -53,7 +53,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   let kind;
   let digest;
-  let provenanceFile: ProvenanceFile | null = null;
+  let provenanceFile: ProvenanceRead = { state: 'unusable' };
   try {
     await stat(source);
     kind = await detectKind(source);
@@ -62,7 +62,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
       return failed();
     }
     digest = await checkDigest(source, kind, options.requireDigest ?? false, findings);
-    provenanceFile = await readProvenance(source, kind, options.requireProvider ?? false, findings);
+    provenanceFile = await readProvenance(source, kind, findings);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') findings.error('SOURCE_NOT_FOUND', `${shown(source)} does not exist`);
@@ -102,7 +102,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
 
   const identity = checkIdentity(inventory.metadata, findings);
   const media = checkRecords({ plan: identity.plan, records: identity.records, inventory, seal }, findings);
-  const provenance = checkProvenance(provenanceFile, identity.ci, digest, findings);
+  const provenance = checkProvenance(provenanceFile, identity.ci, digest, options.requireProvider ?? false, findings);
 
   const { ci, plan, run, plan_sha256 } = identity;
   if (findings.errors.length > 0 || !ci || !plan || !run || !plan_sha256) {

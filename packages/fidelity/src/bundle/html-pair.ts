@@ -101,17 +101,19 @@ function abPlayer(pair: PairReport, ctx: PairContext): string {
   const poster = v && pair.files[PAIR_FILE_KEYS.baselineWorst] ? `<p class="muted small">${tx(m, 'poster_note', { frame: worstFrameOf(v) })}</p>` : '';
   if (!v || pair.baseline_media === null || pair.candidate_media === null) return `<div class="sides">${figs}</div>${poster}`;
   const last = Math.max(0, v.frames - 1);
+  // Before play both videos show their poster, the worst frame: the control starts there too (the page script plays from it).
+  const start = pair.files[PAIR_FILE_KEYS.baselineWorst] ? Math.min(last, worstFrameOf(v)) : 0;
   const btn = (act: string, label: string, title: string): string => `<button type="button" data-act="${act}" title="${esc(title)}">${esc(label)}</button>`;
   const mode = (name: string, label: string, pressed: boolean): string => `<button type="button" data-mode-btn="${name}" aria-pressed="${pressed}">${esc(label)}</button>`;
   const bar =
     `<div class="ab-bar" hidden>` +
     `<div class="ab-row">${btn('play', m.play, m.key_play)}${btn('back', '◀ 1', m.key_back)}${btn('fwd', '1 ▶', m.key_fwd)}` +
-    `<input class="ab-seek" type="range" min="0" max="${last}" step="1" value="0" aria-label="${esc(m.frame)}"><output class="ab-pos">${esc(fill(m.frame_pos, { frame: 0, last }))}</output></div>` +
+    `<input class="ab-seek" type="range" min="0" max="${last}" step="1" value="${start}" aria-label="${esc(m.frame)}"><output class="ab-pos">${esc(fill(m.frame_pos, { frame: start, last }))}</output></div>` +
     `<div class="ab-row"><span class="ab-modes" role="group" aria-label="${esc(m.view)}">${mode('side', m.view_side, true)}${mode('wipe', m.view_wipe, false)}${mode('flicker', m.view_flicker, false)}</span>` +
     `<label class="ab-wipe-l">${esc(m.wipe_label)} <input class="ab-wipe" type="range" min="0" max="100" step="${AB_DIGITS}" value="50"></label>` +
     `${btn('show', m.showing_a, m.key_flicker)}${btn('fit', m.fit, m.fit_title)}</div>` +
     `<p class="muted small">${esc(m.keys_help)}</p></div>`;
-  return `<div class="ab" data-frames="${v.frames}" data-mode="side" data-show="a"><div class="ab-stage">${figs}</div>${bar}</div>${poster}`;
+  return `<div class="ab" data-frames="${v.frames}" data-start="${start}" data-mode="side" data-show="a"><div class="ab-stage">${figs}</div>${bar}</div>${poster}`;
 }
 
 function imageFigure(path: string | undefined, caption: string, cls: string, size: { width: number; height: number } | null, alt: string): string {
@@ -180,9 +182,10 @@ function checksBlock(checks: CheckResult[], m: Messages): string {
 }
 
 function seriesRow(label: string, s: SsimSeries | PsnrSeries, digits: number, m: Messages, hmean: boolean): string[] {
-  const f = (v: number | null | undefined): string => numCell(esc(num(v, digits, m.unavailable)));
+  // A PSNR summary is null only when every frame is identical: infinite, shown as the overview shows it.
+  const f = (v: number | null | undefined): string => numCell(esc(v === null && 'identical_frames' in s ? '∞' : num(v, digits, m.unavailable)));
   const h = hmean && 'harmonic_mean' in s ? f(s.harmonic_mean) : numCell('—');
-  return [headCell(esc(label)), f(s.min), f(s.p05), f(s.mean), h, f(s.max), numCell(esc(s.worst_frame ?? m.unavailable))];
+  return [headCell(esc(label)), f(s.min), f(s.p05), f(s.mean), h, f(s.max), numCell(esc(s.worst_frame ?? '—'))];
 }
 
 function videoBlock(video: VideoMetrics, m: Messages): string {
@@ -199,7 +202,8 @@ function videoBlock(video: VideoMetrics, m: Messages): string {
     kv([
       [esc(m.size), `${video.width}×${video.height}`],
       [esc(m.frames), esc(video.frames)],
-      ...(video.psnr_db !== undefined ? [[esc(m.psnr_pooled), esc(num(video.psnr_db, 2, m.unavailable))] as [string, string]] : []),
+      // Pooled PSNR is null only for identical frames: infinite, the one symbol the overview and the checks use too.
+      ...(video.psnr_db !== undefined ? [[esc(m.psnr_pooled), esc(video.psnr_db === null ? '∞' : num(video.psnr_db, 2, m.unavailable))] as [string, string]] : []),
       ...(video.mae !== undefined ? [[esc(m.mae), esc(num(video.mae, 6, m.unavailable))] as [string, string]] : []),
       [esc(m.identical_streams), esc(video.identical ? m.yes : m.no)],
     ]) +
@@ -226,7 +230,8 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.rms_diff_dbfs, (c) => dbfs(c.rmse)),
     line(m.audio_mae, (c) => n(c.mae, 6)),
     line(m.rmse, (c) => n(c.rmse, 6)),
-    line(m.snr_db, (c) => n(c.snr_db, 2)),
+    // An identical channel's SNR is infinite (∞, as in the overview); a silent baseline has none, and says why.
+    line(m.snr_db, (c) => (c.snr_db !== null ? n(c.snr_db, 2) : c.identical || c.snr_db_reason === 'identical' ? '∞' : c.snr_db_reason ? `<code>${esc(c.snr_db_reason)}</code>` : esc(m.unavailable))),
     line(m.pearson, (c) => n(c.pearson, 6)),
     line(m.rms_ratio, (c) => (c.rms_ratio === null && c.rms_ratio_reason ? `<code>${esc(c.rms_ratio_reason)}</code>` : n(c.rms_ratio, 4))),
     line(m.spectral_cosine, (c) => n(c.spectral_cosine, 6)),

@@ -23,8 +23,9 @@ export function badge(kind: string, label: string): string {
 }
 
 /** A link to a run's CI page (https on the run's own server); plain text when the URL is anything else. */
-export function extLink(url: string, text: string, serverUrl: string): string {
-  const href = serverHref(url, serverUrl);
+export function extLink(url: string | null, text: string, serverUrl: string | null): string {
+  // No URL (a provider without pages) or no server: the text alone, never a made-up link.
+  const href = url === null || serverUrl === null ? null : serverHref(url, serverUrl);
   return href === null ? `<span class="mono">${esc(text)}</span>` : `<a href="${href}" rel="noopener noreferrer">${esc(text)}</a>`;
 }
 

@@ -50,10 +50,17 @@ function Player(root){
   var cursor=details?details.querySelector('.chart .cursor'):null;
   var svg=cursor?cursor.ownerSVGElement:null;
   p.root=root;
+  // Before anything is loaded both videos show their poster, the worst frame: the control is at that frame
+  // until the media arrive, and playing starts there (a seek, or a step, before that moves it).
+  var pending=root.hasAttribute('data-start')?Number(root.getAttribute('data-start'))||0:null,startPending=false;
+  function here(){return pending!==null?pending:frameAt(a.currentTime);}
+  // The frame becomes a time only once the duration is known (the frame rate is frames over duration).
+  function goPending(){var t=(pending+0.5)/fps();pending=null;startPending=false;a.currentTime=t;b.currentTime=t;}
+  function loaded(){if(pending!==null&&startPending)goPending();show();}
   function fps(){var d=a.duration;return d&&isFinite(d)&&d>0?frames/d:Number(root.getAttribute('data-fps'))||24;}
   function frameAt(t){return Math.max(0,Math.min(frames-1,Math.floor(t*fps()+1e-6)));}
   function show(){
-    var f=frameAt(a.currentTime);
+    var f=here();
     if(seek&&document.activeElement!==seek)seek.value=String(f);
     if(pos)pos.textContent=fill(msg.frame_pos,{frame:f,last:frames-1});
     if(cursor&&svg){
@@ -67,6 +74,8 @@ function Player(root){
   function tick(){align();show();if(!a.paused)requestAnimationFrame(tick);}
   p.play=function(){
     if(a.ended)a.currentTime=0;
+    // Play starts at the frame the control shows: at once when the duration is known, else when it is (loaded).
+    if(pending!==null){if(a.readyState>=1)goPending();else startPending=true;}
     b.currentTime=a.currentTime;
     var r1=a.play(),r2=b.play();
     if(r1&&r1.catch)r1.catch(function(){});
@@ -78,10 +87,11 @@ function Player(root){
   p.toFrame=function(f){
     f=Math.max(0,Math.min(frames-1,f));
     a.pause();b.pause();
+    if(a.readyState<1){pending=f;show();return;}
     var t=(f+0.5)/fps();
     a.currentTime=t;b.currentTime=t;show();
   };
-  p.step=function(n){p.toFrame(frameAt(a.currentTime)+n);};
+  p.step=function(n){p.toFrame(here()+n);};
   p.mode=function(mode){
     root.setAttribute('data-mode',mode);
     root.querySelectorAll('[data-mode-btn]').forEach(function(x){x.setAttribute('aria-pressed',x.getAttribute('data-mode-btn')===mode?'true':'false');});
@@ -97,7 +107,8 @@ function Player(root){
     var hearB=root.getAttribute('data-mode')==='flicker'&&root.getAttribute('data-show')==='b';
     a.muted=hearB;b.muted=!hearB;
   }
-  [a,b].forEach(function(v){v.removeAttribute('controls');v.addEventListener('loadedmetadata',show);v.addEventListener('seeked',show);});
+  [a,b].forEach(function(v){v.removeAttribute('controls');v.addEventListener('seeked',show);});
+  a.addEventListener('loadedmetadata',loaded);b.addEventListener('loadedmetadata',show);
   a.addEventListener('pause',show);a.addEventListener('ended',function(){b.pause();show();});
   root.querySelector('.ab-bar').hidden=false;
   root.addEventListener('click',function(ev){

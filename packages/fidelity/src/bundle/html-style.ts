@@ -99,6 +99,7 @@ ul.links{margin:.2em 0;padding-left:1.2em}
 .count.zero{color:var(--muted)}
 ul.problems{list-style:none;margin:.2em 0;padding:0}
 ul.problems li{padding:3px 0;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
+ul.problems .case{font-weight:600}
 .why{overflow-wrap:anywhere}
 .allgood{font-weight:600;color:var(--pass)}
 .identical-note{font-weight:600;color:var(--pass)}
@@ -140,6 +141,8 @@ footer{margin-top:2em;padding-top:.6em;border-top:1px solid var(--line);color:va
   body{font-size:14px}
   h1{font-size:1.35rem}
   .sides,.triple{grid-template-columns:minmax(0,1fr)}
+  /* The two synced videos stack too; wipe and flicker already lay them on one cell. */
+  .ab .ab-stage,.ab.fit .ab-stage{grid-template-columns:minmax(0,1fr)}
   .count b{font-size:1.1rem}
   .chart text{font-size:17px}
   /* A narrow column would break a Chinese label every two or three characters: tables scroll in their box instead. */

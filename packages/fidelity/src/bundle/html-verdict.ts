@@ -105,7 +105,11 @@ export function verdictBlock(report: Report, m: Messages, runLabel: (c: Comparis
   const many = report.comparisons.length > 1;
   const lines = bad.slice(0, LIMIT).map(({ ci, c, pair }) => {
     const who = many ? `<span class="muted">${esc(c.candidate_gpu_model)}</span> ` : '';
-    return `<li><a href="#${pairAnchor(ci, pair.slot_id)}">${badge(pair.status, m[`status_${pair.status}`])} ${who}<code>${esc(pair.slot_id)}</code></a> <span class="why">${pairHeadline(pair, m)}</span></li>`;
+    // The case is what a reviewer knows a clip by; the slot tells repetitions of it apart.
+    return (
+      `<li><a href="#${pairAnchor(ci, pair.slot_id)}">${badge(pair.status, m[`status_${pair.status}`])} ${who}<span class="case">${esc(pair.case_id)}</span> <code class="muted">${esc(pair.slot_id)}</code></a> ` +
+      `<span class="why">${pairHeadline(pair, m)}</span></li>`
+    );
   });
   const more = bad.length > LIMIT ? `<li><a href="#overview">${esc(fill(m.more_problems, { n: bad.length - LIMIT }))}</a></li>` : '';
   const problems = bad.length

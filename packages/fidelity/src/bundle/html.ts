@@ -36,6 +36,11 @@ function findRun(report: Report, role: 'baseline' | 'candidate', runId: number, 
   return report.runs.find((r) => r.run_id === runId && r.run_attempt === attempt && r.role === role) ?? report.runs.find((r) => r.run_id === runId && r.run_attempt === attempt);
 }
 
+/** How a run's id reads: GitHub's and another CI's run and attempt, GitLab's job (GitLab numbers no attempts). */
+function runIdText(r: RunReport, m: Messages): string {
+  return r.provider === 'gitlab' ? `${m.gitlab_job} ${r.run_id}` : `${r.run_id} (${m.attempt} ${r.run_attempt})`;
+}
+
 function runName(run: RunReport | undefined, gpu: string, runId: number, attempt: number, m: Messages): string {
   const text = `${gpu} · ${m.run} ${runId}/${attempt}`;
   return run ? extLink(run.links.run, text, run.server_url) : esc(text);
@@ -119,9 +124,13 @@ function sitesBlock(report: Report, m: Messages): string {
   const rtDiffers = runtimeDiffers(runs);
   const rows = [
     field(m.role, (r) => esc(r.role === 'baseline' ? m.baseline : m.candidate)),
-    field(m.run, (r) => extLink(r.links.run, `${r.run_id} (${m.attempt} ${r.run_attempt})`, r.server_url)),
-    field(m.repository, (r) => `<code>${esc(r.repository)}</code>`, true),
-    field(m.workflow, (r) => esc(r.workflow), true),
+    field(m.ci_provider, (r) => esc(m[`provider_${r.provider ?? 'github'}`]), true),
+    field(m.run, (r) => extLink(r.links.run, runIdText(r, m), r.server_url)),
+    // Only what a provider has: GitLab's pipeline, another CI's reference in words.
+    ...(runs.some((r) => r.gitlab) ? [field(m.pipeline, (r) => (r.gitlab ? extLink(r.links.pipeline ?? null, String(r.gitlab.pipeline_id), r.server_url) : '—'))] : []),
+    ...(runs.some((r) => r.run_ref !== undefined) ? [field(m.run_ref, (r) => (r.run_ref !== undefined ? esc(r.run_ref) : '—'))] : []),
+    field(m.repository, (r) => (r.repository === null ? '—' : `<code>${esc(r.repository)}</code>`), true),
+    field(m.workflow, (r) => (r.workflow === null ? '—' : esc(r.workflow)), true),
     field(m.job, (r) => esc(r.job), true),
     field(m.commit, (r) => `<code title="${esc(r.head_sha)}">${esc(shortHash(r.head_sha))}</code>`, true),
     field(m.artifact, (r) => extLink(r.links.artifact, r.artifact.name, r.server_url)),

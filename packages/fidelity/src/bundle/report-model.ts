@@ -3,7 +3,8 @@
  * a machine path: a run is named by its archive's base name only.
  */
 import path from 'node:path';
-import type { VerifiedRun } from '../archive/types.js';
+import { describeCi } from '../archive/identity.js';
+import type { CiDescription, VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
 import { evaluatePolicy, pairStatus } from '../policy/evaluate.js';
@@ -127,25 +128,35 @@ export function identityReport(provenance: VerifiedRun['provenance']): RunIdenti
   };
 }
 
+/** The CI fields of a run's report, in the order report.json has always had them (the provider's extras after). */
+function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 'head_sha' | 'provider' | 'server_url' | 'repository' | 'workflow' | 'job' | 'artifact' | 'gitlab' | 'run_ref'> {
+  return {
+    run_id: d.run_id,
+    run_attempt: d.run_attempt,
+    head_sha: d.head_sha,
+    provider: d.provider,
+    server_url: d.server_url,
+    repository: d.repository,
+    workflow: d.workflow,
+    job: d.job,
+    artifact: d.artifact,
+    ...(d.gitlab ? { gitlab: d.gitlab } : {}),
+    ...(d.run_ref !== undefined ? { run_ref: d.run_ref } : {}),
+  };
+}
+
 export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = []): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
   return {
     role,
-    run_id: run.ci.run_id,
-    run_attempt: run.ci.run_attempt,
-    head_sha: run.ci.head_sha,
-    server_url: run.ci.server_url,
-    repository: run.ci.repository,
-    workflow: run.ci.workflow,
-    job: run.ci.job,
-    artifact: { id: run.ci.artifact.id, name: run.ci.artifact.name },
+    ...reportCi(describeCi(run.ci)),
     hardware: { ...run.ci.hardware },
     runtime: run.ci.runtime ?? null,
     plan_id: run.plan.plan_id,
     plan_sha256: run.plan_sha256,
     source: { name: sourceName(run.source.path), kind: run.source.kind },
     digest: { checked: run.digest.checked, archive_sha256: run.digest.archive_sha256, expected: run.digest.expected },
-    links: { run: run.links.run, artifact: run.links.artifact },
+    links: { run: run.links.run, artifact: run.links.artifact, ...(run.links.pipeline ? { pipeline: run.links.pipeline } : {}) },
     identity: identityReport(run.provenance),
     sources_dir: sourcesDir(run),
     // Measurement slots only: warmups are counted, never compared.

@@ -101,7 +101,7 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     }
   }
   // null: unknown, because report.json could not be trusted.
-  const origins = report ? allowedOrigins(report.runs.map((r) => r.server_url)) : null;
+  const origins = report ? allowedOrigins(report.runs.flatMap((r) => (r.server_url === null ? [] : [r.server_url]))) : null;
 
   if (report) {
     for (const ref of reportPaths(report)) {
@@ -118,9 +118,16 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
       }
     }
     report.runs.forEach((run, r) => {
-      for (const key of ['run', 'artifact'] as const) {
+      for (const key of ['run', 'artifact', 'pipeline'] as const) {
+        const link = run.links[key];
+        // A provider without pages (`other`) has no links: nothing to resolve, and nothing may claim one.
+        if (link === null || link === undefined) continue;
         links++;
-        const verdict = judgeExternal(run.links[key], origins!);
+        if (run.provider === 'other') {
+          errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}].links.${key}: a run of provider "other" has no CI pages, so no link`, where: { file: 'report.json', path: `runs[${r}].links.${key}` } });
+          continue;
+        }
+        const verdict = judgeExternal(link, origins!);
         if (verdict.kind === 'refused' || verdict.kind === 'broken') {
           errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}].links.${key}: ${verdict.why}`, where: { file: 'report.json', path: `runs[${r}].links.${key}` } });
         }

@@ -283,6 +283,35 @@ export function checkVideoThreads(videoThreads: unknown): void {
  * Measures one baseline/candidate pair of MP4 files. Resolves with the
  * metrics, or with the reason (one of MeasureFailureCodes) the pair could
  * not be measured. Every child process has exited when the promise settles.
+ *
+ * Which fields the measurement has depends on the metric set (`options.metrics`,
+ * docs/metrics.md "Metric sets"): a metric the set does not compute is absent,
+ * never null (see {@link VideoMetrics} and {@link PairMeasurement} for each field);
+ * null keeps its own meaning (identical frames have no PSNR, identical channels no SNR).
+ * Both files must agree exactly in frame count and in decoded audio samples per channel:
+ * otherwise the outcome is `{ ok: false }` with `INCOMPATIBLE_FRAME_COUNT` /
+ * `INCOMPATIBLE_SAMPLE_COUNT` and no metric at all (docs/media.md, step 3).
+ *
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad path or option, `FFMPEG_NOT_FOUND` /
+ *   `FFMPEG_BROKEN` when no usable ffmpeg/ffprobe pair is found, `ABORTED` when `signal` fires.
+ * @example
+ * ```ts
+ * import { measurePair } from 'media-fidelity';
+ *
+ * // Two MP4s of the same slot, e.g. from `npx fidelity generate --out runs`.
+ * const outcome = await measurePair('runs/h200/media/measurement-r000-c003.mp4', 'runs/b200/media/measurement-r000-c003.mp4');
+ * if (!outcome.ok) {
+ *   // Not comparable: a reason code and why, never partial metrics.
+ *   console.error(outcome.failure.code, outcome.failure.message);
+ * } else {
+ *   const { video, audio } = outcome.measurement;
+ *   // The default set computes ssim, ssim_ffmpeg, psnr_y, psnr_db, mae and audio; `ffmpeg` has no ssim, and so on.
+ *   console.log(video.frames, video.ssim?.min, video.ssim?.worst_frame); // e.g. 12 0.4351606117094784 9 (the generator's encoder decides the exact values)
+ *   console.log(video.psnr_db === null ? 'identical frames' : video.psnr_db); // e.g. 22.765244281245607 (null only when every frame is identical)
+ *   // audio: absent when the set has no `audio`, null when neither file has audio.
+ *   for (const ch of audio?.channels ?? []) console.log(ch.channel, ch.snr_db ?? ch.snr_db_reason); // 0 identical, 1 identical (this pair's audio is bit-identical)
+ * }
+ * ```
  */
 export async function measurePair(baseline: string, candidate: string, options: MeasureOptions = {}): Promise<MeasureOutcome> {
   return measurePairOn(baseline, candidate, options, defaultThreadCount());

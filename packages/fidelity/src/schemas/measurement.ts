@@ -24,7 +24,11 @@ export const SsimSeries = SeriesSummary.extend({
 });
 export type SsimSeries = z.infer<typeof SsimSeries>;
 
-/** PSNR on Y over every frame of a pair; identical frames have no finite PSNR and are counted instead. */
+/**
+ * PSNR on Y over every frame of a pair; identical frames have no finite PSNR and are counted instead
+ * (`identical_frames`, null in `per_frame`). The summary (`min` ... `worst_frame`) is over the other
+ * frames, so it is null only when every frame is identical.
+ */
 export const PsnrSeries = z.object({
   /** Summary over frames whose PSNR is finite; null when every frame is identical. */
   min: z.number().nullable(),
@@ -40,27 +44,45 @@ export type PsnrSeries = z.infer<typeof PsnrSeries>;
 
 /**
  * The video metrics of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
- * A metric the metric set did not choose is absent (report.json's `metrics` names the set).
+ * A metric the metric set did not choose is absent, never null (report.json's `metrics` names the set;
+ * docs/metrics.md, "Metric sets"). `width`, `height`, `frames` and `identical` are always there.
+ *
+ * | field | `default` | `all` | `ffmpeg` | `inferencex` |
+ * | --- | --- | --- | --- | --- |
+ * | `ssim` | yes | yes | absent | absent |
+ * | `ssim_ffmpeg` | yes | yes | yes | absent |
+ * | `ssim_rgb7` | absent | yes | absent | absent |
+ * | `psnr_y` | yes | yes | yes | absent |
+ * | `psnr_db`, `mae` | yes | yes | absent | yes |
+ *
+ * A list (`ssim,psnr_y`) has exactly the fields it names. Reports written before metric sets existed have every field.
  */
 export const VideoMetrics = z.object({
   width: z.number().int(),
   height: z.number().int(),
   frames: z.number().int(),
-  /** Wang et al. Gaussian SSIM on Y (the default `ssim`). */
+  /** Wang et al. Gaussian SSIM on Y (the default `ssim`). Absent in the `ffmpeg` and `inferencex` sets. */
   ssim: SsimSeries.optional(),
-  /** FFmpeg/x264 approximation, per plane and area-weighted All. */
+  /** FFmpeg/x264 approximation, per plane and area-weighted All. Absent in the `inferencex` set. */
   ssim_ffmpeg: z.object({ y: SsimSeries, u: SsimSeries, v: SsimSeries, all: SsimSeries }).optional(),
-  /** scikit-image defaults on rgb24, channels averaged. */
+  /** scikit-image defaults on rgb24, channels averaged. Present only in the `all` set (or a list naming `ssim_rgb7`). */
   ssim_rgb7: SsimSeries.optional(),
+  /** PSNR on Y per frame. Absent in the `inferencex` set. */
   psnr_y: PsnrSeries.optional(),
-  /** Pooled over every rgb24 sample of every frame (InferenceX). */
+  /** Pooled over every rgb24 sample of every frame (InferenceX); null when every frame is identical (no finite PSNR). Absent in the `ffmpeg` set. */
   psnr_db: z.number().nullable().optional(),
+  /** Pooled mean absolute difference over every rgb24 sample. Absent in the `ffmpeg` set. */
   mae: z.number().optional(),
   identical: z.boolean(),
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;
 
-/** The audio metrics of one channel of a pair (docs/metrics.md, "Audio"). */
+/**
+ * The audio metrics of one channel of a pair (docs/metrics.md, "Audio"). Every field is always there;
+ * two can be null, with the reason beside them: `snr_db` (`snr_db_reason`: `identical` when every
+ * sample is equal, an infinite SNR; `baseline_silent` when there is no signal to compare with) and
+ * `rms_ratio` (`rms_ratio_reason`: `baseline_silent`).
+ */
 export const AudioChannelMetrics = z.object({
   channel: z.number().int().min(0),
   samples: z.number().int().min(0),
@@ -101,10 +123,15 @@ export const AudioMetrics = z.object({
 });
 export type AudioMetrics = z.infer<typeof AudioMetrics>;
 
-/** Everything measurePair returns for a pair that could be compared. */
+/**
+ * Everything measurePair returns for a pair that could be compared. `video` is always there (its
+ * fields depend on the metric set: {@link VideoMetrics}); `audio` is null when neither file has an
+ * audio stream and absent when the set has no `audio` (the `ffmpeg` set, or a list without it).
+ * A pair that could not be compared has no measurement at all: {@link MeasureOutcome} `{ ok: false }`.
+ */
 export const PairMeasurement = z.object({
   video: VideoMetrics,
-  /** null when neither side has audio; absent when the metric set has no `audio`. */
+  /** null when neither side has audio; absent when the metric set has no `audio` (the `ffmpeg` set, or a list without it). */
   audio: AudioMetrics.nullable().optional(),
   timings_ms: z.object({ total: z.number() }).optional(),
 });

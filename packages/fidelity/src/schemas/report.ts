@@ -38,6 +38,7 @@ export const PairReport = z.object({
   candidate_status: z.enum(['ok', 'failed']),
   baseline_error: z.string().nullable(),
   candidate_error: z.string().nullable(),
+  /** null when the pair was not measured: it is invalid (a failed request, missing media, incompatible files such as a different frame or audio sample count). */
   video: VideoMetrics.nullable(),
   /** null: no audio (or the pair is invalid); absent: the metric set has no `audio`. */
   audio: AudioMetrics.nullable().optional(),
@@ -166,11 +167,21 @@ export const RunReport = z.object({
   run_id: z.number().int(),
   run_attempt: z.number().int(),
   head_sha: z.string(),
-  server_url: z.string(),
-  repository: z.string(),
-  workflow: z.string(),
+  /** The CI that produced the run (docs/run-archive.md, "ci.json"); absent in reports written before providers existed, which were all GitHub. */
+  provider: z.enum(['github', 'gitlab', 'other']).optional(),
+  /** The CI server; null for provider `other`, which has none. */
+  server_url: z.string().nullable(),
+  /** GitHub `owner/name`, GitLab project path, or what an `other` ci.json says; null when it says nothing. */
+  repository: z.string().nullable(),
+  /** GitHub's workflow, or what an `other` ci.json says; null for GitLab, which has none. */
+  workflow: z.string().nullable(),
   job: z.string(),
-  artifact: z.object({ id: z.number().int(), name: z.string() }),
+  /** `id` is GitHub's artifact id, null for providers without one. */
+  artifact: z.object({ id: z.number().int().nullable(), name: z.string() }),
+  /** GitLab only: the project and pipeline ids (the job id is run_id). */
+  gitlab: z.object({ project_id: z.number().int(), pipeline_id: z.number().int() }).optional(),
+  /** Provider `other` only: the free-text reference to the run, shown as text, never linked. */
+  run_ref: z.string().optional(),
   hardware: z.object({ gpu_model: z.string(), gpus_allocated: z.number().int(), gpus_participating: z.number().int() }),
   runtime: z.record(z.string(), z.unknown()).nullable(),
   plan_id: z.string(),
@@ -178,7 +189,11 @@ export const RunReport = z.object({
   /** The archive's file name only (never a machine path) and its kind. */
   source: z.object({ name: z.string(), kind: z.enum(['directory', 'zip', 'tar.gz']) }),
   digest: z.object({ checked: z.boolean(), archive_sha256: z.string().nullable(), expected: z.string().nullable() }),
-  links: z.object({ run: z.string(), artifact: z.string() }),
+  /**
+   * Back to the CI run and its artifact, built per provider from its ids; null where the provider has no such page (`other`).
+   * GitLab adds its pipeline.
+   */
+  links: z.object({ run: z.string().nullable(), artifact: z.string().nullable(), pipeline: z.string().optional() }),
   /** Provider-attested or self-attested identity; absent in reports written before it existed. */
   identity: RunIdentity.optional(),
   /** Bundle-relative folder with ci.json, plan.json, run.json, original-SHA256SUMS. */

@@ -20,7 +20,8 @@ import { CiJson, PlanJson, RunJson } from './run-archive.js';
 export function runArchiveJsonSchemas(): Record<'ci.json' | 'plan.json' | 'run.json', string> {
   const text = (schema: z.ZodType, title: string) => `${JSON.stringify({ title, ...z.toJSONSchema(schema) }, null, 2)}\n`;
   return {
-    'ci.json': text(CiJson, 'ci.json of a fidelity run archive (version 1)'),
+    // One shape per CI provider (anyOf): GitHub (version 1, or 2 without provider or with "github"), GitLab and other (version 2).
+    'ci.json': text(CiJson, 'ci.json of a fidelity run archive (version 1 or 2; one shape per CI provider)'),
     'plan.json': text(PlanJson, 'plan.json of a fidelity run archive (version 1)'),
     'run.json': text(RunJson, 'run.json of a fidelity run archive (version 1)'),
   };

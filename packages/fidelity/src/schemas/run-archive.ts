@@ -51,9 +51,28 @@ const Gpus = within(PositiveInt, -Infinity, RANGES.gpus);
 const UnixSeconds = within(z.number(), 0, RANGES.unixSeconds, ' (unix seconds)');
 const ClockNs = within(z.number(), 0, RANGES.clockNs, ' (nanoseconds)');
 
-/** ci.json: who produced a run (docs/run-archive.md, "ci.json"); the shape rules, the cross-file ones are checked by verifyRun. */
-export const CiJson = z.object({
-  schema_version: z.literal(1),
+/** The CI providers ci.json can name (docs/run-archive.md, "ci.json"); `github` when `provider` is absent. */
+export const CI_PROVIDERS = ['github', 'gitlab', 'other'] as const;
+/** A CI provider ci.json can name: `github` (the default), `gitlab` or `other`. */
+export type CiProvider = (typeof CI_PROVIDERS)[number];
+
+/** What every provider's ci.json says about the hardware. */
+const Hardware = z.object({
+  gpu_model: NonEmpty,
+  gpus_allocated: Gpus,
+  gpus_participating: Gpus,
+});
+
+/** Free text shown in the pages as it is: one line, at most 500 characters. */
+const FreeText = NonEmpty.max(500).regex(/^[^\n\r]*$/, 'expected one line');
+
+/**
+ * GitHub Actions (the default): version 1 (no `provider`) or 2 (`provider` absent or `"github"`).
+ * Links: `{server_url}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}` and `…/artifacts/{artifact.id}`.
+ */
+export const GithubCiJson = z.object({
+  schema_version: z.union([z.literal(1), z.literal(2)]),
+  provider: z.literal('github').optional(),
   server_url: ServerUrl,
   repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name'),
   workflow: NonEmpty,
@@ -62,14 +81,88 @@ export const CiJson = z.object({
   run_attempt: z.number().int().min(1),
   head_sha: Sha40,
   artifact: z.object({ id: PositiveInt, name: NonEmpty }),
-  hardware: z.object({
-    gpu_model: NonEmpty,
-    gpus_allocated: Gpus,
-    gpus_participating: Gpus,
-  }),
+  hardware: Hardware,
   runtime: z.record(z.string(), z.unknown()).optional(),
 });
+export type GithubCiJson = z.infer<typeof GithubCiJson>;
+
+/**
+ * GitLab CI (version 2): the ids GitLab has. A job makes the artifact, so `run_id` is the job id
+ * (`CI_JOB_ID`); GitLab numbers no attempts (a retried job is a new job with a new id), so
+ * `run_attempt` is 1. Links: `{server_url}/{project_path}/-/jobs/{run_id}`, its pipeline
+ * `…/-/pipelines/{pipeline_id}` and artifacts `…/-/jobs/{run_id}/artifacts/browse`.
+ */
+export const GitlabCiJson = z.object({
+  schema_version: z.literal(2, { message: 'provider "gitlab" needs schema_version 2' }),
+  provider: z.literal('gitlab'),
+  /** `CI_SERVER_URL`. */
+  server_url: ServerUrl,
+  /** `CI_PROJECT_PATH`: the namespace (groups and subgroups) and the project. */
+  project_path: z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/, 'expected group[/subgroup...]/project'),
+  /** `CI_PROJECT_ID`. */
+  project_id: PositiveInt,
+  /** `CI_PIPELINE_ID`, the instance-wide pipeline id (not the per-project `CI_PIPELINE_IID`). */
+  pipeline_id: PositiveInt,
+  /** `CI_JOB_NAME`. */
+  job: NonEmpty,
+  /** `CI_JOB_ID`. */
+  run_id: PositiveInt,
+  run_attempt: z.literal(1, { message: 'GitLab numbers no attempts: a retried job is a new job with its own id (run_id), so run_attempt is 1' }),
+  /** `CI_COMMIT_SHA`. */
+  head_sha: Sha40,
+  /** The job's `artifacts:name`; GitLab has no artifact id of its own. */
+  artifact: z.object({ name: NonEmpty }),
+  hardware: Hardware,
+  runtime: z.record(z.string(), z.unknown()).optional(),
+});
+export type GitlabCiJson = z.infer<typeof GitlabCiJson>;
+
+/**
+ * Any other CI (version 2): a run number and attempt the CI gives (or the archive's author
+ * assigns, unique per run), and a free-text reference a reader can find the run by. No server and
+ * no links: nothing is built from these fields, so nothing can point to a page that does not exist.
+ */
+export const OtherCiJson = z.object({
+  schema_version: z.literal(2, { message: 'provider "other" needs schema_version 2' }),
+  provider: z.literal('other'),
+  /** How to find the run, in words: "Jenkins video-bench #812 on ci.example.internal". Shown as text, never linked. */
+  run_ref: FreeText,
+  repository: FreeText.optional(),
+  workflow: FreeText.optional(),
+  job: NonEmpty,
+  run_id: PositiveInt,
+  run_attempt: z.number().int().min(1),
+  head_sha: Sha40,
+  artifact: z.object({ name: NonEmpty }),
+  hardware: Hardware,
+  runtime: z.record(z.string(), z.unknown()).optional(),
+});
+export type OtherCiJson = z.infer<typeof OtherCiJson>;
+
+/**
+ * ci.json: who produced a run (docs/run-archive.md, "ci.json"), one shape per provider; the shape
+ * rules, the cross-file ones are checked by verifyRun. Version 1 files (GitHub, no `provider`) read
+ * as before.
+ */
+export const CiJson = z.union([GithubCiJson, GitlabCiJson, OtherCiJson]);
 export type CiJson = z.infer<typeof CiJson>;
+
+/** The provider a parsed ci.json names: `github` when it names none. */
+export function ciProvider(ci: Pick<CiJson, 'provider'>): CiProvider {
+  return ci.provider ?? 'github';
+}
+
+/**
+ * The schema of the shape `raw.provider` asks for, so every problem is reported against that shape
+ * (a union would only say "matches none"); null when `provider` names no known provider.
+ */
+export function ciSchemaFor(raw: unknown): typeof GithubCiJson | typeof GitlabCiJson | typeof OtherCiJson | null {
+  const provider = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as { provider?: unknown }).provider : undefined;
+  if (provider === undefined || provider === 'github') return GithubCiJson;
+  if (provider === 'gitlab') return GitlabCiJson;
+  if (provider === 'other') return OtherCiJson;
+  return null;
+}
 
 /** One case of a plan: its id, prompt and seed. */
 export const PlanCase = z.object({

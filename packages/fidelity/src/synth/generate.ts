@@ -14,7 +14,7 @@ import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
-import { PlanJson, RunJson } from '../schemas/run-archive.js';
+import { PlanJson, RunJson, type CiProvider } from '../schemas/run-archive.js';
 import { caseSource, planCases, type SynthCase } from './cases.js';
 import {
   DIFFERENCE_INFO,
@@ -32,7 +32,7 @@ import { exists, publish, stagingDir } from './atomic.js';
 import { RUN_FORMAT_SUFFIX, writeRunArchive, type RunFormat } from './archive-file.js';
 import { DEFAULT_SITES, parseOptions, SITE_NAMES, sizeProfile, type GenerateRunsOptions, type SiteName, type SizeProfile, type SynthSize } from './options.js';
 import { listFiles, writeSeal } from './seal.js';
-import { ciJson, GPUS_PARTICIPATING, SITES, type SiteIdentity } from './sites.js';
+import { ciJson, GPUS_PARTICIPATING, siteFor, SITES, type SiteIdentity } from './sites.js';
 import { gpuMetricsCsv, serverTimingJsonl } from './telemetry.js';
 import { buildTimeline, slotPlan, type SlotPlan } from './timeline.js';
 
@@ -150,7 +150,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
   const opts = parseOptions(options);
   const profile = sizeProfile(opts.size, opts.seconds);
   const siteNames = SITE_NAMES.filter((s) => (opts.sites ?? DEFAULT_SITES).includes(s));
-  const sites = siteNames.map((s) => SITES[s]);
+  const sites = siteNames.map((s) => siteFor(SITES[s], opts.providers[s] ?? 'github'));
   const outDir = path.resolve(opts.outDir);
   const signal = opts.signal;
   if (signal?.aborted) throw new FidelityError('ABORTED', 'generation was cancelled');
@@ -220,7 +220,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
       const slots = slotsBySite.get(site.site) as SlotPlan[];
       const dir = await stagingDir(path.join(outDir, site.folder));
       staged.push({ site, dir });
-      await assembleRun(dir, site, profile, planBytes, planSha, slots, work);
+      await assembleRun(dir, site, opts.providers[site.site] ?? 'github', profile, planBytes, planSha, slots, work);
       opts.onProgress?.({ stage: 'write', done: ++written, total: sites.length, item: site.site });
     }
 
@@ -277,6 +277,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
 async function assembleRun(
   dir: string,
   site: SiteIdentity,
+  provider: CiProvider,
   profile: SizeProfile,
   planBytes: Buffer,
   planSha: string,
@@ -292,7 +293,7 @@ async function assembleRun(
     measurement_window: timeline.measurementWindow,
     records: timeline.records,
   });
-  await writeFile(path.join(dir, 'ci.json'), jsonBytes(ciJson(site)));
+  await writeFile(path.join(dir, 'ci.json'), jsonBytes(ciJson(site, provider)));
   await writeFile(path.join(dir, 'plan.json'), planBytes);
   await writeFile(path.join(dir, 'run.json'), jsonBytes(run));
   await mkdir(path.join(dir, 'media'));

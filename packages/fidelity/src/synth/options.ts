@@ -51,6 +51,13 @@ export const GenerateRunsOptions = z.object({
   cases: PositiveInt('an integer from 1 to 20', 20).optional(),
   /** How each run is written: a folder (default), a `.zip` like a CI artifact download, or a `.tar.gz`; archives get a `<file>.sha256` digest beside them. */
   format: z.enum(['dir', 'zip', 'tar.gz'], { error: 'one of "dir", "zip", "tar.gz"' }).default('dir'),
+  /**
+   * The CI provider a site's ci.json names (docs/run-archive.md, "ci.json"); `github` for every site not named.
+   * A GitLab site's run id is its job id and its attempt 1; an `other` site has a free-text run reference and no links.
+   */
+  providers: z
+    .partialRecord(SiteName, z.enum(['github', 'gitlab', 'other'], { error: 'one of "github", "gitlab", "other"' }), { error: 'an object of site name to provider' })
+    .default({}),
   /** Replace run folders that already exist (each is swapped in whole, never merged). */
   overwrite: z.boolean({ error: 'a boolean' }).default(false),
   /** The ffmpeg to encode with; an ffprobe must sit beside it, since the two always come from one place. Default: the resolved pair. */

@@ -3,7 +3,7 @@
  * own ids, commit and artifact, and the timing and power figures its
  * synthetic clock and telemetry are drawn from.
  */
-import { CiJson } from '../schemas/run-archive.js';
+import { CiJson, type CiProvider } from '../schemas/run-archive.js';
 import type { SiteName } from './options.js';
 
 export interface SiteIdentity {
@@ -63,7 +63,30 @@ export function gpuModel(s: SiteIdentity): string {
 export const GPUS_ALLOCATED = 8;
 export const GPUS_PARTICIPATING = 2;
 
-export function ciJson(s: SiteIdentity): CiJson {
+/** A site as another CI would number it: GitLab numbers no attempts (a retried job is a new job), so its attempt is 1. */
+export function siteFor(s: SiteIdentity, provider: CiProvider): SiteIdentity {
+  return provider === 'gitlab' ? { ...s, runAttempt: 1 } : s;
+}
+
+/** The synthetic GitLab project and the pipeline a site's job ran in: made-up ids of the same kind GitLab has. */
+export const SYNTH_GITLAB = { server_url: 'https://gitlab.example.com', project_path: 'example-org/serving/video-serving-bench', project_id: 4242 } as const;
+
+export function ciJson(s: SiteIdentity, provider: CiProvider = 'github'): CiJson {
+  const common = {
+    job: `H3 video ${gpuModel(s)} smoke`,
+    run_id: s.runId,
+    run_attempt: s.runAttempt,
+    head_sha: s.headSha,
+    artifact: { name: `h3-video-${s.runId}-${s.runAttempt}` },
+    hardware: { gpu_model: gpuModel(s), gpus_allocated: GPUS_ALLOCATED, gpus_participating: GPUS_PARTICIPATING },
+    runtime: { attention_backend: s.attentionBackend, dtype: 'bf16', topology: 'TP2/Ulysses2' },
+  };
+  if (provider === 'gitlab') {
+    return CiJson.parse({ schema_version: 2, provider: 'gitlab', ...SYNTH_GITLAB, pipeline_id: Math.floor(s.runId / 1000), ...common });
+  }
+  if (provider === 'other') {
+    return CiJson.parse({ schema_version: 2, provider: 'other', run_ref: `Jenkins video-serving-bench #${s.runId % 100_000} (build ${s.runId}, attempt ${s.runAttempt})`, ...common });
+  }
   return CiJson.parse({
     schema_version: 1,
     server_url: 'https://github.com',

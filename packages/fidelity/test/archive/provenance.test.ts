@@ -106,6 +106,22 @@ describe('provider attestation in verifyRun', () => {
     for (const source of [dir, tgz]) expect(problems(await verifyRun(source, { requireProvider: true })), source).toEqual(['PROVENANCE_MISSING']);
   });
 
+  it('a GitHub provenance record beside a GitLab run is refused (PROVENANCE_UNSUPPORTED): it cannot describe that run', async () => {
+    const d = validDraft();
+    const { repository: _r, workflow: _w, artifact, ...rest } = d.ci;
+    d.ci = { ...rest, schema_version: 2, provider: 'gitlab', project_path: 'example-org/serving/video-serving-bench', project_id: 4242, pipeline_id: 1187654321, artifact: { name: artifact.name } };
+    await import('node:fs/promises').then((fs) => fs.mkdir(path.join(root, 'gitlab'), { recursive: true }));
+    const gl = await writeZip(zipItems(render(d)), path.join(root, 'gitlab', 'h3-video-30054883436-1.zip'));
+    const r = record();
+    r.artifact.digest = `sha256:${sha256(await readFile(gl))}`;
+    r.download.sha256 = sha256(await readFile(gl));
+    await writeFile(`${gl}.provenance.json`, JSON.stringify(r));
+    for (const requireProvider of [false, true]) {
+      const result = await verifyRun(gl, { requireProvider });
+      expect(problems(result), String(requireProvider)).toEqual(requireProvider ? ['PROVENANCE_UNSUPPORTED $.provider', 'PROVENANCE_UNSUPPORTED $.provider'] : ['PROVENANCE_UNSUPPORTED $.provider']);
+    }
+  });
+
   it('a provenance file that is not JSON or not the schema is PROVENANCE_MALFORMED, with or without requireProvider', async () => {
     expect(problems(await withRecord('{ not json'))).toEqual(['PROVENANCE_MALFORMED']);
     const bad = record() as unknown as { artifact: { digest: string } };

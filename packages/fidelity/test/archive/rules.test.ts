@@ -19,6 +19,18 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 type Case = [name: string, mutate: (d: Draft) => void, codes: string[]];
 
+/** The fixture's ci.json as GitLab CI's shape (docs/run-archive.md, "ci.json"): run_id is the job id. */
+function asGitlab(d: Draft): void {
+  const { repository: _r, workflow: _w, artifact, ...rest } = d.ci;
+  d.ci = { ...rest, schema_version: 2, provider: 'gitlab', project_path: 'example-org/serving/video-serving-bench', project_id: 4242, pipeline_id: 30054883, artifact: { name: artifact.name } };
+}
+
+/** The same for any other CI: a run reference in words, no server. */
+function asOther(d: Draft): void {
+  const { server_url: _s, artifact, ...rest } = d.ci;
+  d.ci = { ...rest, schema_version: 2, provider: 'other', run_ref: 'Jenkins video-serving-bench #812', artifact: { name: artifact.name } };
+}
+
 const rec = (d: Draft, slot: string) => d.run.records.find((r: { slot_id: string }) => r.slot_id === slot);
 const zeros = '0'.repeat(64);
 
@@ -30,7 +42,7 @@ const cases: Case[] = [
   ['a line is listed twice', (d) => void (d.seal = (l) => [...l, l[0]!]), ['SEAL_DUPLICATE_LINE']],
   ['a malformed line (one space)', (d) => void (d.seal = (l) => l.map((x, i) => (i === 1 ? x.replace('  ', ' ') : x))), ['MEDIA_NOT_SEALED', 'SEAL_EXTRA_FILE', 'SEAL_MALFORMED_LINE']],
   ['an uppercase digest', (d) => void (d.seal = (l) => l.map((x, i) => (i === 1 ? x.slice(0, 64).toUpperCase() + x.slice(64) : x))), ['MEDIA_NOT_SEALED', 'SEAL_EXTRA_FILE', 'SEAL_MALFORMED_LINE']],
-  ['a "./" path', (d) => void (d.seal = (l) => l.map((x) => (x.endsWith('  ci.json') ? x.replace('  ci.json', '  ./ci.json') : x))), ['SEAL_EXTRA_FILE', 'SEAL_MALFORMED_LINE']],
+  ['a "./" path', (d) => void (d.seal = (l) => l.map((x) => (x.endsWith('  ci.json') ? x.replace('  ci.json', '  ./ci.json') : x))), ['SEAL_MALFORMED_LINE']],
   ['CRLF line endings', (d) => void (d.seal = (l) => l.map((x) => `${x}\r`)), ['MEDIA_NOT_SEALED', 'SEAL_EXTRA_FILE', 'SEAL_MALFORMED_LINE']],
   ['an absolute path', (d) => void (d.seal = (l) => [...l, `${zeros}  /etc/passwd`]), ['SEAL_ABSOLUTE_PATH']],
   ['a ".." path', (d) => void (d.seal = (l) => [...l, `${zeros}  media/../../outside.mp4`]), ['SEAL_PATH_TRAVERSAL']],
@@ -42,7 +54,14 @@ const cases: Case[] = [
   ['no ci.json', (d) => void d.omit.push('ci.json'), ['CI_MISSING']],
   ['ci.json is not JSON', (d) => void (d.raw.ci = '{"schema_version": 1,,}'), ['CI_INVALID_JSON']],
   ['ci.json is not UTF-8', (d) => void (d.raw.ci = Buffer.from([0x7b, 0xff, 0x7d])), ['CI_INVALID_JSON']],
-  ['ci.json schema_version 2', (d) => void (d.ci.schema_version = 2), ['CI_SCHEMA_VERSION']],
+  ['ci.json schema_version 3', (d) => void (d.ci.schema_version = 3), ['CI_SCHEMA_VERSION']],
+  ['ci.json names a provider this version does not read', (d) => void ((d.ci.schema_version = 2), (d.ci.provider = 'circleci')), ['CI_PROVIDER']],
+  ['a GitLab ci.json says schema_version 1', (d) => void (asGitlab(d), (d.ci.schema_version = 1)), ['CI_SCHEMA_VERSION']],
+  ['a GitLab ci.json with a run_attempt other than 1', (d) => void (asGitlab(d), (d.ci.run_attempt = 2), (d.run.run_attempt = 2), (d.ci.artifact.name = 'h3-video-30054883436-2')), ['CI_RUN_ATTEMPT']],
+  ['a GitLab project_path without a namespace', (d) => void (asGitlab(d), (d.ci.project_path = 'video-serving-bench')), ['CI_REPOSITORY']],
+  ['a GitLab ci.json without its pipeline id', (d) => void (asGitlab(d), delete d.ci.pipeline_id), ['CI_SCHEMA']],
+  ['an "other" ci.json without a run reference', (d) => void (asOther(d), delete d.ci.run_ref), ['CI_SCHEMA']],
+  ['an "other" run reference of two lines', (d) => void (asOther(d), (d.ci.run_ref = 'Jenkins #812\nsee https://example.com')), ['CI_SCHEMA']],
   ['run_id is not a positive integer', (d) => void ((d.ci.run_id = -5), (d.ci.artifact.name = 'h3-video--5-1'), (d.run.run_id = -5)), ['CI_RUN_ID', 'RUN_SCHEMA']],
   ['run_id is a string', (d) => void (d.ci.run_id = '30054883436'), ['CI_RUN_ID']],
   ['run_attempt is 0', (d) => void ((d.ci.run_attempt = 0), (d.ci.artifact.name = 'h3-video-30054883436-0'), (d.run.run_attempt = 0)), ['CI_RUN_ATTEMPT', 'RUN_SCHEMA']],

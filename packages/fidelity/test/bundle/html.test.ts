@@ -285,7 +285,7 @@ describe('renderReport', () => {
     const zhM = messages('zh');
     const same = (Object.keys(enM) as MessageKey[]).filter((k) => enM[k] === zhM[k]);
     // Technical names that read the same in both languages.
-    expect(same.sort()).toEqual(['chart_ssim', 'ffmpeg_sha256', 'ffprobe_sha256', 'gpu']);
+    expect(same.sort()).toEqual(['chart_ssim', 'ffmpeg_sha256', 'ffprobe_sha256', 'gpu', 'provider_github', 'provider_gitlab']);
     for (const k of Object.keys(enM) as MessageKey[]) {
       if (same.includes(k) || k.startsWith('other_lang') || k === 'html_lang') continue;
       expect(zhM[k], k).toMatch(/[\u4e00-\u9fff]/);

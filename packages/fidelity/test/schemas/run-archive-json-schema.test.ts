@@ -21,13 +21,21 @@ describe('run archive JSON Schemas', () => {
   });
 
   it('name every top-level field of the fixture runs, and require what the format requires', () => {
+    type Shape = { properties: Record<string, unknown>; required: string[]; additionalProperties?: unknown };
     for (const file of ['ci.json', 'plan.json', 'run.json'] as const) {
-      const schema = JSON.parse(schemas[file]) as { properties: Record<string, unknown>; required: string[]; additionalProperties?: unknown };
+      const whole = JSON.parse(schemas[file]) as Shape & { anyOf?: Shape[] };
+      // ci.json is one shape per CI provider; the fixtures are GitHub's, the first.
+      const schema = whole.anyOf ? whole.anyOf[0]! : whole;
       const fixture = JSON.parse(read(`fixtures/runs/h200/${file}`)) as Record<string, unknown>;
       for (const key of Object.keys(fixture)) expect(schema.properties, `${file} ${key}`).toHaveProperty(key);
       for (const key of schema.required) expect(fixture, `${file} ${key}`).toHaveProperty(key);
     }
-    const ci = JSON.parse(schemas['ci.json']) as { required: string[] };
-    expect(ci.required).toEqual(expect.arrayContaining(['schema_version', 'run_id', 'run_attempt', 'head_sha', 'artifact', 'hardware']));
+    const ci = JSON.parse(schemas['ci.json']) as { anyOf: { required: string[]; properties: { provider?: { const?: string } } }[] };
+    expect(ci.anyOf.map((s) => s.properties.provider?.const)).toEqual(['github', 'gitlab', 'other']);
+    for (const shape of ci.anyOf) expect(shape.required).toEqual(expect.arrayContaining(['schema_version', 'job', 'run_id', 'run_attempt', 'head_sha', 'artifact', 'hardware']));
+    expect(ci.anyOf[0]!.required).not.toContain('provider');
+    expect(ci.anyOf[1]!.required).toEqual(expect.arrayContaining(['provider', 'server_url', 'project_path', 'project_id', 'pipeline_id']));
+    expect(ci.anyOf[2]!.required).toEqual(expect.arrayContaining(['provider', 'run_ref']));
+    expect(ci.anyOf[2]!.properties).not.toHaveProperty('server_url');
   });
 });

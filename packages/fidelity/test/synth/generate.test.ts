@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CiJson, PlanJson, RunJson, measurementSlotId } from '../../src/schemas/run-archive.js';
+import { GithubCiJson, PlanJson, RunJson, measurementSlotId } from '../../src/schemas/run-archive.js';
 import { generateRuns, MANIFEST_FILE, type GeneratedRuns } from '../../src/synth/index.js';
 import { decodeAudio, ffmpegSsimY, peak, pooledRgbPsnr, probeStreams, readJson, rms, sha256, walk } from './helpers.js';
 
@@ -85,7 +85,7 @@ describe('archive shape (docs/run-archive.md)', () => {
     expect(createHash('sha256').update(plans[0]!).digest('hex')).toBe(first.plan.plan_sha256);
     const ids = new Set<string>();
     for (const r of first.runs) {
-      const ci = CiJson.parse(await readJson(path.join(r.dir, 'ci.json')));
+      const ci = GithubCiJson.parse(await readJson(path.join(r.dir, 'ci.json')));
       expect(ci.hardware).toEqual({ gpu_model: r.site, gpus_allocated: 8, gpus_participating: 2 });
       expect(ci.server_url).toBe('https://github.com');
       expect(ci.repository).toBe('example-org/video-serving-bench');

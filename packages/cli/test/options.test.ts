@@ -1,0 +1,120 @@
+/**
+ * Every command's option table is the one source of its parser and its help:
+ * walks every command's declared options (each is in the help and accepted) and
+ * every option another command declares that this one does not (each refused,
+ * exit 2 USAGE, before anything runs).
+ */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../src/commands/index.js';
+import { main, parseCommandLine } from '../src/main.js';
+import { commandHelp, optionsOf, usageLine } from '../src/options.js';
+import type { Command, OptionSpec } from '../src/commands/types.js';
+import { capture } from './capture.js';
+
+/** `--name` as a whole word: `--policy` must not be found inside `--policy-out`. */
+const mentions = (text: string, flag: string): boolean => new RegExp(`(^|[\\s,\\[(|])${flag.replace(/[-]/g, '\\-')}(?=[\\s,\\])|]|$)`, 'm').test(text);
+
+/** Arguments that give the option once, in its long or short form. */
+const give = (flag: string, spec: OptionSpec): string[] => (spec.type === 'string' ? [flag, '2'] : [flag]);
+
+async function helpOf(c: Command): Promise<string> {
+  const io = capture();
+  expect(await main([c.name, '--help'], io)).toBe(0);
+  return io.stdout();
+}
+
+describe('per-command options', () => {
+  it.each(commands.map((c) => [c.name, c] as const))('%s: every declared option is in its help and accepted', async (_name, c) => {
+    const help = await helpOf(c);
+    expect(help).toBe(commandHelp(c));
+    for (const [name, spec] of Object.entries(optionsOf(c))) {
+      expect(mentions(help, `--${name}`), `--${name} in the help of ${c.name}`).toBe(true);
+      expect(help).toContain(spec.description);
+      const parsed = parseCommandLine(c, ['x', ...give(`--${name}`, spec)]);
+      expect(parsed.values[name], `--${name} accepted by ${c.name}`).toEqual(spec.multiple ? ['2'] : spec.type === 'string' ? '2' : true);
+      if (spec.short) {
+        expect(mentions(help, `-${spec.short}`), `-${spec.short} in the help of ${c.name}`).toBe(true);
+        expect(parseCommandLine(c, give(`-${spec.short}`, spec)).values[name]).toBeDefined();
+      }
+    }
+  });
+
+  const foreign = commands.flatMap((c) => {
+    const own = optionsOf(c);
+    const others = new Map<string, OptionSpec>();
+    for (const o of commands) for (const [name, spec] of Object.entries(o.options)) if (!(name in own)) others.set(name, spec);
+    return [...others].map(([name, spec]) => [c.name, name, spec] as const);
+  });
+
+  it('there are foreign options to refuse (the walk below is not empty)', () => {
+    expect(foreign.length).toBeGreaterThan(50);
+  });
+
+  it.each(foreign)('%s refuses --%s (exit 2, USAGE), in JSON and in text', async (command, name, spec) => {
+    const json = capture();
+    expect(await main([command, ...give(`--${name}`, spec), '--json'], json)).toBe(2);
+    const doc = JSON.parse(json.stdout()) as { ok: boolean; errors: { code: string; message: string }[] };
+    expect(doc).toMatchObject({ ok: false, errors: [{ code: 'USAGE' }] });
+    expect(doc.errors[0]!.message).toBe(`fidelity ${command} does not take --${name} (fidelity ${command} --help lists the options it takes)`);
+    const text = capture();
+    expect(await main([command, ...give(`--${name}`, spec)], text)).toBe(2);
+    expect(text.stderr()).toMatch(new RegExp(`^error USAGE: fidelity ${command} does not take --${name} `));
+  });
+
+  it('names in a usage line only options the command declares', () => {
+    for (const c of commands) {
+      for (const flag of usageLine(c).match(/--[a-z][a-z-]*/g) ?? []) expect(optionsOf(c), `${flag} in ${c.name}'s usage`).toHaveProperty(flag.slice(2));
+    }
+  });
+
+  it('takes --threads and --policy only where something is measured or judged, --progress only where the work is long', () => {
+    const having = (option: string) => commands.filter((c) => option in c.options).map((c) => c.name).sort();
+    // cli-and-report.md: --threads and --policy at most on compare, merge, calibrate, demo. merge measures nothing
+    // (it reads the partials' measurements) and calibrate judges nothing, so they refuse what they would ignore.
+    expect(having('threads')).toEqual(['calibrate', 'compare', 'demo']);
+    expect(having('policy')).toEqual(['compare', 'demo', 'merge']);
+    expect(having('progress')).toEqual(['calibrate', 'compare', 'demo', 'fetch', 'generate', 'merge']);
+    for (const c of commands) expect(optionsOf(c)).toHaveProperty('json');
+  });
+
+  it('refuses what it used to ignore: verify-bundle --policy, doctor --policy and --threads (exit 2, nothing run)', async () => {
+    for (const args of [['verify-bundle', 'bundle', '--policy', '/nonexistent.json'], ['doctor', '--policy', '/nonexistent.json'], ['doctor', '--threads', '2'], ['verify', 'run', '--progress']]) {
+      const io = capture();
+      expect(await main(args, io), args.join(' ')).toBe(2);
+      expect(io.stdout()).toBe('');
+      expect(io.stderr()).toMatch(/^error USAGE: /);
+    }
+  });
+
+  it('shows what the old hand-written usage lines left out: -o, calibrate --require-digest, demo --force', async () => {
+    const byName = (n: string) => commands.find((c) => c.name === n)!;
+    expect(await helpOf(byName('calibrate'))).toMatch(/--require-digest/);
+    expect(await helpOf(byName('demo'))).toMatch(/--force/);
+    for (const n of ['compare', 'merge', 'calibrate', 'demo', 'generate', 'fetch']) expect(await helpOf(byName(n))).toMatch(/^ {2}-o, --out /m);
+  });
+
+  it('demo takes --policy and reads it before generating anything (a bad file is refused at once, nothing written)', async () => {
+    const out = path.join(os.tmpdir(), `fidelity-demo-policy-${process.pid}`);
+    const io = capture();
+    expect(await main(['demo', '--policy', path.join(out, 'missing-policy.json'), '--out', out, '--json'], io)).toBe(2);
+    expect(JSON.parse(io.stdout())).toMatchObject({ ok: false, errors: [{ code: 'POLICY_INVALID' }] });
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses a --threads value that is not a whole number from 1 to 256', () => {
+    const compare = commands.find((c) => c.name === 'compare')!;
+    for (const bad of ['0', '257', '1.5', '2x', '']) expect(() => parseCommandLine(compare, ['--threads', bad]), bad).toThrow(/--threads/);
+    expect(parseCommandLine(compare, ['--threads', '4']).values.threads).toBe('4');
+  });
+
+  it('lists the options every command takes in the top-level help', async () => {
+    const io = capture();
+    expect(await main(['--help'], io)).toBe(0);
+    expect(io.stdout()).toContain('--json');
+    expect(io.stdout()).not.toMatch(/--threads|--policy|--progress/);
+    for (const c of commands) expect(io.stdout()).toContain(usageLine(c));
+  });
+});
