@@ -7,11 +7,11 @@
  * run's identity rests on its own files only ("self"), which
  * `requireProvider` refuses. Only local files are read: no network, ever.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { CiJson } from '../schemas/run-archive.js';
 import { Provenance, provenancePath } from '../provider/schema.js';
+import { parseStrictJson, readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { Findings, jsonPath, shown } from './findings.js';
 import type { ArchiveKind, DigestCheck, ProvenanceCheck } from './types.js';
 
@@ -31,24 +31,21 @@ export async function readProvenance(source: string, kind: ArchiveKind, requireP
     }
     return null;
   }
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      findings.error('PROVENANCE_MALFORMED', `${shown(name)} cannot be read: ${(error as Error).message}`, { file: name });
-    } else if (requireProvider) {
+  // A regular file, bounded, strict JSON: a link, a FIFO or a key given twice is refused, never followed, waited on or half-believed.
+  const read = await readSideFile(file, SIDE_FILE_LIMITS.provenance);
+  if (!read.ok) {
+    if (read.why !== 'missing') findings.error('PROVENANCE_MALFORMED', `${shown(name)} ${read.message}`, { file: name });
+    else if (requireProvider) {
       findings.error('PROVENANCE_MISSING', `provider attestation is required, but ${shown(name)} does not exist beside the archive: get the run with fidelity fetch`, { file: name });
     }
     return null;
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    findings.error('PROVENANCE_MALFORMED', `${shown(name)} is not JSON: ${(error as Error).message}`, { file: name });
+  const json = parseStrictJson(read.bytes);
+  if (!json.ok) {
+    findings.error('PROVENANCE_MALFORMED', `${shown(name)} ${json.message}`, { file: name });
     return null;
   }
+  const raw = json.value;
   const parsed = Provenance.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
+import { SIDE_FILE_LIMITS } from '../side-file.js';
 import { Calibration } from './schema.js';
 
 /** Validates a calibration object (e.g. one a tool built in memory). */
@@ -18,7 +19,7 @@ export function parseCalibration(value: unknown, label = 'calibration'): Calibra
 
 /** Reads and validates calibration.json. */
 export async function loadCalibration(file: string): Promise<Calibration> {
-  const { value, label } = await readJsonFile(file, 'CALIBRATION_INVALID', 'calibration file');
+  const { value, label } = await readJsonFile(file, 'CALIBRATION_INVALID', 'calibration file', SIDE_FILE_LIMITS.calibration);
   return parseCalibration(value, label);
 }
 
