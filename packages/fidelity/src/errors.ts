@@ -116,7 +116,8 @@ export const ReasonCodes = {
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
   // --out safety: locking and writability (bundle/out-guard.ts)
   OUT_LOCKED: 'another comparison is writing the same --out right now',
-  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written',
+  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)',
+  OUT_EXISTS: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)',
   // verify-bundle
   BUNDLE_NOT_FOUND: 'the bundle path is not a folder',
   BUNDLE_SEAL_MISSING: 'the bundle has no SHA256SUMS',

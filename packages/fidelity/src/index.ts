@@ -76,7 +76,9 @@ export type { WorkloadDifference } from './pairing/workload.js';
 // Calibration: the same-hardware noise floor (docs/calibration.md).
 export { calibrate, calibratedPolicy } from './calibrate/calibrate.js';
 export type { CalibrateOptions, CalibrateProgress, CalibrateResult } from './calibrate/calibrate.js';
-export { loadCalibration, parseCalibration, calibrationJsonSchema } from './calibrate/load.js';
+export { loadCalibration, parseCalibration, calibrationJsonSchema, calibrationProblems } from './calibrate/load.js';
+export { checkCalibrateOutputs, writeCalibrateOutputs, calibrationJsonText, policyJsonText } from './calibrate/write.js';
+export type { CalibrateOutputs } from './calibrate/write.js';
 export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrate/schema.js';
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
 export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
