@@ -124,6 +124,7 @@ export const ReasonCodes = {
   BUNDLE_SEAL_MALFORMED: 'a bundle SHA256SUMS line is malformed, unsafe, duplicated or self-listing',
   BUNDLE_FILE_MISSING: 'a file listed in the bundle SHA256SUMS is missing',
   BUNDLE_FILE_EXTRA: 'a bundle file is not listed in SHA256SUMS, or is a link or special file',
+  BUNDLE_FILE_KIND: 'a sealed file is not one compare writes (place, name or report key), or its bytes are not the kind its name says',
   BUNDLE_FILE_CHANGED: 'a bundle file does not hash to its SHA256SUMS line',
   BUNDLE_REPORT_MISSING: 'report.json is missing or not sealed',
   BUNDLE_REPORT_INVALID: 'report.json is not JSON or does not match schema_version 1',
