@@ -36,8 +36,8 @@ export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
   | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
   | { stage: 'bundle'; step: string; done: number; total: number }
-  /** merge(): reading and checking the partials. */
-  | { stage: 'merge'; step: 'partials'; done: number; total: number };
+  /** merge(): reading and checking the partials, then probing the media of every measured pair (then `measure` for the pairs it re-measures). */
+  | { stage: 'merge'; step: 'partials' | 'media'; done: number; total: number };
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {

@@ -231,6 +231,8 @@ export const ReasonCodes = {
   PARTIAL_SHARD_COUNT_MISMATCH: 'the partials split the pairs into different shard counts N',
   PARTIAL_PAIRS_MISMATCH: 'a partial does not hold exactly the pairs of its shard index, as these runs number them',
   PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
+  PARTIAL_MEASUREMENT_INVALID: 'a partial\'s measurement contradicts itself (a figure out of range, a per-frame series of the wrong length, an aggregate its series does not give) or its frames.csv',
+  PARTIAL_MEASUREMENT_MISMATCH: 'a partial\'s measurement differs from what merge found itself: its probe of the media, or its own measurement of the pair (--remeasure)',
   SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
   SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
   // Metric sets: --metrics / compare({ metrics }) (metrics/registry.ts, docs/metrics.md)

@@ -61,6 +61,8 @@ export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js
 export { writeBundle } from './comparison/write.js';
 export type { WriteBundleSettings } from './comparison/write.js';
 export { merge } from './shard/merge.js';
+export { DEFAULT_REMEASURE } from './shard/remeasure.js';
+export type { RemeasureSpec } from './shard/remeasure.js';
 export type { MergeOptions } from './shard/merge.js';
 export { writePartial } from './shard/write-partial.js';
 export type { PartialResult, WritePartialSettings } from './shard/write-partial.js';

@@ -118,6 +118,7 @@ export function resultDocument(result: CompareResult): Record<string, unknown> {
     files: result.files,
     seal_sha256: result.seal_sha256,
     ...(r.metrics ? { metrics: r.metrics } : {}),
+    ...(r.measurement_origin ? { measurement_origin: r.measurement_origin } : {}),
     policy: { name: r.policy.name, calibration_status: r.policy.calibration_status },
     disclaimer: r.disclaimer,
     threshold_failures: r.comparisons.reduce((n, c) => n + c.summary.failed, 0),
@@ -167,6 +168,10 @@ export function humanSummary(result: CompareResult): string {
         lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       }
     }
+  }
+  const origin = r.measurement_origin;
+  if (origin && origin.taken_from_shards > 0) {
+    lines.push(`Measured: ${origin.measured_here} of ${origin.pairs} pairs re-measured by merge (identical); the rest taken from the shards after merge's checks`);
   }
   lines.push(`Note: ${r.disclaimer}`);
   const size = bundleSize(result.out);
