@@ -211,6 +211,7 @@ export const ReasonCodes = {
   FETCH_ACCESS_DENIED: 'the provider refused the token (or its absence)',
   FETCH_PROVIDER_ERROR: 'the provider\'s API or storage failed (HTTP error or network)',
   FETCH_OUT_EXISTS: 'a file fetch would write already exists (use --force)',
+  FETCH_TIMEOUT: 'the provider did not answer in time (no answer within the connect limit, a stalled answer, or past the total limit)',
   PROVENANCE_MISSING: 'provider attestation was required but there is no <archive>.provenance.json (or the run is not a zip)',
   PROVENANCE_MALFORMED: 'the provenance file is not JSON or does not match its schema',
   PROVENANCE_RUN_MISMATCH: 'ci.json run_id or run_attempt differs from the provider\'s',

@@ -109,5 +109,7 @@ export { TimingReasons } from './timing/reasons.js';
 export type { TimingReasonCode } from './timing/reasons.js';
 // Identity attested by the CI provider: fetch a run's artifact with the provider's record of it (docs/provenance.md).
 export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
+export { DEFAULT_FETCH_LIMITS } from './provider/guard.js';
+export type { FetchLimits } from './provider/guard.js';
 export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
 export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';

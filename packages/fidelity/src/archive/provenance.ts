@@ -76,8 +76,13 @@ export function checkProvenance(read: ProvenanceFile | null, ci: CiJson | undefi
     if (!sameText(ci.repository, record.repository.full_name)) differ('PROVENANCE_REPOSITORY_MISMATCH', 'repository', ci.repository, record.repository.full_name);
     if (!sameText(noSlash(ci.server_url), noSlash(record.provider.server_url))) differ('PROVENANCE_REPOSITORY_MISMATCH', 'server_url', ci.server_url, record.provider.server_url);
     if (!sameText(ci.head_sha, record.run.head_sha)) differ('PROVENANCE_HEAD_SHA_MISMATCH', 'head_sha', ci.head_sha, record.run.head_sha);
-    if (ci.artifact.name !== record.artifact.name) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.name', ci.artifact.name, record.artifact.name);
-    if (ci.artifact.id !== record.artifact.id) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.id', ci.artifact.id, record.artifact.id);
+    // ci.json names the artifact of the run's files; in the two-upload workflow that is not the archive downloaded, and the record names both.
+    const named = record.named_artifact ?? record.artifact;
+    if (ci.artifact.name !== named.name) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.name', ci.artifact.name, named.name);
+    if (ci.artifact.id !== named.id) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.id', ci.artifact.id, named.id);
+    if (record.named_artifact && record.artifact.name !== `${record.named_artifact.name}-archive`) {
+      findings.error('PROVENANCE_ARTIFACT_MISMATCH', `${shown(name)} records the archive ${JSON.stringify(record.artifact.name)} for the artifact ${JSON.stringify(record.named_artifact.name)}; the sealed archive of an artifact is <its name>-archive`, { file: name, path: '$.artifact.name' });
+    }
   }
   const actual = digest.archive_sha256;
   for (const [field, claimed] of [
