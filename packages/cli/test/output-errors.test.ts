@@ -69,3 +69,39 @@ describe('an output folder that cannot be made', () => {
     expect(existsSync(`/proc/fidelity-generate-${process.pid}`)).toBe(false);
   }, 60_000);
 });
+
+describe('a read-only folder', () => {
+  it('calibrate --out under /proc: OUT_NOT_WRITABLE before any run is measured', () => {
+    const dir = freshDir();
+    const gen = spawnSync(process.execPath, [BIN, 'generate', '--out', path.join(dir, 'runs'), '--sites', 'H200,H200R'], { encoding: 'utf8' });
+    expect(gen.status, gen.stderr).toBe(0);
+    const r = spawnSync(process.execPath, [BIN, 'calibrate', path.join(dir, 'runs', 'h200'), path.join(dir, 'runs', 'h200r'), '--out', `/proc/fidelity-${process.pid}.json`, '--json', '--progress'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect((JSON.parse(r.stdout) as { errors: { code: string }[] }).errors[0]!.code).toBe('OUT_NOT_WRITABLE');
+    expect(r.stderr).not.toMatch(/measuring/);
+  }, 120_000);
+
+  it('an immutable folder (chattr +i, which binds root too): compare and calibrate refuse with OUT_NOT_WRITABLE', () => {
+    const dir = freshDir();
+    const locked = path.join(dir, 'locked');
+    mkdirSync(locked);
+    if (spawnSync('chattr', ['+i', locked]).status !== 0) {
+      console.warn('skipped: chattr +i is not available here (no e2fsprogs, or a file system without the immutable flag); /proc and a file in place of a folder are tested instead');
+      return;
+    }
+    try {
+      const compare = spawnSync(process.execPath, [BIN, 'compare', path.join(RUNS, 'h200'), path.join(RUNS, 'b200'), '--out', path.join(locked, 'bundle'), '--json'], { encoding: 'utf8' });
+      expect(compare.status).toBe(2);
+      expect((JSON.parse(compare.stdout) as { errors: { code: string }[] }).errors[0]!.code).toBe('OUT_NOT_WRITABLE');
+      const calibrate = spawnSync(process.execPath, [BIN, 'calibrate', path.join(RUNS, 'h200'), path.join(RUNS, 'b200'), '--out', path.join(locked, 'c.json'), '--json'], { encoding: 'utf8' });
+      expect(calibrate.status).toBe(2);
+      expect((JSON.parse(calibrate.stdout) as { errors: { code: string }[] }).errors[0]!.code).toBe('OUT_NOT_WRITABLE');
+      expect(readdirSync(locked)).toEqual([]);
+    } finally {
+      spawnSync('chattr', ['-i', locked]);
+    }
+  }, 120_000);
+});

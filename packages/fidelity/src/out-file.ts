@@ -37,8 +37,8 @@ const SIDECARS = ['.sha256', '.provenance.json'];
 /**
  * Refuses, before any work, an output that is inside an input run (or is an
  * input archive or one of its side files), two outputs that are one file
- * however they are spelled, a folder, and an existing file that is not the
- * command's own earlier output unless `force`.
+ * however they are spelled, a folder, a folder that cannot be written, and an
+ * existing file that is not the command's own earlier output unless `force`.
  *
  * @throws FidelityError OUT_INSIDE_INPUT, OUT_EXISTS, OUT_NOT_WRITABLE, USAGE.
  */
@@ -61,6 +61,7 @@ export async function checkOutFiles(outputs: readonly OutFile[], inputs: readonl
       const side = SIDECARS.find((s) => r === `${i}${s}`);
       if (side) throw new FidelityError('OUT_INSIDE_INPUT', `${o.option} ${o.file}${really} is the ${side === '.sha256' ? 'digest' : 'provenance'} file of the input run ${input}; runs are read-only`);
     }
+    await checkWritable(o, r);
     const info = await lstat(o.file).catch(() => null);
     if (!info) continue;
     if (info.isDirectory()) throw new FidelityError('OUT_EXISTS', `${o.option} ${o.file} is a folder; give the path of a file`);
@@ -70,6 +71,32 @@ export async function checkOutFiles(outputs: readonly OutFile[], inputs: readonl
     const what = info.isSymbolicLink() ? 'a symbolic link' : info.isFile() ? 'a file this command did not write' : 'not a regular file';
     throw new FidelityError('OUT_EXISTS', `${o.option} ${o.file} exists and is ${what}; choose another path or pass --force to replace it`);
   }
+}
+
+/**
+ * Whether the output's folder can be written, found out by really creating a
+ * file there (the nearest folder that exists, when the path's folders are
+ * still to be made), not by asking for permission bits: a read-only or
+ * immutable folder, a file where a folder belongs, /proc.
+ */
+async function checkWritable(o: OutFile, real: string): Promise<void> {
+  let dir = path.dirname(real);
+  for (;;) {
+    const info = await lstat(dir).catch(() => null);
+    if (info) {
+      if (!info.isDirectory()) throw new FidelityError('OUT_NOT_WRITABLE', `${o.option} ${o.file} cannot be written: ${dir} is not a folder; choose another path`);
+      break;
+    }
+    if (path.dirname(dir) === dir) break;
+    dir = path.dirname(dir);
+  }
+  const probe = path.join(dir, `.${path.basename(real)}.fidelity-probe-${ownerTag()}-${randomBytes(4).toString('hex')}`);
+  try {
+    await (await open(probe, 'wx')).close();
+  } catch (error) {
+    throw new FidelityError('OUT_NOT_WRITABLE', `${o.option} ${o.file} cannot be written: ${dir} is not a writable folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); choose another path`, { cause: error });
+  }
+  await rm(probe, { force: true });
 }
 
 /** Temp files being written, removed by one exit hook if the process ends first (a forced stop). */
