@@ -24,7 +24,9 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   const text = (e: CompareProgress): { line: string; key: string } => {
     if (e.stage === 'verify') return { line: `verifying runs ${e.done}/${e.total}${e.run ? ` (${e.run})` : ''}`, key: `v${e.done}` };
     if (e.stage === 'measure') return { line: `measuring pairs ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `m${e.pairsDone}` };
-    if (e.stage === 'merge') return { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
+    if (e.stage === 'merge') {
+      return e.step === 'media' ? { line: `probing the media of measured pairs ${e.done}/${e.total}`, key: `q${e.done}` } : { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
+    }
     return { line: `writing bundle: ${e.step} ${e.done}/${e.total}`, key: `b${e.step}` };
   };
   return {

@@ -109,6 +109,11 @@ function shortSha(sha: string): string {
   return `${sha.slice(0, 12)}…`;
 }
 
+/** What identifies the binaries of a decoder: their versions and SHA-256s, not where they were found. */
+function binaries(d: DecoderIdentity): string {
+  return JSON.stringify([d.ffmpeg_version, d.sha256, d.ffprobe_version, d.ffprobe_sha256]);
+}
+
 /** Every consistency rule of docs/scale-out.md; problems name the partials. */
 function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[], policy: Policy | undefined, decoder: DecoderIdentity): Problem[] {
   const problems: Problem[] = [];
@@ -126,8 +131,9 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
   const describe = (d: DecoderIdentity): string => `ffmpeg ${d.ffmpeg_version} (sha256 ${shortSha(d.sha256)}, ffprobe sha256 ${shortSha(d.ffprobe_sha256)}, ${d.source})`;
   if (decoders.size > 1) {
     add('PARTIAL_DECODER_MISMATCH', `the partials were measured with different decoders: ${describeGroups(decoders, (p) => describe(p.doc.decoder))}; rerun every shard with one ffmpeg`);
-  } else if (decoders.size === 1 && [...decoders.keys()][0] !== JSON.stringify(decoder)) {
+  } else if (decoders.size === 1 && binaries(partials[0]!.doc.decoder) !== binaries(decoder)) {
     // merge probes and re-measures with its own ffmpeg: a decoder identity it did not resolve itself is a claim, not a fact.
+    // The binaries must be the same (versions and SHA-256s); where each machine found them (`source`) may differ.
     add(
       'PARTIAL_DECODER_MISMATCH',
       `the partials say they were measured with ${describe(partials[0]!.doc.decoder)}; this merge resolves ${describe(decoder)}: merge with the shards' ffmpeg (FIDELITY_FFMPEG and FIDELITY_FFPROBE, or the same image), or rerun the shards with this one`,
