@@ -2,7 +2,8 @@
  * Scale-out on a real scheduler: a one-node Slurm cluster on this machine
  * (Debian's slurm-wlm and munge, started by slurm-cluster.sh with a fresh
  * munge key and a slurm.conf for this host), `sbatch --wait --array=0-2` of a
- * script that runs `fidelity compare --shard auto`, then `fidelity merge`,
+ * script that runs `fidelity compare --shard auto`, then `fidelity merge`
+ * (with --remeasure all for the byte comparison, and by default),
  * and a byte comparison with a one-machine `fidelity compare`. The daemons
  * the setup started are stopped by pid.
  *
@@ -43,6 +44,7 @@ const env = { ...process.env, SLURM_CONF: path.join(cluster, 'slurm.conf'), PATH
 let started = false;
 let sbatch: { code: number; out: string };
 let merged: CliResult;
+let mergedDefault: CliResult;
 let oneMachine: CliResult;
 
 function freePort(): Promise<number> {
@@ -88,7 +90,9 @@ beforeAll(async () => {
   if (setup.code !== 0) throw new Error(`the test cluster did not start:\n${setup.out}`);
 
   sbatch = await run('sbatch', ['--wait', '--array=0-2', `--chdir=${ROOT}`, `--output=${path.join(tmp, 'shard-%a.log')}`, '--job-name=fidelity-shard', jobScript('shard.sh', '')]);
-  merged = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+  // Every pair re-measured by merge: the bundle is then compare's, byte for byte (docs/scale-out.md, "Trust").
+  merged = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged'), '--remeasure', 'all', '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+  mergedDefault = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-default'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
   oneMachine = await cli(['compare', ...RUNS, '--out', path.join(tmp, 'one'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
 }, 900_000);
 
@@ -126,6 +130,17 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
     expect(JSON.parse(merged.stdout).seal_sha256).toBe(JSON.parse(oneMachine.stdout).seal_sha256);
   });
 
+  it('by default re-measures one pair per partial, and differs from the one-machine bundle only in saying so', () => {
+    expect(mergedDefault.code, mergedDefault.stdout + mergedDefault.stderr).toBe(0);
+    const origin = (JSON.parse(mergedDefault.stdout) as { measurement_origin: { pairs: number; measured_here: number; taken_from_shards: number } }).measurement_origin;
+    expect(origin.measured_here).toBe(3);
+    expect(origin.taken_from_shards).toBe(origin.pairs - 3);
+    const a = snapshot(path.join(tmp, 'merged-default'));
+    const one = snapshot(path.join(tmp, 'one'));
+    expect(Object.keys(a)).toEqual(Object.keys(one));
+    expect(Object.keys(one).filter((f) => a[f] !== one[f]).sort()).toEqual(['SHA256SUMS', 'index.html', 'index.zh.html', 'report.json']);
+  });
+
   it('after a lost shard, names it as --array=1, and a rerun of that index alone completes the same bundle', async () => {
     rmSync(path.join(tmp, 'partials', '1'), { recursive: true });
     const refused = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
@@ -137,7 +152,7 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
     // The rerun script passes --shards 3: the array index is then the shard index, whatever else the array holds.
     const rerun = await run('sbatch', ['--wait', `--array=${array}`, `--chdir=${ROOT}`, `--output=${path.join(tmp, 'rerun-%a.log')}`, jobScript('rerun.sh', '--shards 3')]);
     expect(rerun.code, `${rerun.out}\n${readFileSync(path.join(tmp, 'rerun-1.log'), 'utf8')}`).toBe(0);
-    const again = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2')], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+    const again = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2'), '--remeasure', 'all'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
     expect(again.code, again.stderr).toBe(0);
     expect(snapshot(path.join(tmp, 'merged-2'))).toEqual(snapshot(path.join(tmp, 'one')));
   }, 600_000);

@@ -2,7 +2,7 @@
  * `fidelity calibrate` and `compare --calibration / --noise` through main():
  * the files written, the exit codes and the reason codes of refusals.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,73 @@ describe('compare with a calibration', () => {
     const shard = await run(['compare', dir('H200'), dir('B200'), '--shard', '0/2', '--partial', path.join(tmp, 'p0'), '--noise', dir('H200R'), '--json']);
     expect(shard.code).toBe(2);
     expect(shard.out).toMatch(/merge/);
+  });
+});
+
+describe('fidelity calibrate guards --out and --policy-out as compare guards --out', () => {
+  let zips: GeneratedRuns;
+  const zip = (site: string): string => zips.runs.find((r) => r.site === site)!.dir;
+  const codes = (r: { out: string }): string[] => (JSON.parse(r.out) as { errors: { code: string }[] }).errors.map((e) => e.code);
+  beforeAll(async () => {
+    zips = await generateRuns({ outDir: path.join(tmp, 'zips'), sites: ['H200', 'H200R'], format: 'zip' });
+  });
+
+  it('refuses an --out or --policy-out inside an input run, before measuring, and leaves the run as it was', async () => {
+    const ci = path.join(dir('H200'), 'ci.json');
+    const before = readFileSync(ci);
+    const r = await run(['calibrate', dir('H200'), dir('H200R'), '--out', ci, '--json']);
+    expect(r.code).toBe(2);
+    expect(codes(r)).toEqual(['OUT_INSIDE_INPUT']);
+    expect(readFileSync(ci)).toEqual(before);
+    const p = await run(['calibrate', dir('H200'), dir('H200R'), '--out', path.join(tmp, 'elsewhere.json'), '--policy-out', path.join(dir('H200R'), 'policy.json'), '--json']);
+    expect(codes(p)).toEqual(['OUT_INSIDE_INPUT']);
+    expect(existsSync(path.join(dir('H200R'), 'policy.json'))).toBe(false);
+    expect(existsSync(path.join(tmp, 'elsewhere.json'))).toBe(false);
+  });
+
+  it('refuses to write over an input zip or the digest beside it', async () => {
+    for (const target of [zip('H200'), `${zip('H200R')}.sha256`]) {
+      const before = readFileSync(target);
+      const r = await run(['calibrate', zip('H200'), zip('H200R'), '--out', target, '--json']);
+      expect(r.code, target).toBe(2);
+      expect(codes(r)).toEqual(['OUT_INSIDE_INPUT']);
+      expect(readFileSync(target)).toEqual(before);
+    }
+  });
+
+  it('refuses to replace a file that is not a calibration without --force; replaces its own calibration and policy', async () => {
+    const d = path.join(tmp, 'guard');
+    mkdirSync(d);
+    const notes = path.join(d, 'notes.txt');
+    writeFileSync(notes, 'my notes');
+    const r = await run(['calibrate', dir('H200'), dir('H200R'), '--out', notes, '--json']);
+    expect(r.code).toBe(2);
+    expect(codes(r)).toEqual(['OUT_EXISTS']);
+    expect(readFileSync(notes, 'utf8')).toBe('my notes');
+    const policyNotes = await run(['calibrate', dir('H200'), dir('H200R'), '--out', path.join(d, 'c.json'), '--policy-out', notes, '--json']);
+    expect(codes(policyNotes)).toEqual(['OUT_EXISTS']);
+    expect(existsSync(path.join(d, 'c.json'))).toBe(false);
+    const out = path.join(d, 'calibration.json');
+    const policy = path.join(d, 'policy.json');
+    expect((await run(['calibrate', dir('H200'), dir('H200R'), '--out', out, '--policy-out', policy])).code).toBe(0);
+    // Its own files again, without --force: a rerun writes them anew.
+    const again = await run(['calibrate', dir('H200'), dir('H200R'), '--out', out, '--policy-out', policy]);
+    expect(again.code, again.err).toBe(0);
+    const forced = await run(['calibrate', dir('H200'), dir('H200R'), '--out', notes, '--force']);
+    expect(forced.code, forced.err).toBe(0);
+    expect((JSON.parse(readFileSync(notes, 'utf8')) as { n: number }).n).toBe(10);
+    expect(readdirSync(d).sort()).toEqual(['calibration.json', 'notes.txt', 'policy.json']);
+  });
+
+  it('--out and --policy-out must be two files, however they are spelled', async () => {
+    const d = path.join(tmp, 'same');
+    mkdirSync(d);
+    symlinkSync(d, path.join(tmp, 'same-link'));
+    for (const other of [path.join(d, 'x.json'), path.join(tmp, 'same-link', 'x.json')]) {
+      const r = await run(['calibrate', dir('H200'), dir('H200R'), '--out', path.join(d, 'x.json'), '--policy-out', other, '--json']);
+      expect(r.code).toBe(2);
+      expect(codes(r)).toEqual(['USAGE']);
+    }
+    expect(readdirSync(d)).toEqual([]);
   });
 });

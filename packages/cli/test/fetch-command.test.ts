@@ -159,3 +159,34 @@ describe('verify --provider and compare --require-provider, offline', () => {
     expect((await cli('verify-bundle', bundle)).code).toBe(0);
   });
 });
+
+describe('the workflow docs/run-archive.md documents, end to end', () => {
+  it('two uploads (the run\'s files, then the sealed archive): fidelity fetch, then fidelity verify --provider, provider-attested', async () => {
+    const runId = 30099990001;
+    // The same run under another id: its ci.json must name this run, so it is written for it.
+    const draft = validDraft();
+    draft.ci.run_id = runId;
+    draft.run.run_id = runId;
+    draft.ci.artifact = { id: 7100001, name: `h3-video-${runId}-1` };
+    const files = render(draft);
+    const sealed = await readFile(await writeZip(zipItems(files), path.join(root, 'sealed.zip')));
+    const unsealed = await readFile(await writeZip(zipItems(new Map([...files].filter(([n]) => n !== 'ci.json' && n !== 'SHA256SUMS'))), path.join(root, 'files.zip')));
+    gh.runs.set(runId, {
+      id: runId,
+      attempts: [{}],
+      head_sha: draft.ci.head_sha,
+      artifacts: [
+        { id: 7100001, name: `h3-video-${runId}-1`, bytes: unsealed },
+        { id: 7100002, name: `h3-video-${runId}-1-archive`, bytes: sealed },
+      ],
+    });
+    const out = path.join(root, 'two-uploads');
+    const fetched = await cli('fetch', gh.repository, String(runId), '--out', out, '--api-url', gh.apiUrl, '--json');
+    expect(fetched.code, fetched.out + fetched.err).toBe(0);
+    const zip = (JSON.parse(fetched.out) as { zip: string }).zip;
+    expect(path.basename(zip)).toBe(`h3-video-${runId}-1-archive.zip`);
+    const verified = await cli('verify', zip, '--provider', '--require-digest');
+    expect(verified.code, verified.out + verified.err).toBe(0);
+    expect(verified.out).toContain('identity  provider-attested');
+  });
+});

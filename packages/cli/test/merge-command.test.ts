@@ -93,3 +93,26 @@ describe('fidelity merge', () => {
     expect(await refusal(['merge', ...RUNS, '--partials', empty, '--out', out])).toMatchObject({ code: 2, codes: ['PARTIAL_UNREADABLE'] });
   });
 });
+
+describe('fidelity merge --remeasure', () => {
+  it('takes a whole number or all; anything else is USAGE before any run is read', async () => {
+    for (const bad of ['-1', '1.5', 'some', '']) {
+      expect(await refusal(['merge', ...RUNS, '--partials', tmp, '--out', path.join(tmp, 'o'), '--remeasure', bad]), bad).toMatchObject({ code: 2, codes: ['USAGE'] });
+    }
+  });
+
+  it('says in --json and in the summary how many pairs merge re-measured', async () => {
+    const fixtures = path.join(new URL('../../../fixtures/runs/', import.meta.url).pathname);
+    const runs = [path.join(fixtures, 'h200'), path.join(fixtures, 'b200')];
+    for (const k of [0, 1]) {
+      const io = capture();
+      expect(await main(['compare', ...runs, '--shard', `${k}/2`, '--partial', path.join(tmp, 'shards', String(k)), '--threads', '2'], io), io.stderr()).toBe(0);
+    }
+    const json = capture();
+    expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', path.join(tmp, 'merged'), '--remeasure', '3', '--json', '--threads', '2'], json), json.stderr()).toBe(0);
+    expect((JSON.parse(json.stdout()) as { measurement_origin: unknown }).measurement_origin).toEqual({ pairs: 9, measured_here: 6, taken_from_shards: 3 });
+    const text = capture();
+    expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', path.join(tmp, 'merged'), '--threads', '2'], text), text.stderr()).toBe(0);
+    expect(text.stdout()).toContain('Measured: 2 of 9 pairs re-measured by merge (identical)');
+  }, 120_000);
+});

@@ -72,9 +72,9 @@ describe('per-command options', () => {
 
   it('takes --threads and --policy only where something is measured or judged, --progress only where the work is long', () => {
     const having = (option: string) => commands.filter((c) => option in c.options).map((c) => c.name).sort();
-    // cli-and-report.md: --threads and --policy at most on compare, merge, calibrate, demo. merge measures nothing
-    // (it reads the partials' measurements) and calibrate judges nothing, so they refuse what they would ignore.
-    expect(having('threads')).toEqual(['calibrate', 'compare', 'demo']);
+    // cli-and-report.md: --threads and --policy at most on compare, merge, calibrate, demo. merge measures the pairs
+    // it re-measures (--remeasure); calibrate judges nothing, so it refuses the --policy it would ignore.
+    expect(having('threads')).toEqual(['calibrate', 'compare', 'demo', 'merge']);
     expect(having('policy')).toEqual(['compare', 'demo', 'merge']);
     expect(having('progress')).toEqual(['calibrate', 'compare', 'demo', 'fetch', 'generate', 'merge']);
     for (const c of commands) expect(optionsOf(c)).toHaveProperty('json');

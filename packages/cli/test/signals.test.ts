@@ -204,3 +204,35 @@ describe('a closed stdout', () => {
     expect(exit.code).toBe(141);
   }, 60_000);
 });
+
+describe('calibrate, stopped by a signal', () => {
+  /** Two H200 runs (a run and its rerun) as tar.gz: ten same-hardware pairs to measure, media unpacked in $TMPDIR. */
+  let runs: string[] = [];
+  beforeAll(() => {
+    const dir = path.join(tmp, 'calibrate-runs');
+    const r = spawnSync(process.execPath, [BIN, 'generate', '--out', dir, '--sites', 'H200,H200R', '--format', 'tar.gz'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    runs = readdirSync(dir).filter((f) => f.endsWith('.tar.gz')).map((f) => path.join(dir, f));
+    expect(runs).toHaveLength(2);
+  }, 120_000);
+
+  for (const [sig, code] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    it(`${sig} while measuring: exit ${code}, the measuring stops, no --out, no temp file, no child left`, async () => {
+      const c = freshCase();
+      const out = path.join(c.dir, 'work', 'calibration.json');
+      const r = start(['calibrate', ...runs, '--out', out, '--policy-out', path.join(c.dir, 'work', 'policy.json'), '--progress', '--threads', '2'], c);
+      await waitFor(r, /measuring same-hardware pairs/);
+      r.child.kill(sig);
+      const exit = await r.exit;
+      expect({ code: exit.code, signal: exit.signal }).toEqual({ code, signal: null });
+      // Stopped by the signal, not run to its end: the command says ABORTED and writes nothing.
+      expect(r.stderr()).toMatch(new RegExp(`error ABORTED: .*\\nfidelity: stopped by ${sig}\\n$`));
+      expect(existsSync(path.join(c.dir, 'work'))).toBe(false);
+      expect(readdirSync(c.tmpdir)).toEqual([]);
+      expect(await stillRunningAfter(tagged(c.tag), 3000)).toEqual([]);
+    }, 120_000);
+  }
+});

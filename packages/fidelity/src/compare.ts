@@ -36,8 +36,8 @@ export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
   | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
   | { stage: 'bundle'; step: string; done: number; total: number }
-  /** merge(): reading and checking the partials. */
-  | { stage: 'merge'; step: 'partials'; done: number; total: number };
+  /** merge(): reading and checking the partials, then probing the media of every measured pair (then `measure` for the pairs it re-measures). */
+  | { stage: 'merge'; step: 'partials' | 'media'; done: number; total: number };
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
@@ -148,7 +148,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
-  const claim = await claimOut(options.out, inputs, Boolean(options.force), checkOut);
+  // A shard writes a partial, compare a bundle: neither replaces the other's kind (checkOut).
+  const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'));
   try {
     return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha, metrics });
   } finally {

@@ -117,13 +117,15 @@ export const ReasonCodes = {
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
   // --out safety: locking and writability (bundle/out-guard.ts)
   OUT_LOCKED: 'another comparison is writing the same --out right now',
-  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written',
+  OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)',
+  OUT_EXISTS: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)',
   // verify-bundle
   BUNDLE_NOT_FOUND: 'the bundle path is not a folder',
   BUNDLE_SEAL_MISSING: 'the bundle has no SHA256SUMS',
   BUNDLE_SEAL_MALFORMED: 'a bundle SHA256SUMS line is malformed, unsafe, duplicated or self-listing',
   BUNDLE_FILE_MISSING: 'a file listed in the bundle SHA256SUMS is missing',
   BUNDLE_FILE_EXTRA: 'a bundle file is not listed in SHA256SUMS, or is a link or special file',
+  BUNDLE_FILE_KIND: 'a sealed file is not one compare writes (place, name or report key), or its bytes are not the kind its name says',
   BUNDLE_FILE_CHANGED: 'a bundle file does not hash to its SHA256SUMS line',
   BUNDLE_REPORT_MISSING: 'report.json is missing or not sealed',
   BUNDLE_REPORT_INVALID: 'report.json is not JSON or does not match schema_version 1',
@@ -210,6 +212,7 @@ export const ReasonCodes = {
   FETCH_ACCESS_DENIED: 'the provider refused the token (or its absence)',
   FETCH_PROVIDER_ERROR: 'the provider\'s API or storage failed (HTTP error or network)',
   FETCH_OUT_EXISTS: 'a file fetch would write already exists (use --force)',
+  FETCH_TIMEOUT: 'the provider did not answer in time (no answer within the connect limit, a stalled answer, or past the total limit)',
   PROVENANCE_MISSING: 'provider attestation was required but there is no <archive>.provenance.json (or the run is not a zip)',
   PROVENANCE_MALFORMED: 'the provenance file is not JSON or does not match its schema',
   PROVENANCE_UNSUPPORTED: 'provider attestation was required for a run whose CI has none here: only GitHub Actions runs can be fetched and attested',
@@ -231,6 +234,8 @@ export const ReasonCodes = {
   PARTIAL_SHARD_COUNT_MISMATCH: 'the partials split the pairs into different shard counts N',
   PARTIAL_PAIRS_MISMATCH: 'a partial does not hold exactly the pairs of its shard index, as these runs number them',
   PARTIAL_PAIR_DUPLICATE: 'two partials hold the same pair',
+  PARTIAL_MEASUREMENT_INVALID: 'a partial\'s measurement contradicts itself (a figure out of range, a per-frame series of the wrong length, an aggregate its series does not give) or its frames.csv',
+  PARTIAL_MEASUREMENT_MISMATCH: 'a partial\'s measurement differs from what merge found itself: its probe of the media, or its own measurement of the pair (--remeasure)',
   SHARD_DUPLICATE: 'the same shard index is given by more than one partial',
   SHARD_MISSING: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)',
   // Metric sets: --metrics / compare({ metrics }) (metrics/registry.ts, docs/metrics.md)

@@ -62,6 +62,8 @@ export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js
 export { writeBundle } from './comparison/write.js';
 export type { WriteBundleSettings } from './comparison/write.js';
 export { merge } from './shard/merge.js';
+export { DEFAULT_REMEASURE } from './shard/remeasure.js';
+export type { RemeasureSpec } from './shard/remeasure.js';
 export type { MergeOptions } from './shard/merge.js';
 export { writePartial } from './shard/write-partial.js';
 export type { PartialResult, WritePartialSettings } from './shard/write-partial.js';
@@ -77,7 +79,9 @@ export type { WorkloadDifference } from './pairing/workload.js';
 // Calibration: the same-hardware noise floor (docs/calibration.md).
 export { calibrate, calibratedPolicy } from './calibrate/calibrate.js';
 export type { CalibrateOptions, CalibrateProgress, CalibrateResult } from './calibrate/calibrate.js';
-export { loadCalibration, parseCalibration, calibrationJsonSchema } from './calibrate/load.js';
+export { loadCalibration, parseCalibration, calibrationJsonSchema, calibrationProblems } from './calibrate/load.js';
+export { checkCalibrateOutputs, writeCalibrateOutputs, calibrationJsonText, policyJsonText } from './calibrate/write.js';
+export type { CalibrateOutputs } from './calibrate/write.js';
 export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrate/schema.js';
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
 export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
@@ -107,6 +111,8 @@ export { TimingReasons } from './timing/reasons.js';
 export type { TimingReasonCode } from './timing/reasons.js';
 // Identity attested by the CI provider: fetch a run's artifact with the provider's record of it (docs/provenance.md).
 export { fetchRun, DEFAULT_API_URL } from './provider/fetch.js';
+export { DEFAULT_FETCH_LIMITS } from './provider/guard.js';
+export type { FetchLimits } from './provider/guard.js';
 export type { FetchRunOptions, FetchRunResult, FetchProgress } from './provider/fetch.js';
 export { Provenance, ProvenanceRun, ProvenanceArtifact, ProviderRequest, provenanceJsonSchema, provenancePath } from './provider/schema.js';
 // Two reports' measured values, pair by pair (docs/diff.md).

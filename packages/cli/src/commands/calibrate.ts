@@ -1,22 +1,8 @@
-import { rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { calibrate, calibratedPolicy, FidelityError, type Calibration, type CalibrateProgress } from 'media-fidelity';
+import { calibrate, calibratedPolicy, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv } from './compare.js';
 import type { Command } from './types.js';
 import { progressOption, threadsOption } from '../options.js';
-
-/** Writes beside the target and renames into place: the file is whole or absent, never half-written. */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.fidelity-tmp-${process.pid}`);
-  try {
-    await writeFile(temp, text, { flag: 'wx' });
-    await rename(temp, file);
-  } catch (cause) {
-    await rm(temp, { force: true });
-    throw new FidelityError('OUT_NOT_WRITABLE', `cannot write ${file}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { cause });
-  }
-}
 
 function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void) | undefined {
   if (!enabled) return undefined;
@@ -50,16 +36,25 @@ export const calibrateCommand: Command = {
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     threads: threadsOption,
     progress: progressOption,
+    force: { type: 'boolean', description: 'replace an existing --out or --policy-out that is not an earlier calibration or calibrated policy' },
   },
-  async run({ positionals, values, io }) {
+  async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
     const usage = (message: string): number => reportFailure(io, new FidelityError('USAGE', message), json);
     if (positionals.length < 1) return usage('calibrate needs at least one run (a run with repetitions, or two runs of the same hardware)');
     if (typeof values.out !== 'string' || values.out === '') return usage('calibrate needs --out <file>');
     const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
     if (!(alpha > 0 && alpha < 1)) return usage(`Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
-    const interrupt = abortOnSigint();
+    // main()'s signal: SIGINT, SIGTERM and SIGHUP all stop the measuring, as in every command.
+    const interrupt = abortOnSigint(signal);
     try {
+      const outputs = {
+        out: values.out,
+        ...(typeof values['policy-out'] === 'string' ? { policyOut: values['policy-out'] } : {}),
+        force: Boolean(values.force),
+      };
+      // Every refusal of the outputs comes before any run is read or measured.
+      await checkCalibrateOutputs(positionals, outputs);
       const generatedAt = generatedAtFromEnv();
       const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
       const { calibration } = await calibrate(positionals, {
@@ -70,8 +65,7 @@ export const calibrateCommand: Command = {
         ...(onProgress ? { onProgress } : {}),
       });
       const policy = typeof values['policy-out'] === 'string' ? calibratedPolicy(calibration, alpha) : undefined;
-      await writeAtomically(values.out, `${JSON.stringify(calibration, null, 1)}\n`);
-      if (policy) await writeAtomically(values['policy-out'] as string, `${JSON.stringify(policy, null, 1)}\n`);
+      await writeCalibrateOutputs(outputs, calibration, policy, interrupt.signal);
       if (json) {
         printJson(io, {
           ok: true,

@@ -26,7 +26,9 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   const text = (e: CompareProgress): { line: string; key: string } => {
     if (e.stage === 'verify') return { line: `verifying runs ${e.done}/${e.total}${e.run ? ` (${e.run})` : ''}`, key: `v${e.done}` };
     if (e.stage === 'measure') return { line: `measuring pairs ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `m${e.pairsDone}` };
-    if (e.stage === 'merge') return { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
+    if (e.stage === 'merge') {
+      return e.step === 'media' ? { line: `probing the media of measured pairs ${e.done}/${e.total}`, key: `q${e.done}` } : { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
+    }
     return { line: `writing bundle: ${e.step} ${e.done}/${e.total}`, key: `b${e.step}` };
   };
   return {
@@ -120,6 +122,7 @@ export function resultDocument(result: CompareResult): Record<string, unknown> {
     files: result.files,
     seal_sha256: result.seal_sha256,
     ...(r.metrics ? { metrics: r.metrics } : {}),
+    ...(r.measurement_origin ? { measurement_origin: r.measurement_origin } : {}),
     policy: { name: r.policy.name, calibration_status: r.policy.calibration_status },
     disclaimer: r.disclaimer,
     threshold_failures: r.comparisons.reduce((n, c) => n + c.summary.failed, 0),
@@ -169,6 +172,10 @@ export function humanSummary(result: CompareResult): string {
         lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       }
     }
+  }
+  const origin = r.measurement_origin;
+  if (origin && origin.taken_from_shards > 0) {
+    lines.push(`Measured: ${origin.measured_here} of ${origin.pairs} pairs re-measured by merge (identical); the rest taken from the shards after merge's checks`);
   }
   lines.push(`Note: ${r.disclaimer}`);
   const size = bundleSize(result.out);

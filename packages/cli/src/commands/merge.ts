@@ -5,13 +5,21 @@ import { reportFailure } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { Command } from './types.js';
-import { policyOption, progressOption } from '../options.js';
+import { policyOption, progressOption, threadsOption } from '../options.js';
+
+/** --remeasure N|all as the library's `remeasure`; undefined without it (the default, one pair per partial). */
+export function remeasureOption(value: unknown): number | 'all' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'all') return 'all';
+  if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
+  throw new FidelityError('USAGE', `Expected a whole number of pairs per partial or all for --remeasure but received ${JSON.stringify(value)}`);
+}
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
 export const mergeCommand: Command = {
   name: 'merge',
   args: '<baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir>',
-  summary: 'check the partials of every shard against the runs and each other, and write the bundle one compare would have written',
+  summary: 'check the partials of every shard against the runs, the media and each other, re-measure a sample of pairs, and write the bundle one compare would have written',
   options: {
     partials: { type: 'string', multiple: true, value: '<dir>', description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
     out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
@@ -24,6 +32,8 @@ export const mergeCommand: Command = {
     ...ciOptions,
     policy: policyOption,
     progress: progressOption,
+    threads: threadsOption,
+    remeasure: { type: 'string', value: 'N|all', description: 'pairs of each partial merge measures again and requires identical: a whole number (default 1, chosen at random) or all' },
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);
@@ -45,6 +55,7 @@ export const mergeCommand: Command = {
       const generatedAt = generatedAtFromEnv();
       const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
       const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+      const remeasure = remeasureOption(values.remeasure);
       const [baseline, ...candidates] = positionals as [string, ...string[]];
       const result = await merge(baseline, candidates, {
         partials,
@@ -55,6 +66,8 @@ export const mergeCommand: Command = {
         signal: interrupt.signal,
         ...(calibration ? { calibration } : {}),
         ...(alpha !== undefined ? { alpha } : {}),
+        ...(remeasure !== undefined ? { remeasure } : {}),
+        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
         ...(policy ? { policy } : {}),
         ...(generatedAt ? { generatedAt } : {}),
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),

@@ -3,8 +3,8 @@
  * itself, so it travels beside it as `<archive>.sha256`. Folders have none.
  */
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { Findings, shown } from './findings.js';
 import { hashChunks } from './hash.js';
 import type { ArchiveKind, DigestCheck } from './types.js';
@@ -21,17 +21,17 @@ export async function checkDigest(source: string, kind: ArchiveKind, requireDige
   const { sha256: actual } = await hashChunks(createReadStream(source, { highWaterMark: 1024 * 1024 }));
   const sidecar = `${source}.sha256`;
   const sidecarName = path.basename(sidecar);
-  let text: string;
-  try {
-    text = await readFile(sidecar, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      findings.error('DIGEST_MALFORMED', `${shown(sidecarName)} cannot be read: ${(error as Error).message}`, { file: sidecarName });
+  // A regular file of one line: a link, a FIFO or a huge file beside the archive is refused, never followed or read whole.
+  const read = await readSideFile(sidecar, SIDE_FILE_LIMITS.digest);
+  if (!read.ok) {
+    if (read.why !== 'missing') {
+      findings.error('DIGEST_MALFORMED', `${shown(sidecarName)} ${read.message}`, { file: sidecarName });
       return { checked: false, archive_sha256: actual, expected: null, file: sidecar };
     }
     if (requireDigest) findings.error('DIGEST_MISSING', `an artifact digest is required, but ${shown(sidecarName)} does not exist beside the archive`, { file: sidecarName });
     return { checked: false, archive_sha256: actual, expected: null, file: null };
   }
+  const text = read.bytes.toString('utf8');
   const body = text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
   const match = SIDECAR.exec(body);
   if (!match) {

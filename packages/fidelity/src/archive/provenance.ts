@@ -7,11 +7,11 @@
  * run's identity rests on its own files only ("self"), which
  * `requireProvider` refuses. Only local files are read: no network, ever.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ciProvider, type CiJson } from '../schemas/run-archive.js';
 import { Provenance, provenancePath } from '../provider/schema.js';
+import { parseStrictJson, readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { Findings, jsonPath, shown } from './findings.js';
 import type { ArchiveKind, DigestCheck, ProvenanceCheck } from './types.js';
 
@@ -34,21 +34,19 @@ export async function readProvenance(source: string, kind: ArchiveKind, findings
   const name = path.basename(file);
   // A provider artifact is always a zip: a folder or tar.gz was made from one by someone else, after the provider saw it.
   if (kind !== 'zip') return { state: 'not_zip', kind };
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'absent', name };
-    findings.error('PROVENANCE_MALFORMED', `${shown(name)} cannot be read: ${(error as Error).message}`, { file: name });
+  // A regular file, bounded, strict JSON: a link, a FIFO or a key given twice is refused, never followed, waited on or half-believed.
+  const read = await readSideFile(file, SIDE_FILE_LIMITS.provenance);
+  if (!read.ok) {
+    if (read.why === 'missing') return { state: 'absent', name };
+    findings.error('PROVENANCE_MALFORMED', `${shown(name)} ${read.message}`, { file: name });
     return { state: 'unusable' };
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    findings.error('PROVENANCE_MALFORMED', `${shown(name)} is not JSON: ${(error as Error).message}`, { file: name });
+  const json = parseStrictJson(read.bytes);
+  if (!json.ok) {
+    findings.error('PROVENANCE_MALFORMED', `${shown(name)} ${json.message}`, { file: name });
     return { state: 'unusable' };
   }
+  const raw = json.value;
   const parsed = Provenance.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -102,8 +100,13 @@ export function checkProvenance(read: ProvenanceRead, ci: CiJson | undefined, di
     if (!sameText(ci.repository, record.repository.full_name)) differ('PROVENANCE_REPOSITORY_MISMATCH', 'repository', ci.repository, record.repository.full_name);
     if (!sameText(noSlash(ci.server_url), noSlash(record.provider.server_url))) differ('PROVENANCE_REPOSITORY_MISMATCH', 'server_url', ci.server_url, record.provider.server_url);
     if (!sameText(ci.head_sha, record.run.head_sha)) differ('PROVENANCE_HEAD_SHA_MISMATCH', 'head_sha', ci.head_sha, record.run.head_sha);
-    if (ci.artifact.name !== record.artifact.name) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.name', ci.artifact.name, record.artifact.name);
-    if (ci.artifact.id !== record.artifact.id) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.id', ci.artifact.id, record.artifact.id);
+    // ci.json names the artifact of the run's files; in the two-upload workflow that is not the archive downloaded, and the record names both.
+    const named = record.named_artifact ?? record.artifact;
+    if (ci.artifact.name !== named.name) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.name', ci.artifact.name, named.name);
+    if (ci.artifact.id !== named.id) differ('PROVENANCE_ARTIFACT_MISMATCH', 'artifact.id', ci.artifact.id, named.id);
+    if (record.named_artifact && record.artifact.name !== `${record.named_artifact.name}-archive`) {
+      findings.error('PROVENANCE_ARTIFACT_MISMATCH', `${shown(name)} records the archive ${JSON.stringify(record.artifact.name)} for the artifact ${JSON.stringify(record.named_artifact.name)}; the sealed archive of an artifact is <its name>-archive`, { file: name, path: '$.artifact.name' });
+    }
   }
   const actual = digest.archive_sha256;
   for (const [field, claimed] of [

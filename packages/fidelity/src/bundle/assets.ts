@@ -8,7 +8,8 @@
  * MP4s: lossy WebP stills; one still and no difference pictures when every
  * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a third to a seventh of a WAV).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeDurable } from './files.js';
 import path from 'node:path';
 import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -104,7 +105,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
       const gain = audioNormalizationGain(audio);
       const diff = differenceSamples(baseAudio, candAudio, gain ?? 1);
       if ((diff[0]?.length ?? 0) > 0) {
-        await writeFile(place(gain === null ? PAIR_FILE_KEYS.audioDiff : PAIR_FILE_KEYS.audioDiffNormalized), encodeFlac16(diff, audio.sample_rate));
+        await writeDurable(place(gain === null ? PAIR_FILE_KEYS.audioDiff : PAIR_FILE_KEYS.audioDiffNormalized), encodeFlac16(diff, audio.sample_rate));
         await writeWaveformPng(baseAudio, candAudio, gain ?? 1, place(PAIR_FILE_KEYS.audioWaveform));
       }
     }

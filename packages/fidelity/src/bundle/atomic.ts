@@ -6,14 +6,18 @@
  *
  * What happens to an existing `--out`:
  * - absent, or an empty folder: the new bundle takes its place;
- * - a previous bundle or shard partial, exactly as this tool seals one
+ * - a previous output of the same kind, exactly as this tool seals one
  *   (isSealedBundle in out-guard.ts: SHA256SUMS lists every file, report.json
  *   or partial.json names the tool): replaced, because re-running a
- *   comparison or a shard into the same folder is the common case;
+ *   comparison or a shard into the same folder is the common case. A bundle
+ *   and a shard's partial are different things: a finished bundle is never
+ *   replaced by a partial, nor a partial by a bundle, without `force`;
  * - anything else that is not empty: refused (OUT_NOT_EMPTY) unless `force`;
  * - a file or a symbolic link: refused (OUT_NOT_DIRECTORY).
  * Replacing moves the old folder aside, renames the new one in, and only then
  * deletes the old one; if the second rename fails the old one is put back.
+ * An environment error while writing (a full disk, a read-only folder) is
+ * OUT_NOT_WRITABLE, with `--out` as it was.
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -22,9 +26,12 @@ import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { fsyncPath } from './files.js';
 import { ownerTag } from '../owner.js';
-import { isSealedBundle } from './out-guard.js';
+import { isInside, makeFolders, outputError, sealedKind, type SealedKind } from './out-guard.js';
 
-export type OutState = 'absent' | 'empty' | 'bundle' | 'other';
+export type OutState = 'absent' | 'empty' | SealedKind | 'other';
+
+/** What a command writes to `--out`: a bundle (compare, merge) or a shard's partial (compare --shard). */
+export type OutKind = SealedKind;
 
 export async function inspectOut(out: string): Promise<OutState> {
   let st;
@@ -41,22 +48,28 @@ export async function inspectOut(out: string): Promise<OutState> {
   if (!st.isDirectory()) throw new FidelityError('OUT_NOT_DIRECTORY', `--out ${out} exists and is not a folder`);
   const names = await readdir(out);
   if (names.length === 0) return 'empty';
-  // A shard's partial (partial.json) is replaced like a bundle: a requeued shard writes its partial again.
-  return (await isSealedBundle(out)) ? 'bundle' : 'other';
+  return (await sealedKind(out)) ?? 'other';
 }
 
-/** Refuses up front what the commit would refuse at the end, so no work is wasted. */
-export async function checkOut(out: string, force: boolean): Promise<OutState> {
+const KIND_NAME: Record<OutKind, string> = { bundle: 'a bundle', partial: "a shard's partial" };
+
+/**
+ * Refuses up front what the commit would refuse at the end, so no work is
+ * wasted: a non-empty folder that is not a previous output of `kind` (a
+ * partial where a bundle goes, a bundle where a partial goes, anything else)
+ * unless `force`.
+ */
+export async function checkOut(out: string, force: boolean, kind: OutKind = 'bundle'): Promise<OutState> {
   const state = await inspectOut(out);
-  if (state === 'other' && !force) {
-    throw new FidelityError('OUT_NOT_EMPTY', `--out ${out} is a non-empty folder that is not a fidelity bundle; choose another folder or pass --force to replace it`);
+  if (force) return state;
+  if (state === 'other') {
+    throw new FidelityError('OUT_NOT_EMPTY', `--out ${out} is a non-empty folder that is not a fidelity ${kind === 'bundle' ? 'bundle' : 'partial'}; choose another folder or pass --force to replace it`);
+  }
+  if ((state === 'bundle' || state === 'partial') && state !== kind) {
+    const other = state === 'bundle' ? 'bundle, not a partial' : 'partial, not a bundle';
+    throw new FidelityError('OUT_NOT_EMPTY', `${out} is a fidelity ${other}: writing ${KIND_NAME[kind]} there would delete it; choose another folder or pass --force to replace it`);
   }
   return state;
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /**
@@ -89,18 +102,38 @@ function sibling(out: string, tag: string): string {
  * place. On any failure every trace (temp folder, parents it created) is
  * removed and `out` is untouched.
  */
-export async function commitAtomically<T>(out: string, force: boolean, build: (dir: string) => Promise<T>): Promise<T> {
+export async function commitAtomically<T>(out: string, force: boolean, build: (dir: string) => Promise<T>, kind: OutKind = 'bundle'): Promise<T> {
   const resolved = path.resolve(out);
   const parent = path.dirname(resolved);
-  const createdParent = await mkdir(parent, { recursive: true });
   const tmp = sibling(resolved, 'tmp');
+  // The output's own paths: its temp folder, `out`, the folders above it, and its siblings (the old one moved aside).
+  const ours = (p: string): boolean => isInside(p, tmp) || isInside(parent, p) || path.basename(p).startsWith(`.${path.basename(resolved)}.fidelity-`) || p === resolved;
+  let createdParent: string | undefined;
+  try {
+    createdParent = await makeFolders(parent);
+  } catch (error) {
+    throw outputError(error, out, ours) ?? error;
+  }
   let committed = false;
   try {
+    return await commitIn(tmp);
+  } catch (error) {
+    // A full disk or a read-only folder is the environment's refusal, said with its errno; `out` is as it was.
+    throw outputError(error, out, ours) ?? error;
+  } finally {
+    if (!committed) {
+      await rm(tmp, { recursive: true, force: true });
+      if (createdParent) await rm(createdParent, { recursive: true, force: true });
+    }
+    removeAtExit.delete(tmp);
+  }
+
+  async function commitIn(tmp: string): Promise<T> {
     await mkdir(tmp);
     removeAtExit.add(tmp);
     const value = await build(tmp);
     await fsyncPath(tmp);
-    const state = await checkOut(resolved, force);
+    const state = await checkOut(resolved, force, kind);
     if (state === 'absent') {
       await rename(tmp, resolved);
     } else if (state === 'empty') {
@@ -131,11 +164,5 @@ export async function commitAtomically<T>(out: string, force: boolean, build: (d
     committed = true;
     await fsyncPath(parent);
     return value;
-  } finally {
-    if (!committed) {
-      await rm(tmp, { recursive: true, force: true });
-      if (createdParent) await rm(createdParent, { recursive: true, force: true });
-    }
-    removeAtExit.delete(tmp);
   }
 }

@@ -5,6 +5,7 @@
  * uniform weights, no overlap and the partial edge blocks left out is a
  * different (coarser) number and must never be quoted as the metric.
  */
+import { writeDurable } from './files.js';
 import sharp from 'sharp';
 import { invalidParameter } from '../errors.js';
 import { SSIM_C1 as C1, SSIM_C2 as C2 } from '../metrics/ssim-constants.js';
@@ -64,8 +65,10 @@ export async function writeHeatmapPng(map: BlockSsimMap, frameWidth: number, fil
     rgb[i * 3 + 2] = b;
   }
   const scale = heatmapScale({ width: frameWidth, height: 0 }, map.cols);
-  await sharp(rgb, { raw: { width: map.cols, height: map.rows, channels: 3 } })
+  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const bytes = await sharp(rgb, { raw: { width: map.cols, height: map.rows, channels: 3 } })
     .resize({ width: map.cols * scale, height: map.rows * scale, kernel: 'nearest' })
     .png({ compressionLevel: 9, adaptiveFiltering: true })
-    .toFile(file);
+    .toBuffer();
+  await writeDurable(file, bytes);
 }

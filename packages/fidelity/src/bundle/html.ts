@@ -156,8 +156,17 @@ function decoderBlock(report: Report, m: Messages): string {
       [esc(m.binary_source), `<code>${esc(d.source)}</code>`],
       [esc(m.ffprobe_version), `<code>${esc(d.ffprobe_version)}</code>`],
       [esc(m.ffprobe_sha256), `<code>${esc(d.ffprobe_sha256)}</code>`],
+      ...measuredByRow(report, m),
     ])
   );
+}
+
+/** Who measured the pairs: all by the command that wrote the bundle, or how many merge re-measured (docs/scale-out.md, "Trust"). */
+function measuredByRow(report: Report, m: Messages): [string, string][] {
+  const o = report.measurement_origin;
+  if (!o || o.pairs === 0) return [];
+  const text = o.taken_from_shards === 0 ? fill(m.measured_all, { pairs: o.pairs }) : fill(m.measured_merge, { here: o.measured_here, pairs: o.pairs });
+  return [[esc(m.measured_by), esc(text)]];
 }
 
 /** Tool-written policy text in the page's language; a policy file's own words as written, marked as data. */

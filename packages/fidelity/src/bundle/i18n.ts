@@ -88,6 +88,9 @@ const en = {
   ffmpeg_sha256: 'ffmpeg SHA-256',
   ffprobe_version: 'ffprobe version',
   ffprobe_sha256: 'ffprobe SHA-256',
+  measured_by: 'Measured by',
+  measured_all: 'All {pairs} measured pairs were measured by the command that wrote this bundle.',
+  measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards, range-checked.',
   binary_source: 'Binary source',
 
   policy_name: 'Policy',
@@ -475,6 +478,9 @@ const zh: Messages = {
   ffmpeg_sha256: 'ffmpeg SHA-256',
   ffprobe_version: 'ffprobe 版本',
   ffprobe_sha256: 'ffprobe SHA-256',
+  measured_by: '测量者',
+  measured_all: '全部 {pairs} 对已测量的配对均由写出本报告包的命令测量。',
+  measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片，已做范围检查。',
   binary_source: '二进制来源',
 
   policy_name: '策略',

@@ -21,10 +21,11 @@ import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { ownerIsDeadHere, ownerTag, pidAlive, HOST_TAG } from '../owner.js';
 import { TOOL_NAME } from '../version.js';
+import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { parseSeal, SEAL_FILE } from './seal.js';
 
 /** Larger than any SHA256SUMS this tool writes by far; a bigger one is not ours. */
-const MAX_SEAL_BYTES = 16 << 20;
+const MAX_SEAL_BYTES = SIDE_FILE_LIMITS.seal;
 /** Stops the walk of a huge folder early: it is not a bundle this tool made. */
 const MAX_BUNDLE_ENTRIES = 200_000;
 
@@ -49,7 +50,7 @@ export async function realPathOf(p: string): Promise<string> {
   }
 }
 
-function isInside(child: string, parent: string): boolean {
+export function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
@@ -87,15 +88,23 @@ export async function checkOutAgainstRealInputs(out: string, inputs: readonly st
  * tool wrote; a folder that also holds the user's own files is not.
  */
 export async function isSealedBundle(dir: string): Promise<boolean> {
+  return (await sealedKind(dir)) !== null;
+}
+
+/** What a sealed folder of this tool is (isSealedBundle): a bundle (report.json), a shard's partial (partial.json), or neither (null). */
+export type SealedKind = 'bundle' | 'partial';
+
+/** Which kind of sealed folder of this tool `dir` is, by the rules of isSealedBundle; null when it is not one. */
+export async function sealedKind(dir: string): Promise<SealedKind | null> {
   try {
-    const sealInfo = await lstat(path.join(dir, SEAL_FILE));
-    if (!sealInfo.isFile() || sealInfo.size > MAX_SEAL_BYTES) return false;
-    const { entries, problems } = parseSeal(await readFile(path.join(dir, SEAL_FILE), 'utf8'));
-    if (problems.length > 0) return false;
+    const seal = await readSideFile(path.join(dir, SEAL_FILE), MAX_SEAL_BYTES);
+    if (!seal.ok) return null;
+    const { entries, problems } = parseSeal(seal.bytes.toString('utf8'));
+    if (problems.length > 0) return null;
     const listed = new Set(entries.map((e) => e.path));
     // A bundle names the tool in report.json, a shard's partial in partial.json.
     const marker = listed.has('report.json') ? 'report.json' : listed.has('partial.json') ? 'partial.json' : null;
-    if (marker === null) return false;
+    if (marker === null) return null;
     let seen = 0;
     const found = new Set<string>();
     const visit = async (rel: string): Promise<boolean> => {
@@ -114,11 +123,12 @@ export async function isSealedBundle(dir: string): Promise<boolean> {
       }
       return true;
     };
-    if (!(await visit('')) || found.size !== listed.size) return false;
+    if (!(await visit('')) || found.size !== listed.size) return null;
     const report = JSON.parse(await readFile(path.join(dir, marker), 'utf8')) as { tool?: { name?: unknown }; schema_version?: unknown };
-    return report?.tool?.name === TOOL_NAME && Number.isInteger(report.schema_version);
+    if (report?.tool?.name !== TOOL_NAME || !Number.isInteger(report.schema_version)) return null;
+    return marker === 'report.json' ? 'bundle' : 'partial';
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -141,6 +151,57 @@ interface LockOwner {
 /** `why` is the errno name of `error`, or a word when there is no system error (a step that is a file). */
 function notWritable(out: string, dir: string, error: unknown, why = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unknown error'): FidelityError {
   return new FidelityError('OUT_NOT_WRITABLE', `--out ${out} cannot be written: ${dir} is not a writable folder (${why}); choose another --out`, { cause: error });
+}
+
+/** errno codes that only a write can give: whatever failed, it was the output. */
+const WRITE_ONLY_ERRNOS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS']);
+/** errno codes a write or a read can give: the output's only when the failing path is the output's. */
+const ACCESS_ERRNOS = new Set(['EACCES', 'EPERM', 'EIO', 'ENOTDIR', 'EISDIR', 'EEXIST', 'ENAMETOOLONG', 'EMLINK', 'ENOENT']);
+
+/**
+ * An environment error while the output was written (a full disk or quota,
+ * a file past the size limit, a read-only or vanished folder) as the
+ * refusal it is, OUT_NOT_WRITABLE with the errno, never INTERNAL with a stack
+ * trace. `ours` says which paths are the output's (its temp folder, the
+ * output itself, the folders made for it): an access error on another path
+ * (an input that cannot be read) is not the output's, and null is returned
+ * for it, as for every error that is not an errno.
+ */
+export function outputError(error: unknown, out: string, ours: (file: string) => boolean): FidelityError | null {
+  if (error instanceof FidelityError) return null;
+  const e = error as NodeJS.ErrnoException | undefined;
+  const code = e?.code;
+  if (typeof code !== 'string') return null;
+  const failing = typeof e!.path === 'string' ? path.resolve(e!.path) : null;
+  if (!WRITE_ONLY_ERRNOS.has(code) && !(ACCESS_ERRNOS.has(code) && (failing === null || ours(failing)))) return null;
+  const what = code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk or quota is full' : code === 'EFBIG' ? 'a file exceeds the size this process may write' : code === 'EROFS' ? 'the file system is read-only' : 'the folder refused the write';
+  return new FidelityError('OUT_NOT_WRITABLE', `${out} could not be written: ${what} (${code}${e!.syscall ? ` on ${e!.syscall}` : ''}); nothing was put in its place`, { cause: error });
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time, returning the
+ * first folder it created (as mkdir's recursive form does). Not mkdir's
+ * recursive form itself: under a pseudo file system (/proc, /sys) that form
+ * loops forever, where this fails with the errno.
+ */
+export async function makeFolders(dir: string): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const info = await lstat(d).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+    // An existing step ends the walk; if it is a file, the first mkdir below fails with the system's own errno.
+    if (info) break;
+    missing.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  if (missing.length === 0 && !(await lstat(dir)).isDirectory()) await mkdir(dir);
+  for (const d of missing) {
+    try {
+      await mkdir(d);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await lstat(d).catch(() => null))?.isDirectory()) throw error;
+    }
+  }
+  return missing[0];
 }
 
 /**

@@ -5,10 +5,11 @@
  * verify-bundle, which goes on to judge the pages and links, and by diff,
  * which reads report.json only from a bundle whose seal holds.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
 import { sha256File } from '../hash.js';
+import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { walk } from './files.js';
 import { parseSeal, SEAL_FILE, type SealEntry } from './seal.js';
 
@@ -38,14 +39,14 @@ export async function checkBundleSeal(dir: string): Promise<SealCheck> {
   } catch {
     return { stopped: true, problems: [{ code: 'BUNDLE_NOT_FOUND', message: `${dir} is not a folder` }] };
   }
-  let sealText: string;
-  try {
-    sealText = await readFile(path.join(dir, SEAL_FILE), 'utf8');
-  } catch {
-    return { stopped: true, problems: [{ code: 'BUNDLE_SEAL_MISSING', message: `${SEAL_FILE} is missing: nothing can be verified`, where: { file: SEAL_FILE } }] };
+  // The seal is read as a side file: a link is not followed, a FIFO not waited on, a huge file not read whole.
+  const seal = await readSideFile(path.join(dir, SEAL_FILE), SIDE_FILE_LIMITS.seal);
+  if (!seal.ok) {
+    const message = seal.why === 'missing' ? `${SEAL_FILE} is missing: nothing can be verified` : `${SEAL_FILE} ${seal.message}: nothing can be verified`;
+    return { stopped: true, problems: [{ code: 'BUNDLE_SEAL_MISSING', message, where: { file: SEAL_FILE } }] };
   }
   const problems: Problem[] = [];
-  const { entries, problems: malformed } = parseSeal(sealText);
+  const { entries, problems: malformed } = parseSeal(seal.bytes.toString('utf8'));
   problems.push(...malformed);
   const sealed = new Map(entries.map((e) => [e.path, e.sha256]));
 

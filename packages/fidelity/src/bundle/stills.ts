@@ -7,6 +7,7 @@
  * looks the same at that size. The flat-coloured heat map and waveform stay
  * PNG, where lossless is both exact and small.
  */
+import { writeDurable } from './files.js';
 import sharp from 'sharp';
 import { invalidParameter } from '../errors.js';
 import { STILL_MAX_WIDTH } from './assets-geometry.js';
@@ -24,8 +25,10 @@ export async function writeStillWebp(frame: { width: number; height: number; rgb
   if (frame.rgb.length !== frame.width * frame.height * 3) {
     throw invalidParameter('frame.rgb', `${frame.width * frame.height * 3} rgb24 bytes`, `${frame.rgb.length} bytes`);
   }
-  await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const bytes = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
     .resize({ width: maxWidth, withoutEnlargement: true })
     .webp({ quality: STILL_WEBP_QUALITY, effort: STILL_WEBP_EFFORT })
-    .toFile(file);
+    .toBuffer();
+  await writeDurable(file, bytes);
 }

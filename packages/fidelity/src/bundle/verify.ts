@@ -3,8 +3,10 @@
  * missing, none extra, none changed), every page is one a browser opens
  * without running, loading or being sent anywhere unvetted (scan.ts), every
  * link in every page resolves to a sealed file or, where a reader clicks it,
- * to the runs' declared server over https, and every bundle-relative path in
- * report.json is sealed.
+ * to the runs' declared server over https, every bundle-relative path in
+ * report.json is sealed, and the bundle holds only the files compare writes,
+ * each of the kind its name says (file-kinds.ts): a sealed page of someone's
+ * own, a PNG named .webp or a text named .flac is refused, whatever its seal.
  *
  * The root cause comes first and alone. A file that fails the seal (changed
  * or missing) is reported by that one problem: its content is not what was
@@ -17,10 +19,11 @@
  * still applies.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
 import { Report } from '../schemas/report.js';
+import { bundleFileKind, fileKindProblem, pairFilesProblem } from './file-kinds.js';
 import { allowedOrigins, judgeExternal, judgeLink } from './links.js';
 import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
 import type { FoundLink } from './scan.js';
@@ -84,6 +87,18 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   const resolves = (p: string): boolean => sealed.has(p);
   const intact = (p: string): boolean => sealed.has(p) && present.has(p) && !failed.has(p);
 
+  // Only the files compare writes, each of its kind (an active document is BUNDLE_PAGE_TYPE below instead).
+  for (const file of entries.map((e) => e.path).filter(intact)) {
+    if (ACTIVE_DOCUMENT.test(file)) continue;
+    const kind = bundleFileKind(file);
+    if (kind === null) {
+      errors.push({ code: 'BUNDLE_FILE_KIND', message: `${file} is not a file compare writes (docs/report.md, "Bundle layout"); a bundle holds nothing else`, where: { file } });
+      continue;
+    }
+    const why = fileKindProblem(kind, await readHead(path.join(dir, file), kind === 'mp4' ? 8 : Infinity));
+    if (why) errors.push({ code: 'BUNDLE_FILE_KIND', message: `${file} ${why}`, where: { file } });
+  }
+
   // report.json: its servers decide which outside links the pages may carry.
   let report: Report | null = null;
   if (!sealed.has('report.json')) {
@@ -104,6 +119,12 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   const origins = report ? allowedOrigins(report.runs.flatMap((r) => (r.server_url === null ? [] : [r.server_url]))) : null;
 
   if (report) {
+    report.comparisons.forEach((cmp, c) => {
+      cmp.pairs.forEach((pair, p) => {
+        const why = pairFilesProblem(pair.files, `pairs/${cmp.candidate_run_id}-${cmp.candidate_run_attempt}/${pair.slot_id}`);
+        if (why) errors.push({ code: 'BUNDLE_FILE_KIND', message: `report.json comparisons[${c}].pairs[${p}].files ${why}`, where: { file: 'report.json', path: `comparisons[${c}].pairs[${p}].files` } });
+      });
+    });
     for (const ref of reportPaths(report)) {
       const where = { file: 'report.json', path: ref.where };
       const verdict = judgeLink(ref.path, 'report.json', new Set());
@@ -167,6 +188,19 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
   }
 
   return { ok: errors.length === 0, files, links, errors };
+}
+
+/** The first `max` bytes of a file (all of it for Infinity). */
+async function readHead(file: string, max: number): Promise<Buffer> {
+  if (max === Infinity) return readFile(file);
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buffer, 0, max, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * page states (the normalised WAV's), so a small difference is visible; both
  * sides are drawn at their true level.
  */
+import { writeDurable } from './files.js';
 import sharp from 'sharp';
 import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 
@@ -66,7 +67,9 @@ export function waveformRgb(baseline: Float32Array[], candidate: Float32Array[],
 
 export async function writeWaveformPng(baseline: Float32Array[], candidate: Float32Array[], diffGain: number, file: string): Promise<void> {
   const rgb = waveformRgb(baseline, candidate, diffGain);
-  await sharp(rgb, { raw: { width: WAVEFORM_WIDTH, height: WAVEFORM_STRIP * 3, channels: 3 } })
+  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const bytes = await sharp(rgb, { raw: { width: WAVEFORM_WIDTH, height: WAVEFORM_STRIP * 3, channels: 3 } })
     .png({ compressionLevel: 9, adaptiveFiltering: true, palette: false })
-    .toFile(file);
+    .toBuffer();
+  await writeDurable(file, bytes);
 }

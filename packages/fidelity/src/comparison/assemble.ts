@@ -35,6 +35,8 @@ export interface AssembleSettings {
   generatedAt: Date;
   /** The metric set the pairs were measured with. */
   metrics: MetricSelection;
+  /** How many of the measured pairs this command measured itself (merge: re-measured); default all of them (compare). */
+  measuredHere?: number;
 }
 
 /** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
@@ -53,12 +55,17 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
       refs.map((r) => pairReport(r.pair, outcomeOf(r.index, r.id), settings.policy)),
     );
   });
+  // Pairs that went through measuring: pairing refused the others, so nobody measured them.
+  const measuredPairs = plan.pairs.filter((r) => r.measurable).length;
+  const here = settings.measuredHere ?? measuredPairs;
+  if (!(Number.isInteger(here) && here >= 0 && here <= measuredPairs)) throw new FidelityError('INTERNAL', `measured here ${here} of ${measuredPairs} pairs`);
   return {
     schema_version: 1,
     generated_at: settings.generatedAt.toISOString(),
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
     decoder: settings.decoder,
     metrics: { set: settings.metrics.set, list: [...settings.metrics.list] },
+    measurement_origin: { pairs: measuredPairs, measured_here: here, taken_from_shards: measuredPairs - here },
     policy: settings.policy,
     disclaimer: disclaimerFor(settings.policy),
     runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i])),

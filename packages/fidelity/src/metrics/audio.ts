@@ -26,7 +26,7 @@ function checkChunk(name: string, chunk: unknown, channels: number): asserts chu
 }
 
 /** The channel whose rms_ratio is furthest from 1; a silent baseline (null) is the furthest of all. */
-function worstRmsRatio(channels: AudioChannelMetrics[]): AudioChannelMetrics {
+export function worstRmsRatio(channels: AudioChannelMetrics[]): AudioChannelMetrics {
   let worst = channels[0]!;
   for (const c of channels) {
     if (worst.rms_ratio === null) break;

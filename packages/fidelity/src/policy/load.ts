@@ -4,6 +4,7 @@
  */
 import { FidelityError, type Problem } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
+import { SIDE_FILE_LIMITS } from '../side-file.js';
 import { Policy } from '../schemas/policy.js';
 import { METRIC_PATTERNS } from './metrics.js';
 
@@ -56,6 +57,6 @@ export function parsePolicy(value: unknown, label = 'policy'): Policy {
  * @throws FidelityError `POLICY_INVALID` when the file is unreadable, not JSON, or does not match the schema.
  */
 export async function loadPolicy(file: string): Promise<Policy> {
-  const { value, label } = await readJsonFile(file, 'POLICY_INVALID', 'policy file');
+  const { value, label } = await readJsonFile(file, 'POLICY_INVALID', 'policy file', SIDE_FILE_LIMITS.policy);
   return parsePolicy(value, label);
 }

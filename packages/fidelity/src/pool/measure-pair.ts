@@ -19,7 +19,7 @@ import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { createVideoAccumulator } from '../metrics/video.js';
-import type { AudioMetrics, FailureSide, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
+import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
@@ -318,6 +318,50 @@ export async function measurePair(baseline: string, candidate: string, options: 
 }
 
 /** measurePair for a caller that shares the machine (the pool): `cores` bounds the default helper threads. */
+/** A pair failure as measuring reports it (a side when it is one file's), or null for an error no pair could get past. */
+function pairFailure(error: unknown): MeasureOutcome | null {
+  if (isFidelityError(error) && FAILURE_CODES.has(error.code)) {
+    const side = error instanceof SideFailure ? { side: error.side } : {};
+    return { ok: false, failure: { code: error.code, message: error.message, ...side } };
+  }
+  return null;
+}
+
+/**
+ * What measuring learns about a pair before any frame is decoded: both
+ * probes when the pair is comparable, else the failure measuring would
+ * report for it (a probe that failed, or checkCompatibility's reason).
+ */
+export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe } | { ok: false; failure: MeasureFailure };
+
+/**
+ * Probes both files and judges their compatibility exactly as measurePair
+ * does before its first frame, without measuring: for a caller that checks
+ * someone else's measurement of the pair against the media (merge).
+ *
+ * @throws FidelityError ABORTED when `signal` aborts; FFMPEG_NOT_FOUND / FFMPEG_BROKEN.
+ */
+export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal'> = {}): Promise<PairFacts> {
+  checkArguments(baseline, candidate, options);
+  if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled');
+  const toolchain = await resolveFfmpeg(options.ffmpeg);
+  const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };
+  const scope = new ProcessScope(options.signal);
+  try {
+    const probes = await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
+    scope.throwIfAborted();
+    const failure = checkCompatibility(probes[0], probes[1]);
+    return failure ? { ok: false, failure } : { ok: true, baseline: probes[0], candidate: probes[1] };
+  } catch (error) {
+    if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled', { cause: error });
+    const failed = pairFailure(error);
+    if (failed && !failed.ok) return failed;
+    throw error;
+  } finally {
+    await scope.close();
+  }
+}
+
 export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number): Promise<MeasureOutcome> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
@@ -338,10 +382,8 @@ export async function measurePairOn(baseline: string, candidate: string, options
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();
-    if (isFidelityError(error) && FAILURE_CODES.has(error.code)) {
-      const side = error instanceof SideFailure ? { side: error.side } : {};
-      return { ok: false, failure: { code: error.code, message: error.message, ...side } };
-    }
+    const failed = pairFailure(error);
+    if (failed) return failed;
     throw error;
   } finally {
     await scope.close();

@@ -21,7 +21,10 @@ export interface ClientOptions {
   maxRateLimitWaitS: number;
   /** Retries of a 5xx or network failure (octokit's retry plugin). */
   retries: number;
+  /** Stops waiting for a rate limit once aborted. */
   signal?: AbortSignal;
+  /** The fetch every request goes through (guard.ts: limits, token rule, signal). */
+  fetch: typeof fetch;
 }
 
 // Octokit logs to the console by default; a library must not print, and every failure reaches the caller as an error.
@@ -36,7 +39,7 @@ export function createClient(options: ClientOptions): GitHubClient {
     baseUrl: options.apiUrl,
     userAgent: `${TOOL_NAME}/${TOOL_VERSION}`,
     log: quiet,
-    request: { ...(options.signal ? { signal: options.signal } : {}) },
+    request: { fetch: options.fetch },
     retry: { retries: options.retries },
     throttle: { onRateLimit: waitFor, onSecondaryRateLimit: waitFor },
   });

@@ -3,24 +3,34 @@
  * provider's record of it beside the zip (docs/provenance.md).
  *
  *   run (latest attempt) -> the attempt asked for (completed?) -> artifacts
- *   of the run (every page) -> the one named <prefix>-<run_id>-<attempt> ->
- *   download (the API redirects to storage; streamed to disk while hashed)
+ *   of the run (every page) -> the sealed archive `<prefix>-<run_id>-<attempt>-archive`
+ *   of the documented two-upload workflow, or the one named
+ *   <prefix>-<run_id>-<attempt> -> download (the API redirects to storage;
+ *   streamed to disk while hashed, never past the size the provider listed)
  *   -> SHA-256 against GitHub's digest -> <name>.zip, <name>.zip.sha256,
  *   <name>.zip.provenance.json
+ *
+ * The provider's answers are hostile input until checked (guard.ts): the
+ * token goes to the API origin only, every request has time limits, the
+ * artifact list a bounded number of pages on the API's own origin, the
+ * answers their expected shape, an artifact name must be a file name.
  *
  * Every refusal happens before anything is put in place: the three files are
  * written under temporary names in `out` and renamed only when the digest
  * matched, the provenance file last, so its presence means the rest is whole.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { z } from 'zod';
 import { hashChunks } from '../archive/hash.js';
+import { makeFolders, outputError } from '../bundle/out-guard.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { createClient, providerFailure, type GitHubClient } from './client.js';
+import { createGuard, resolveFetchLimits, type FetchLimits, type RequestGuard } from './guard.js';
 import { Provenance, provenancePath, type ProviderRequest, type ProvenanceArtifact, type ProvenanceRun } from './schema.js';
 
 /** GitHub.com's REST API; `apiUrl` (`--api-url`) points fetch at GitHub Enterprise instead. */
@@ -44,6 +54,8 @@ export interface FetchRunOptions {
   maxRateLimitWaitS?: number;
   /** Retries of a 5xx or network failure (default 3, with octokit's backoff of 1, 4, 9 s). */
   retries?: number;
+  /** Time limits (connect, idle, total) and the bound on listing pages (DEFAULT_FETCH_LIMITS). */
+  limits?: FetchLimits;
   signal?: AbortSignal;
   onProgress?: (event: FetchProgress) => void;
 }
@@ -64,13 +76,53 @@ export interface FetchRunResult {
   record: Provenance;
 }
 
+/** The suffix of the sealed archive's artifact in the documented two-upload workflow (docs/run-archive.md). */
+export const ARCHIVE_SUFFIX = '-archive';
+
 const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const DIGEST = /^sha256:([0-9a-fA-F]{64})$/;
 
 type Run = Awaited<ReturnType<GitHubClient['rest']['actions']['getWorkflowRun']>>['data'];
 type Artifact = Awaited<ReturnType<GitHubClient['rest']['actions']['listWorkflowRunArtifacts']>>['data']['artifacts'][number];
 
-function checkArguments(repository: string, runId: number, options: FetchRunOptions): { owner: string; repo: string; apiUrl: string } {
+/** The fields of GitHub's answers fetch relies on: an answer without them (or cut short) is refused, not half-read. */
+const RunAnswer = z.object({ id: z.number().int(), run_attempt: z.number().int().optional(), head_sha: z.string(), html_url: z.string(), url: z.string() });
+const ArtifactAnswer = z.object({ id: z.number().int().positive(), name: z.string(), size_in_bytes: z.number().int().nonnegative(), expired: z.boolean() });
+const ArtifactListAnswer = z.object({ artifacts: z.array(ArtifactAnswer) });
+
+function checkAnswer<T>(schema: z.ZodType, data: T, what: string): T {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the API's answer to ${what} is not what GitHub documents (${parsed.error.issues[0]?.path.join('.') || 'the whole answer'}: ${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  return data;
+}
+
+/** Hosts a plain http:// URL may name: this machine only (a test server, an SSH tunnel). Anything else must be https. */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Characters GitHub refuses in an artifact name, and control characters: such a name cannot name the files fetch writes. */
+const BAD_NAME = /[\u0000-\u001f\u007f"<>|*?:\\/]/;
+/** Bytes of an artifact name: `.<name>.zip.provenance.<tag>.part` must stay within a file name's 255 bytes. */
+const MAX_NAME_BYTES = 200;
+
+function checkArtifactName(name: string): void {
+  const why = name === '.' || name === '..' || name === '' ? 'is not a file name' : Buffer.byteLength(name) > MAX_NAME_BYTES ? `is longer than ${MAX_NAME_BYTES} bytes` : BAD_NAME.test(name) ? 'holds a control character or one of " < > | * ? : \\ /' : null;
+  if (why) throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the artifact name ${JSON.stringify(name.length > 80 ? `${name.slice(0, 77)}...` : name)} ${why}, so it cannot name the files fetch writes`);
+}
+
+/** The `rel="next"` URL of a Link header, or null. */
+function nextLink(header: unknown): string | null {
+  if (typeof header !== 'string') return null;
+  for (const part of header.split(',')) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (m && /\brel="?next"?/.test(m[2]!)) return m[1]!;
+  }
+  return null;
+}
+
+function checkArguments(repository: string, runId: number, options: FetchRunOptions): { owner: string; repo: string; apiUrl: string; origin: string } {
   if (typeof repository !== 'string' || !REPOSITORY.test(repository)) throw invalidParameter('repository', 'owner/name', repository);
   if (!Number.isSafeInteger(runId) || runId < 1) throw invalidParameter('runId', 'a positive integer', runId);
   if (!options || typeof options.out !== 'string' || options.out === '') throw invalidParameter('options.out', 'a folder path', options?.out);
@@ -84,8 +136,10 @@ function checkArguments(repository: string, runId: number, options: FetchRunOpti
     parsed = undefined;
   }
   if (!parsed || !/^https?:$/.test(parsed.protocol)) throw invalidParameter('options.apiUrl', 'an http(s) URL', options.apiUrl);
+  // The token travels in the clear over http: only to this machine.
+  if (parsed.protocol === 'http:' && !isLoopback(parsed)) throw invalidParameter('options.apiUrl', 'an https URL (plain http only on loopback: 127.0.0.1, ::1, localhost)', options.apiUrl);
   const [owner, repo] = repository.split('/') as [string, string];
-  return { owner, repo, apiUrl };
+  return { owner, repo, apiUrl, origin: parsed.origin };
 }
 
 /** The web server of a run, from its html_url: everything before `/<owner>/<name>/`. */
@@ -148,29 +202,56 @@ function artifactRecord(a: Artifact, digest: string): ProvenanceArtifact {
   };
 }
 
-/** The artifact of this attempt: the one asked for by name, or the only one named `<prefix>-<run_id>-<attempt>`. */
-function chooseArtifact(artifacts: Artifact[], runId: number, attempt: number, wanted: string | undefined): Artifact {
+/** What fetch downloads, and the artifact ci.json names when that is another one (the two-upload workflow). */
+interface Chosen {
+  artifact: Artifact;
+  named: Artifact | null;
+}
+
+/**
+ * The artifact of this attempt: the one asked for by name, or the sealed
+ * archive `<prefix>-<run_id>-<attempt>-archive` of the two-upload workflow
+ * (docs/run-archive.md), or else the only one named `<prefix>-<run_id>-<attempt>`.
+ * An archive comes with the artifact ci.json names: the same name without
+ * `-archive`, which must exist.
+ */
+function chooseArtifact(artifacts: Artifact[], runId: number, attempt: number, wanted: string | undefined): Chosen {
   const suffix = `-${runId}-${attempt}`;
   const names = artifacts.map((a) => a.name);
   const listed = names.length ? names.map((n) => JSON.stringify(n)).join(', ') : 'none';
+  const withNamed = (artifact: Artifact): Chosen => {
+    if (!artifact.name.endsWith(`${suffix}${ARCHIVE_SUFFIX}`)) return { artifact, named: null };
+    const base = artifact.name.slice(0, -ARCHIVE_SUFFIX.length);
+    const named = artifacts.filter((a) => a.name === base);
+    if (named.length === 0) {
+      throw new FidelityError('FETCH_ARTIFACT_MISSING', `run ${runId} has the sealed archive ${JSON.stringify(artifact.name)} but not the artifact ${JSON.stringify(base)} its ci.json names (docs/run-archive.md uploads both); it has: ${listed}`);
+    }
+    if (named.length > 1) throw new FidelityError('FETCH_ARTIFACT_AMBIGUOUS', `run ${runId} has ${named.length} artifacts named ${JSON.stringify(base)}`);
+    return { artifact, named: named[0]! };
+  };
   if (wanted !== undefined) {
     const found = artifacts.filter((a) => a.name === wanted);
     if (found.length === 0) throw new FidelityError('FETCH_ARTIFACT_MISSING', `run ${runId} has no artifact named ${JSON.stringify(wanted)} (it has: ${listed})`);
     if (found.length > 1) throw new FidelityError('FETCH_ARTIFACT_AMBIGUOUS', `run ${runId} has ${found.length} artifacts named ${JSON.stringify(wanted)}; nothing says which one is attempt ${attempt}`);
-    if (!wanted.endsWith(suffix)) {
+    if (!wanted.endsWith(suffix) && !wanted.endsWith(`${suffix}${ARCHIVE_SUFFIX}`)) {
       throw new FidelityError(
         'FETCH_ATTEMPT_MISMATCH',
-        `the artifact ${JSON.stringify(wanted)} does not end with ${JSON.stringify(suffix)}: run archives are named <prefix>-<run_id>-<run_attempt>, so it is not attempt ${attempt} of run ${runId}`,
+        `the artifact ${JSON.stringify(wanted)} does not end with ${JSON.stringify(suffix)} (or ${JSON.stringify(`${suffix}${ARCHIVE_SUFFIX}`)}): run archives are named <prefix>-<run_id>-<run_attempt>, so it is not attempt ${attempt} of run ${runId}`,
       );
     }
-    return found[0]!;
+    return withNamed(found[0]!);
+  }
+  const archives = artifacts.filter((a) => a.name.endsWith(`${suffix}${ARCHIVE_SUFFIX}`));
+  if (archives.length === 1) return withNamed(archives[0]!);
+  if (archives.length > 1) {
+    throw new FidelityError('FETCH_ARTIFACT_AMBIGUOUS', `run ${runId} has ${archives.length} sealed archives ending with ${JSON.stringify(`${suffix}${ARCHIVE_SUFFIX}`)} (${archives.map((a) => JSON.stringify(a.name)).join(', ')}); choose one with --artifact`);
   }
   const found = artifacts.filter((a) => a.name.endsWith(suffix));
-  if (found.length === 1) return found[0]!;
+  if (found.length === 1) return { artifact: found[0]!, named: null };
   if (found.length > 1) {
     throw new FidelityError('FETCH_ARTIFACT_AMBIGUOUS', `run ${runId} has ${found.length} artifacts ending with ${JSON.stringify(suffix)} (${found.map((a) => JSON.stringify(a.name)).join(', ')}); choose one with --artifact`);
   }
-  const otherAttempts = artifacts.filter((a) => new RegExp(`-${runId}-\\d+$`).test(a.name));
+  const otherAttempts = artifacts.filter((a) => new RegExp(`-${runId}-\\d+(${ARCHIVE_SUFFIX})?$`).test(a.name));
   if (otherAttempts.length) {
     throw new FidelityError(
       'FETCH_ATTEMPT_MISMATCH',
@@ -197,7 +278,58 @@ async function exists(file: string): Promise<boolean> {
  * nothing new.
  */
 export async function fetchRun(repository: string, runId: number, options: FetchRunOptions): Promise<FetchRunResult> {
-  const { owner, repo, apiUrl } = checkArguments(repository, runId, options);
+  const { owner, repo, apiUrl, origin } = checkArguments(repository, runId, options);
+  const limits = resolveFetchLimits(options.limits);
+  const guard = createGuard(origin, limits, options.signal);
+  try {
+    return await fetchGuarded({ repository, runId, owner, repo, apiUrl, origin, maxPages: limits.maxPages }, options, guard);
+  } catch (error) {
+    // What stopped the fetch (the caller, a time limit) is the reason, whatever it broke on the way.
+    throw guard.failure() ?? error;
+  } finally {
+    guard.close();
+  }
+}
+
+interface Target {
+  repository: string;
+  runId: number;
+  owner: string;
+  repo: string;
+  apiUrl: string;
+  origin: string;
+  maxPages: number;
+}
+
+/**
+ * Every page of the run's artifact list, following `Link: rel="next"` only on
+ * the API's own origin and path (the token goes nowhere else), never the same
+ * page twice, at most `maxPages` pages.
+ */
+async function listArtifacts(client: GitHubClient, t: Target, note: (url: string, status: number, headers: Record<string, unknown>) => void): Promise<Artifact[]> {
+  const what = `the artifacts of run ${t.runId} of ${t.repository}`;
+  const artifacts: Artifact[] = [];
+  let page = await client.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { owner: t.owner, repo: t.repo, run_id: t.runId, per_page: 100 });
+  const first = new URL(page.url);
+  const seen = new Set<string>();
+  for (let pages = 1; ; pages++) {
+    note(page.url, page.status, page.headers);
+    seen.add(page.url);
+    artifacts.push(...checkAnswer(ArtifactListAnswer, page.data, what).artifacts);
+    const link = nextLink(page.headers.link);
+    if (link === null) return artifacts;
+    const next = new URL(link, page.url);
+    if (next.origin !== t.origin || next.pathname !== first.pathname) {
+      throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the next page of ${what} is said to be at ${next.origin}${next.pathname}, not on the API (${t.origin}${first.pathname}); fetch sends the token nowhere else and stops`);
+    }
+    if (seen.has(next.href)) throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the pages of ${what} link back to ${next.href}: a loop`);
+    if (pages >= t.maxPages) throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `${what} go on past ${t.maxPages} pages; stopped`);
+    page = (await client.request({ method: 'GET', url: next.href } as never)) as typeof page;
+  }
+}
+
+async function fetchGuarded(t: Target, options: FetchRunOptions, guard: RequestGuard): Promise<FetchRunResult> {
+  const { repository, runId, owner, repo, apiUrl } = t;
   const env = process.env;
   const token = options.token ?? (env.GITHUB_TOKEN || env.GH_TOKEN || undefined);
   const client = createClient({
@@ -205,7 +337,8 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
     token,
     maxRateLimitWaitS: options.maxRateLimitWaitS ?? 60,
     retries: options.retries ?? 3,
-    ...(options.signal ? { signal: options.signal } : {}),
+    signal: guard.signal,
+    fetch: guard.fetch,
   });
   const requests: ProviderRequest[] = [];
   const note = (url: string, status: number, headers: Record<string, unknown>): void => {
@@ -218,7 +351,7 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
   try {
     const r = await client.rest.actions.getWorkflowRun({ owner, repo, run_id: runId });
     note(r.url, r.status, r.headers);
-    latest = r.data;
+    latest = checkAnswer(RunAnswer, r.data, `reading ${runLabel}`);
   } catch (error) {
     throw providerFailure(error, `reading ${runLabel}`, { code: 'FETCH_RUN_NOT_FOUND', message: `${apiUrl} has no ${runLabel} (or the token cannot see it)` });
   }
@@ -227,7 +360,7 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
   try {
     const r = await client.rest.actions.getWorkflowRunAttempt({ owner, repo, run_id: runId, attempt_number: attemptNo });
     note(r.url, r.status, r.headers);
-    attempt = r.data;
+    attempt = checkAnswer(RunAnswer, r.data, `reading attempt ${attemptNo} of ${runLabel}`);
   } catch (error) {
     throw providerFailure(error, `reading attempt ${attemptNo} of ${runLabel}`, {
       code: 'FETCH_ATTEMPT_NOT_FOUND',
@@ -242,19 +375,14 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
   }
 
   options.onProgress?.({ stage: 'artifacts', detail: runLabel });
-  const artifacts: Artifact[] = [];
+  let artifacts: Artifact[];
   try {
-    for await (const page of client.paginate.iterator(client.rest.actions.listWorkflowRunArtifacts, { owner, repo, run_id: runId, per_page: 100 })) {
-      note(page.url, page.status, page.headers);
-      artifacts.push(...page.data);
-    }
+    artifacts = await listArtifacts(client, t, note);
   } catch (error) {
     throw providerFailure(error, `listing the artifacts of ${runLabel}`, { code: 'FETCH_RUN_NOT_FOUND', message: `${apiUrl} has no ${runLabel} (or the token cannot see it)` });
   }
-  const artifact = chooseArtifact(artifacts, runId, attemptNo, options.artifact);
-  if (artifact.name !== path.basename(artifact.name) || artifact.name === '.' || artifact.name === '..' || artifact.name.includes('\\') || artifact.name.includes('\0')) {
-    throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the artifact name ${JSON.stringify(artifact.name)} cannot be a file name`);
-  }
+  const { artifact, named } = chooseArtifact(artifacts, runId, attemptNo, options.artifact);
+  for (const a of named ? [artifact, named] : [artifact]) checkArtifactName(a.name);
   if (artifact.expired) {
     throw new FidelityError('FETCH_ARTIFACT_EXPIRED', `the artifact ${JSON.stringify(artifact.name)} (id ${artifact.id}) expired${artifact.expires_at ? ` at ${artifact.expires_at}` : ''}: GitHub no longer holds its bytes`);
   }
@@ -266,19 +394,28 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
     );
   }
   const expected = digestMatch[1]!.toLowerCase();
-  const w = artifact.workflow_run;
-  if (w && ((w.id !== undefined && w.id !== runId) || (w.head_sha !== undefined && w.head_sha !== attempt.head_sha))) {
-    throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the artifact ${JSON.stringify(artifact.name)} says it belongs to run ${w.id} at ${w.head_sha}, not to run ${runId} at ${attempt.head_sha}`);
+  for (const a of named ? [artifact, named] : [artifact]) {
+    const w = a.workflow_run;
+    if (w && ((w.id !== undefined && w.id !== runId) || (w.head_sha !== undefined && w.head_sha !== attempt.head_sha))) {
+      throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `the artifact ${JSON.stringify(a.name)} says it belongs to run ${w.id} at ${w.head_sha}, not to run ${runId} at ${attempt.head_sha}`);
+    }
   }
 
   const out = options.out;
-  await mkdir(out, { recursive: true });
   const zipName = `${artifact.name}.zip`;
   const targets = { zip: path.join(out, zipName), digest: path.join(out, `${zipName}.sha256`), provenance: provenancePath(path.join(out, zipName)) };
+  // The output's own paths: the folder, the three files and their temp names.
+  const ours = (p: string): boolean => p === path.resolve(out) || path.dirname(p) === path.resolve(out) || path.resolve(out).startsWith(`${p}${path.sep}`);
+  try {
+    // Not mkdir's recursive form: under /proc it loops forever.
+    await makeFolders(out);
+  } catch (error) {
+    throw outputError(error, `--out ${out}`, ours) ?? error;
+  }
   const checkTargets = async (): Promise<void> => {
     if (options.force) return;
-    for (const t of Object.values(targets)) {
-      if (await exists(t)) throw new FidelityError('FETCH_OUT_EXISTS', `${t} already exists; remove it or pass --force to replace it`);
+    for (const target of Object.values(targets)) {
+      if (await exists(target)) throw new FidelityError('FETCH_OUT_EXISTS', `${target} already exists; remove it or pass --force to replace it`);
     }
   };
   await checkTargets();
@@ -286,13 +423,14 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const temp = { zip: path.join(out, `.${zipName}.${tag}.part`), digest: path.join(out, `.${zipName}.sha256.${tag}.part`), provenance: path.join(out, `.${zipName}.provenance.${tag}.part`) };
   try {
-    const downloaded = await download(client, { owner, repo, artifact, file: temp.zip, note, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    const downloaded = await download(client, guard, { owner, repo, artifact, file: temp.zip, note, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
     if (downloaded.sha256 !== expected) {
       throw new FidelityError(
         'FETCH_DIGEST_MISMATCH',
         `the downloaded artifact ${JSON.stringify(artifact.name)} (${downloaded.size} bytes) hashes to sha256:${downloaded.sha256}, GitHub's digest is sha256:${expected}; nothing was written`,
       );
     }
+    const namedDigest = named ? DIGEST.exec(named.digest ?? '') : null;
     const record = Provenance.parse({
       schema_version: 1,
       kind: 'fidelity-provenance',
@@ -306,12 +444,14 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
       },
       run: runRecord(attempt, latest),
       artifact: artifactRecord(artifact, `sha256:${expected}`),
+      // The files artifact ci.json names has a digest of its own; one without is recorded without it (nothing of it is downloaded).
+      ...(named ? { named_artifact: artifactRecord(named, namedDigest ? `sha256:${namedDigest[1]!.toLowerCase()}` : `sha256:${'0'.repeat(64)}`) } : {}),
       download: { file: zipName, sha256: downloaded.sha256, size: downloaded.size, redirected_to: downloaded.redirectedTo },
       requests,
     } satisfies Provenance);
     await writeDurable(temp.digest, `sha256:${downloaded.sha256}  ${zipName}\n`);
     await writeDurable(temp.provenance, `${JSON.stringify(record, null, 2)}\n`);
-    options.signal?.throwIfAborted();
+    guard.signal.throwIfAborted();
     await checkTargets();
     // An old record must not stand, even for a moment, beside the new zip it does not describe.
     if (options.force) await rm(targets.provenance, { force: true });
@@ -321,11 +461,10 @@ export async function fetchRun(repository: string, runId: number, options: Fetch
     await rename(temp.provenance, targets.provenance);
     return { ...targets, record };
   } catch (error) {
-    await Promise.all(Object.values(temp).map((t) => rm(t, { force: true })));
-    if (options.signal?.aborted && !(error instanceof FidelityError && error.code === 'ABORTED')) {
-      throw new FidelityError('ABORTED', 'the fetch was cancelled; nothing was written', { cause: error });
-    }
-    throw error;
+    await Promise.all(Object.values(temp).map((f) => rm(f, { force: true })));
+    const stopped = guard.failure();
+    if (stopped) throw stopped;
+    throw outputError(error, `--out ${out}`, ours) ?? error;
   }
 }
 
@@ -345,16 +484,16 @@ interface DownloadArgs {
   artifact: Artifact;
   file: string;
   note: (url: string, status: number, headers: Record<string, unknown>) => void;
-  signal?: AbortSignal;
   onProgress?: (event: FetchProgress) => void;
 }
 
 /**
  * GitHub answers the download endpoint with a 302 to short-lived storage URL.
  * The redirect is followed by hand so the token is never sent to the storage
- * host, and the body is streamed to disk while it is hashed.
+ * host (and only over https, or http on loopback), and the body is streamed
+ * to disk while it is hashed, never past the size the provider listed.
  */
-async function download(client: GitHubClient, args: DownloadArgs): Promise<{ sha256: string; size: number; redirectedTo: string | null }> {
+async function download(client: GitHubClient, guard: RequestGuard, args: DownloadArgs): Promise<{ sha256: string; size: number; redirectedTo: string | null }> {
   const { owner, repo, artifact } = args;
   const what = `downloading the artifact ${JSON.stringify(artifact.name)}`;
   let body: WebReadableStream<Uint8Array> | null;
@@ -373,9 +512,12 @@ async function download(client: GitHubClient, args: DownloadArgs): Promise<{ sha
       const location = r.headers.location;
       if (typeof location !== 'string' || location === '') throw new FidelityError('FETCH_PROVIDER_ERROR', `${what}: HTTP ${status} without a Location`);
       await (r.data as unknown as WebReadableStream | null)?.cancel().catch(() => undefined);
-      const target = new URL(location, r.url).href;
-      redirectedTo = withoutQuery(target);
-      const blob = await fetch(target, { redirect: 'follow', ...(args.signal ? { signal: args.signal } : {}) });
+      const target = new URL(location, r.url);
+      if (target.protocol !== 'https:' && !(target.protocol === 'http:' && isLoopback(target))) {
+        throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `${what}: the API redirects to ${target.protocol}//${target.host}, not to an https storage URL`);
+      }
+      redirectedTo = withoutQuery(target.href);
+      const blob = await guard.fetch(target.href, { redirect: 'follow' });
       args.note(redirectedTo, blob.status, { date: blob.headers.get('date') });
       if (blob.status === 410) throw new FidelityError('FETCH_ARTIFACT_EXPIRED', `${what}: the storage answered 410 Gone (the artifact expired)`);
       if (!blob.ok) throw new FidelityError('FETCH_PROVIDER_ERROR', `${what}: the storage answered HTTP ${blob.status}`);
@@ -391,14 +533,20 @@ async function download(client: GitHubClient, args: DownloadArgs): Promise<{ sha
   try {
     let bytes = 0;
     const hashed = await hashChunks(Readable.fromWeb(body), async (chunk) => {
-      await handle.write(chunk);
       bytes += chunk.byteLength;
+      // Never more than the provider said the artifact holds: an endless body would fill the disk.
+      if (bytes > artifact.size_in_bytes) {
+        throw new FidelityError('FETCH_PROVIDER_INCONSISTENT', `${what}: the download runs past the ${artifact.size_in_bytes} bytes the provider lists for the artifact; stopped`);
+      }
+      await handle.write(chunk);
       args.onProgress?.({ stage: 'download', bytes, total: artifact.size_in_bytes });
     });
     await handle.sync();
     return { ...hashed, redirectedTo };
   } catch (error) {
-    throw providerFailure(error, what, { code: 'FETCH_PROVIDER_ERROR', message: `${what} failed` });
+    if (error instanceof FidelityError) throw error;
+    const written = outputError(error, args.file, (p) => p === path.resolve(args.file));
+    throw written ?? providerFailure(error, what, { code: 'FETCH_PROVIDER_ERROR', message: `${what} failed` });
   } finally {
     await handle.close();
   }

@@ -86,7 +86,15 @@ export const Provenance = z.object({
   /** owner/name as the provider spells it, and its numeric id. */
   repository: z.object({ full_name: z.string(), id: z.number().int().nullable(), html_url: z.string().nullable() }),
   run: ProvenanceRun,
+  /** The artifact downloaded: the zip the digest vouches for. */
   artifact: ProvenanceArtifact,
+  /**
+   * The artifact ci.json names, when it is not the one downloaded: the run's
+   * files uploaded first (whose id ci.json records), while the sealed archive
+   * with ci.json is `<that name>-archive` (docs/run-archive.md, "Producing an
+   * archive"). Absent or null when the one artifact is both.
+   */
+  named_artifact: ProvenanceArtifact.nullable().optional(),
   /** What was downloaded: the file name written and its SHA-256, which equals the artifact digest. */
   download: z.object({
     file: z.string(),

@@ -230,6 +230,16 @@ export const Report = z.object({
   }),
   /** The metric set every pair was measured with (docs/metrics.md, "Metric sets"); absent in reports written before sets existed, which computed every metric. */
   metrics: MetricSelection.optional(),
+  /**
+   * Who measured the pairs (docs/scale-out.md, "Trust"): of the `pairs` that
+   * went through measuring, `measured_here` were measured by the command that
+   * wrote this bundle (compare: all; merge: those it re-measured) and
+   * `taken_from_shards` were measured by a shard and taken after merge's
+   * checks. Absent in reports written before it was recorded.
+   */
+  measurement_origin: z
+    .object({ pairs: z.number().int().min(0), measured_here: z.number().int().min(0), taken_from_shards: z.number().int().min(0) })
+    .optional(),
   policy: Policy,
   /** Said plainly, in every report: the example thresholds are not a verdict. */
   disclaimer: z.string(),

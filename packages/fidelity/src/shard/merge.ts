@@ -1,37 +1,57 @@
 /**
  * merge(): the partials of every shard, plus the runs, into the bundle that
- * compare() writes on one machine, byte for byte (same SOURCE_DATE_EPOCH).
- * The runs are verified again and planned exactly as compare() plans them;
- * each partial must be sealed, of this tool version, of these runs, of one
- * decoder, one policy and one shard count, and together they must cover
- * every pair exactly once. Nothing is measured here: the report is built
- * from the partials' measurements and their per-pair files are copied
- * (re-hashed against their seal); the MP4s are copied from the runs.
+ * compare() writes on one machine. The runs are verified again and planned
+ * exactly as compare() plans them; each partial must be sealed, of this tool
+ * version, of these runs, of merge's own decoder and policy (the one given,
+ * or the default) and of one shard count, and together they must cover every
+ * pair exactly once.
+ *
+ * A partial is evidence from another machine, checked and never obeyed
+ * (docs/scale-out.md, "Trust"): every measurement must agree with itself
+ * (ranges, per-frame lengths, aggregates), with its frames.csv and with
+ * merge's own probe of the media; the pair files must be the ones compare
+ * writes, of the kinds their names say; and `remeasure` pairs of each
+ * partial (one by default, chosen at random now) are measured again and
+ * must be identical. The report is then built from the partials'
+ * measurements, their per-pair files are copied (re-hashed against their
+ * seal) and the MP4s are copied from the runs. With `remeasure: 'all'` the
+ * bundle is byte for byte the one compare() writes (same SOURCE_DATE_EPOCH);
+ * otherwise it differs only in how many pairs it says merge re-measured.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkOut } from '../bundle/atomic.js';
+import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
+import { pairFramesCsv } from '../bundle/frames-csv.js';
 import { claimOut } from '../bundle/out-guard.js';
 import { writeDurable } from '../bundle/files.js';
 import { isSafeRelativePath } from '../bundle/seal.js';
 import type { CompareProgress, CompareResult } from '../compare.js';
-import { assembleReport } from '../comparison/assemble.js';
-import type { MeasuredPair } from '../comparison/measure.js';
-import { planComparison, planSettingsOf, type ComparisonPlan } from '../comparison/plan.js';
+import { assembleReport, decoderIdentity, type DecoderIdentity } from '../comparison/assemble.js';
+import { measurePairs, type MeasuredPair } from '../comparison/measure.js';
+import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { comparisonDir, writeBundle } from '../comparison/write.js';
 import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
-import { describeMetrics } from '../metrics/names.js';
+import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
+import { describeMetrics, resolveMetrics } from '../metrics/names.js';
+import { DEFAULT_POLICY } from '../policy/default.js';
 import { parsePolicy } from '../policy/load.js';
+import { examplePolicyFor } from '../policy/metric-set.js';
+import { probePair, type PairFacts } from '../pool/measure-pair.js';
+import { defaultThreadCount } from '../pool/threads.js';
 import type { Policy } from '../schemas/policy.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';
 import { parseCalibration } from '../calibrate/load.js';
 import type { Calibration } from '../calibrate/schema.js';
 import { resolveGeneratedAt } from '../time.js';
 import { TOOL_VERSION } from '../version.js';
+import { factProblems, failureProblem, measurementProblems } from './check-measurement.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
+import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec } from './remeasure.js';
 import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
+import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -40,8 +60,19 @@ export interface MergeOptions {
   /** The bundle folder; the same rules as compare()'s `out`. */
   out: string;
   force?: boolean;
-  /** When given, every partial must have been measured with exactly this policy. */
+  /** When given, every partial must have been judged with exactly this policy; otherwise with the example policy of its metric set (the default). */
   policy?: Policy;
+  /**
+   * Pairs of each partial merge measures again and requires identical: a
+   * whole number (default 1), or 'all'. Chosen at random when merge runs.
+   */
+  remeasure?: RemeasureSpec;
+  /** Cores for re-measuring and probing (default: every available one). */
+  threads?: number;
+  /** The ffmpeg/ffprobe merge probes and re-measures with; the partials must have been measured with the same binaries. */
+  ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds. */
+  timeoutMs?: number;
   requireDigest?: boolean;
   /** Every run must prove its identity with a provenance file (docs/provenance.md). */
   requireProvider?: boolean;
@@ -78,8 +109,13 @@ function shortSha(sha: string): string {
   return `${sha.slice(0, 12)}…`;
 }
 
+/** What identifies the binaries of a decoder: their versions and SHA-256s, not where they were found. */
+function binaries(d: DecoderIdentity): string {
+  return JSON.stringify([d.ffmpeg_version, d.sha256, d.ffprobe_version, d.ffprobe_sha256]);
+}
+
 /** Every consistency rule of docs/scale-out.md; problems name the partials. */
-function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[], policy: Policy | undefined): Problem[] {
+function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[], policy: Policy | undefined, decoder: DecoderIdentity): Problem[] {
   const problems: Problem[] = [];
   const add = (code: string, message: string): void => {
     problems.push({ code, message });
@@ -92,10 +128,15 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
   }
 
   const decoders = groupBy(partials, (p) => JSON.stringify(p.doc.decoder));
+  const describe = (d: DecoderIdentity): string => `ffmpeg ${d.ffmpeg_version} (sha256 ${shortSha(d.sha256)}, ffprobe sha256 ${shortSha(d.ffprobe_sha256)}, ${d.source})`;
   if (decoders.size > 1) {
+    add('PARTIAL_DECODER_MISMATCH', `the partials were measured with different decoders: ${describeGroups(decoders, (p) => describe(p.doc.decoder))}; rerun every shard with one ffmpeg`);
+  } else if (decoders.size === 1 && binaries(partials[0]!.doc.decoder) !== binaries(decoder)) {
+    // merge probes and re-measures with its own ffmpeg: a decoder identity it did not resolve itself is a claim, not a fact.
+    // The binaries must be the same (versions and SHA-256s); where each machine found them (`source`) may differ.
     add(
       'PARTIAL_DECODER_MISMATCH',
-      `the partials were measured with different decoders: ${describeGroups(decoders, (p) => `ffmpeg ${p.doc.decoder.ffmpeg_version} (sha256 ${shortSha(p.doc.decoder.sha256)}, ffprobe sha256 ${shortSha(p.doc.decoder.ffprobe_sha256)}, ${p.doc.decoder.source})`)}; rerun every shard with one ffmpeg`,
+      `the partials say they were measured with ${describe(partials[0]!.doc.decoder)}; this merge resolves ${describe(decoder)}: merge with the shards' ffmpeg (FIDELITY_FFMPEG and FIDELITY_FFPROBE, or the same image), or rerun the shards with this one`,
     );
   }
 
@@ -107,18 +148,27 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
     }
   }
 
+  const sets = groupBy(partials, (p) => JSON.stringify(p.doc.metrics));
+  if (sets.size > 1) {
+    add('PARTIAL_METRICS_MISMATCH', `the partials were measured with different metric sets: ${describeGroups(sets, (p) => `--metrics ${describeMetrics(p.doc.metrics)}`)}; rerun every shard with one set`);
+  }
+  for (const p of partials) {
+    if (JSON.stringify(resolveMetrics(p.doc.metrics.list)) !== JSON.stringify(p.doc.metrics)) add('PARTIAL_METRICS_MISMATCH', `${p.dir} names the metric set ${JSON.stringify(p.doc.metrics.set)}, which is not its list ${p.doc.metrics.list.join(',')}`);
+  }
+
+  // The policy is merge's to choose, not the shards': the one merge is given, or the example policy of the metric set.
   if (policy !== undefined) {
     const want = JSON.stringify(policy);
     const other = partials.filter((p) => JSON.stringify(p.doc.policy) !== want);
     if (other.length) add('PARTIAL_POLICY_MISMATCH', `${names(other)} measured with another policy than the one given to merge (${policy.name})`);
   } else {
-    const policies = groupBy(partials, (p) => JSON.stringify(p.doc.policy));
-    if (policies.size > 1) add('PARTIAL_POLICY_MISMATCH', `the partials were judged with different policies: ${describeGroups(policies, (p) => `policy "${p.doc.policy.name}"`)}`);
-  }
-
-  const sets = groupBy(partials, (p) => JSON.stringify(p.doc.metrics));
-  if (sets.size > 1) {
-    add('PARTIAL_METRICS_MISMATCH', `the partials were measured with different metric sets: ${describeGroups(sets, (p) => `--metrics ${describeMetrics(p.doc.metrics)}`)}; rerun every shard with one set`);
+    const other = partials.filter((p) => JSON.stringify(p.doc.policy) !== JSON.stringify(examplePolicyFor(DEFAULT_POLICY, p.doc.metrics)));
+    if (other.length) {
+      add(
+        'PARTIAL_POLICY_MISMATCH',
+        `${names(other)} judged with policy "${other[0]!.doc.policy.name}", which is not the default example policy merge judges with when no --policy is given: give merge the shards' --policy file, or rerun them without one`,
+      );
+    }
   }
 
   const counts = groupBy(partials, (p) => String(p.doc.shard.count));
@@ -151,7 +201,17 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
       for (const file of Object.values(pair.files)) {
         if (!isSafeRelativePath(file) || !file.startsWith(prefix) || !p.sealed.has(file)) wrong(`pair ${pair.index} names the file ${JSON.stringify(file)}, which is not a sealed file under ${prefix}`);
       }
+      // Only the files compare writes for such a pair: none without a measurement, frames.csv with one, each asset by its own name.
+      const files = Object.keys(pair.files);
+      const measured = pair.outcome?.ok === true;
+      if (!measured && files.length > 0) wrong(`pair ${pair.index} (${ref.id}) has files, though it has no measurement`);
+      if (measured && !pair.files.frames_csv) wrong(`pair ${pair.index} (${ref.id}) has a measurement but no frames.csv`);
+      const why = pairFilesProblem(pair.files, prefix.slice(0, -1));
+      if (why) wrong(`pair ${pair.index} (${ref.id}) ${why}`);
     }
+    // Nothing else in a partial: its two JSON files and its pairs' files.
+    const named = new Set([PARTIAL_FILE, PARTIAL_SCHEMA_FILE, ...p.doc.pairs.flatMap((x) => Object.values(x.files))]);
+    for (const file of p.sealed.keys()) if (!named.has(file)) wrong(`${file} is sealed but is neither partial.json, its schema, nor a file of one of its pairs`);
   }
   return problems;
 }
@@ -201,17 +261,133 @@ function coverageProblems(partials: readonly LoadedPartial[], count: number | nu
   return problems;
 }
 
+/** `partial K/N (dir): pair j (id)`: how a problem names where it was found. */
+function where(p: LoadedPartial, index: number, id: string): string {
+  return `${p.dir} (shard ${p.doc.shard.index}/${p.doc.shard.count}): pair ${index} (${id})`;
+}
+
+/**
+ * What merge checks in each pair without the media: the measurement agrees
+ * with itself and its metric set (PARTIAL_MEASUREMENT_INVALID), frames.csv
+ * is the one compare would write from it (PARTIAL_MEASUREMENT_INVALID), and
+ * every file's bytes are the kind its name says (PARTIAL_PAIRS_MISMATCH).
+ */
+async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[]): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const p of partials) {
+    for (const pair of p.doc.pairs) {
+      const at = where(p, pair.index, plan.pairs[pair.index]!.id);
+      const invalid = (message: string): void => void problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${message}` });
+      const outcome = pair.outcome;
+      if (outcome && !outcome.ok) {
+        const why = failureProblem(outcome);
+        if (why) invalid(why);
+      }
+      if (outcome?.ok) for (const why of measurementProblems(outcome.measurement, p.doc.metrics)) invalid(why);
+      for (const [key, file] of Object.entries(pair.files)) {
+        const bytes = await readFile(path.join(p.dir, ...file.split('/')));
+        const kind = bundleFileKind(file);
+        const why = kind === null ? 'is not a file compare writes' : fileKindProblem(kind, bytes);
+        if (why) problems.push({ code: 'PARTIAL_PAIRS_MISMATCH', message: `${at}: ${file} ${why}` });
+        if (key === 'frames_csv' && outcome?.ok && bytes.toString('utf8') !== pairFramesCsv(outcome.measurement.video)) {
+          invalid(`${file} does not match partial.json: it is not the frames.csv of the pair's measurement`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time, in order of the results. */
+async function limited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return results;
+}
+
+/**
+ * merge's own probe of every measured pair's media, as measuring probes it
+ * before its first frame: each shard's outcome must agree with it
+ * (PARTIAL_MEASUREMENT_MISMATCH): a pair the probe finds incomparable must
+ * carry that failure, a comparable one the probe's frame count, size and
+ * audio layout.
+ */
+async function mediaFactProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[], options: MergeOptions): Promise<Problem[]> {
+  const jobs: { p: LoadedPartial; ref: PairRef; outcome: NonNullable<LoadedPartial['doc']['pairs'][number]['outcome']> }[] = [];
+  for (const p of partials) {
+    for (const pair of p.doc.pairs) if (pair.outcome) jobs.push({ p, ref: plan.pairs[pair.index]!, outcome: pair.outcome });
+  }
+  let done = 0;
+  options.onProgress?.({ stage: 'merge', step: 'media', done, total: jobs.length });
+  const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
+    const slot = job.ref.pair.slot_id;
+    const facts: PairFacts = await probePair(await plan.baseline.mediaPath(slot), await job.ref.candidate.mediaPath(slot), {
+      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    options.onProgress?.({ stage: 'merge', step: 'media', done: ++done, total: jobs.length });
+    return factProblems(job.outcome, facts).map((message) => ({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(job.p, job.ref.index, job.ref.id)}: ${message}` }));
+  });
+  return found.flat();
+}
+
+/**
+ * Measures `remeasure` pairs of each partial again (chosen at random now)
+ * and compares: any difference is PARTIAL_MEASUREMENT_MISMATCH naming the
+ * shard and the pair. Returns how many pairs were measured again.
+ */
+async function remeasured(plan: ComparisonPlan, partials: readonly LoadedPartial[], remeasure: RemeasureSpec, options: MergeOptions): Promise<{ count: number; problems: Problem[] }> {
+  const chosen = new Map<number, LoadedPartial>();
+  for (const p of partials) {
+    const refs = p.doc.pairs.filter((x) => x.outcome !== null).map((x) => plan.pairs[x.index]!);
+    for (const ref of chooseAtRandom(refs, remeasure)) chosen.set(ref.index, p);
+  }
+  if (chosen.size === 0) return { count: 0, problems: [] };
+  const again = await measurePairs(
+    plan,
+    [...chosen.keys()].map((j) => plan.pairs[j]!),
+    {
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      metrics: partials[0]!.doc.metrics.list,
+      onProgress: (e) => options.onProgress?.({ stage: 'measure', ...e }),
+    },
+  );
+  const problems: Problem[] = [];
+  for (const m of again) {
+    const p = chosen.get(m.index)!;
+    const given = p.doc.pairs.find((x) => x.index === m.index)!.outcome!;
+    const diff = outcomeDifference(given, m.outcome!);
+    if (diff) problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(p, m.index, m.pair)} re-measured by merge differs: ${diff}` });
+  }
+  return { count: chosen.size, problems };
+}
+
 function refuse(problems: Problem[], what: string): never {
   throw new FidelityError(problems[0]!.code, `${problems.length} problem(s) with the partials; ${what}: ${problems[0]!.message}`, { problems });
 }
 
 /**
  * Turns the partials that `compare(..., { shard })` wrote for every shard
- * into the bundle `compare()` would write on one machine for the same runs:
- * byte for byte with the same SOURCE_DATE_EPOCH, for every shard count.
- * Verifies the runs again; refuses (exit 2 codes in docs/reason-codes.md)
- * unsealed, foreign, mixed or duplicate partials and missing shards, naming
- * the partials, before `out` is touched.
+ * into the bundle `compare()` would write on one machine for the same runs,
+ * for every shard count: the same measurements and files, and with
+ * `remeasure: 'all'` and the same SOURCE_DATE_EPOCH the same bytes (by
+ * default the bundle differs only in saying how many pairs merge re-measured).
+ * Verifies the runs again, checks every partial against itself, the runs,
+ * the media and merge's own decoder and policy, and re-measures `remeasure`
+ * pairs per partial; refuses (exit 2 codes in docs/reason-codes.md, among
+ * them PARTIAL_MEASUREMENT_INVALID and PARTIAL_MEASUREMENT_MISMATCH naming the
+ * shard and the pair) before `out` is touched.
  *
  * @example
  * await merge('runs/h200', ['runs/b200'], { partials: ['partials'], out: 'bundle' });
@@ -224,18 +400,28 @@ export async function merge(baseline: string, candidates: readonly string[], opt
     throw invalidParameter('options.partials', 'at least one partial folder', options.partials);
   }
   const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : undefined;
+  const remeasure = checkRemeasure(options.remeasure);
+  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // A partial is an input too: --out may neither write into one nor replace one (real paths), and one writer at a time.
   const claim = await claimOut(options.out, [...inputs, ...options.partials], Boolean(options.force), checkOut);
   try {
-    return await mergeClaimed(baseline, candidates, options, policy, generatedAt);
+    return await mergeClaimed(baseline, candidates, options, { policy, generatedAt, remeasure });
   } finally {
     await claim.release();
   }
 }
 
-async function mergeClaimed(baseline: string, candidates: readonly string[], options: MergeOptions, policy: Policy | undefined, generatedAt: Date): Promise<CompareResult> {
+async function mergeClaimed(
+  baseline: string,
+  candidates: readonly string[],
+  options: MergeOptions,
+  settled: { policy: Policy | undefined; generatedAt: Date; remeasure: RemeasureSpec },
+): Promise<CompareResult> {
+  const { policy, generatedAt, remeasure } = settled;
+  // merge's own ffmpeg: it probes the media and re-measures with it, and the partials must name it.
+  const decoder = decoderIdentity(await resolveFfmpeg(options.ffmpeg));
   const found: string[] = [];
   const problems: Problem[] = [];
   for (const given of options.partials) {
@@ -256,15 +442,23 @@ async function mergeClaimed(baseline: string, candidates: readonly string[], opt
   const plan = await planComparison(baseline, candidates, planSettingsOf(options));
   try {
     const counts = new Set(partials.map((p) => p.doc.shard.count));
-    const all = [...consistencyProblems(plan, partials, policy), ...coverageProblems(partials, counts.size === 1 ? [...counts][0]! : null)];
+    const all = [...consistencyProblems(plan, partials, policy, decoder), ...coverageProblems(partials, counts.size === 1 ? [...counts][0]! : null)];
     if (all.length) refuse(all, 'nothing was merged');
 
     const first = partials[0]!.doc;
-    const measured: MeasuredPair[] = partials.flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: x.outcome }))).sort((a, b) => a.index - b.index);
-    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder: first.decoder, generatedAt });
+    // A calibration is checked before any probing or measuring, as compare checks it.
     const noise = options.calibration
-      ? judgeNoise(parseCalibration(options.calibration, 'options.calibration'), checkAlpha(options.alpha ?? DEFAULT_ALPHA), { decoderSha256: first.decoder.sha256, baseline: plan.baseline })
+      ? judgeNoise(parseCalibration(options.calibration, 'options.calibration'), checkAlpha(options.alpha ?? DEFAULT_ALPHA), { decoderSha256: decoder.sha256, baseline: plan.baseline })
       : null;
+    const evidence = await evidenceProblems(plan, partials);
+    if (evidence.length) refuse(evidence, 'nothing was merged');
+    const facts = await mediaFactProblems(plan, partials, options);
+    if (facts.length) refuse(facts, 'nothing was merged');
+    const again = await remeasured(plan, partials, remeasure, options);
+    if (again.problems.length) refuse(again.problems, 'nothing was merged');
+
+    const measured: MeasuredPair[] = partials.flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: x.outcome }))).sort((a, b) => a.index - b.index);
+    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count });
     const report = noise ? noise.apply(assembled) : assembled;
 
     const byPrefix = new Map<string, { partial: LoadedPartial; files: Record<string, string> }>();

@@ -3,12 +3,13 @@
  * checks a bundle's (every file listed, hashed, nothing else, no links), and
  * parse partial.json against its schema.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { walk } from '../bundle/files.js';
 import { parseSeal, SEAL_FILE } from '../bundle/seal.js';
 import type { Problem } from '../errors.js';
 import { sha256File } from '../hash.js';
+import { parseStrictJson, readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { PARTIAL_FILE, ShardPartial } from './schema.js';
 
 /** A partial whose seal and schema were checked. */
@@ -51,12 +52,13 @@ export async function readPartial(dir: string): Promise<{ partial: LoadedPartial
   const seal = (message: string, file?: string): void => {
     problems.push({ code: 'PARTIAL_SEAL', message: `partial ${dir}: ${message}`, where: { file: file ? `${dir}/${file}` : dir } });
   };
-  const text = await readFile(path.join(dir, SEAL_FILE), 'utf8').catch(() => null);
-  if (text === null) {
-    seal(`has no ${SEAL_FILE}; it is not a finished partial`);
+  // The seal is a side file: a symbolic link is refused, never followed; a FIFO is refused, never waited on.
+  const sealRead = await readSideFile(path.join(dir, SEAL_FILE), SIDE_FILE_LIMITS.seal);
+  if (!sealRead.ok) {
+    seal(sealRead.why === 'missing' ? `has no ${SEAL_FILE}; it is not a finished partial` : `${SEAL_FILE} ${sealRead.message}`, SEAL_FILE);
     return { partial: null, problems };
   }
-  const parsed = parseSeal(text);
+  const parsed = parseSeal(sealRead.bytes.toString('utf8'));
   for (const p of parsed.problems) seal(p.message, SEAL_FILE);
   const sealed = new Map(parsed.entries.map((e) => [e.path, e.sha256]));
   const present = new Set<string>();
@@ -74,13 +76,14 @@ export async function readPartial(dir: string): Promise<{ partial: LoadedPartial
   for (const p of sealed.keys()) if (!present.has(p)) seal(`${p} is listed in ${SEAL_FILE} but missing`, p);
   if (problems.length) return { partial: null, problems };
 
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(path.join(dir, PARTIAL_FILE), 'utf8'));
-  } catch (error) {
-    problems.push({ code: 'PARTIAL_UNREADABLE', message: `partial ${dir}: ${PARTIAL_FILE} is not JSON (${(error as Error).message})`, where: { file: `${dir}/${PARTIAL_FILE}` } });
+  // Bounded and strict: a key given twice would be read one way here and another way by the next reader.
+  const read = await readSideFile(path.join(dir, PARTIAL_FILE), SIDE_FILE_LIMITS.partial);
+  const json = read.ok ? parseStrictJson(read.bytes) : { ok: false as const, message: read.message };
+  if (!json.ok) {
+    problems.push({ code: 'PARTIAL_UNREADABLE', message: `partial ${dir}: ${PARTIAL_FILE} ${json.message}`, where: { file: `${dir}/${PARTIAL_FILE}` } });
     return { partial: null, problems };
   }
+  const doc = json.value;
   const result = ShardPartial.safeParse(doc);
   if (!result.success) {
     const issue = result.error.issues[0];

@@ -112,7 +112,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
     await writeDurable(path.join(dir, SEAL_FILE), formatSeal(entries));
     if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the shard was cancelled; --partial was left as it was');
     return { partial, files: entries.length };
-  });
+  }, 'partial');
   const seal = await readFile(path.join(out, SEAL_FILE));
   return {
     out,

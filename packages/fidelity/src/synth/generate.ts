@@ -8,6 +8,7 @@
  * then assemble each run in a staging folder (JSON, media copies, telemetry,
  * seal), and only when every run is complete rename them into place.
  */
+import { makeFolders } from '../bundle/out-guard.js';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -186,7 +187,8 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
   );
 
   try {
-    await mkdir(outDir, { recursive: true });
+    // Not mkdir's recursive form: under /proc it loops forever (makeFolders fails with the errno instead).
+    await makeFolders(outDir);
   } catch (cause) {
     throw new FidelityError('OUTPUT_UNWRITABLE', `Cannot create the output folder ${outDir}: ${(cause as Error).message}`, { cause });
   }

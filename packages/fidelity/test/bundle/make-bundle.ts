@@ -10,8 +10,13 @@ import { Report } from '../../src/schemas/report.js';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-export const MEDIA_A = Buffer.from('not really an mp4: baseline');
-export const MEDIA_B = Buffer.from('not really an mp4: candidate');
+/** An ISO BMFF box header first (verify-bundle checks an .mp4 is one), then bytes that are not really an MP4. */
+const box = (text: string) => Buffer.concat([Buffer.from([0, 0, 0, 16]), Buffer.from('ftypisom'), Buffer.from([0, 0, 2, 0]), Buffer.from(text)]);
+export const MEDIA_A = box('not really an mp4: baseline');
+export const MEDIA_B = box('not really an mp4: candidate');
+/** A 1x1 PNG: the page's CSS background, at a place compare writes a PNG. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64');
+export const BG = 'pairs/2-1/measurement-r000-c000/ssim-heatmap.png';
 
 function run(role: 'baseline' | 'candidate', id: number): Report['runs'][number] {
   return {
@@ -74,7 +79,7 @@ export function makeReport(): Report {
             video: null,
             audio: null,
             checks: [],
-            files: { notes_txt: 'pairs/2-1/measurement-r000-c000/notes.txt' },
+            files: { frames_csv: 'pairs/2-1/measurement-r000-c000/frames.csv' },
           },
         ],
         cases: [],
@@ -88,7 +93,7 @@ const POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' fi
 /** What every page must begin with: the policy first in <head>, then the charset. */
 export const HEAD = `<!doctype html><html lang="en"><head><meta http-equiv="Content-Security-Policy" content="${POLICY}"><meta charset="utf-8">`;
 
-export const PAGE = `${HEAD}<style>body{background:url(img/bg.png)}</style></head><body>
+export const PAGE = `${HEAD}<style>body{background:url(${BG})}</style></head><body>
 <a href="#top">top</a> <a href="report.json">json</a> <a href="index.zh.html">zh</a>
 <video preload="none" src="media/${sha(MEDIA_A)}.mp4"></video>
 <img src="data:image/png;base64,AAAA" alt="">
@@ -119,10 +124,10 @@ export function makeBundle(dir: string, page = PAGE): void {
   w('report.json', reportJsonText(makeReport()));
   w('index.html', page);
   w('index.zh.html', `${HEAD}</head><body><a href="index.html">en</a></body></html>`);
-  w('img/bg.png', 'png');
+  w(BG, PNG);
   w(`media/${sha(MEDIA_A)}.mp4`, MEDIA_A);
   w(`media/${sha(MEDIA_B)}.mp4`, MEDIA_B);
-  w('pairs/2-1/measurement-r000-c000/notes.txt', 'n');
+  w('pairs/2-1/measurement-r000-c000/frames.csv', 'frame\n');
   for (const id of [1, 2]) for (const f of ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS']) w(`sources/${id}-1/${f}`, `{"${f}":${id}}`);
   sealDir(dir);
 }

@@ -261,3 +261,34 @@ describe('leftovers of a killed run next to --out', () => {
     expect(readdirSync(root)).toEqual(['bundle']);
   }, 120_000);
 });
+
+describe('a bundle and a partial are different things', () => {
+  const h200 = path.join(RUNS, 'h200');
+  const b200 = [path.join(RUNS, 'b200')];
+
+  it('compare --shard --partial <a finished bundle> refuses and leaves the bundle; --force replaces it', async () => {
+    const bundle = fresh();
+    await compare(h200, b200, { out: bundle, threads: 2 });
+    const before = snapshot(bundle);
+    const e = await refusal(compare(h200, b200, { out: bundle, shard: { index: 0, count: 2 }, threads: 2 }));
+    expect(e.code).toBe('OUT_NOT_EMPTY');
+    expect(e.message).toMatch(/bundle, not a partial/);
+    expect(snapshot(bundle)).toEqual(before);
+    await compare(h200, b200, { out: bundle, shard: { index: 0, count: 2 }, threads: 2, force: true });
+    expect(existsSync(path.join(bundle, 'partial.json'))).toBe(true);
+  }, 120_000);
+
+  it('compare --out <a partial> refuses and leaves the partial; a previous partial is still replaced by its shard', async () => {
+    const partial = fresh();
+    const generatedAt = new Date(0);
+    await compare(h200, b200, { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
+    const before = snapshot(partial);
+    const e = await refusal(compare(h200, b200, { out: partial, threads: 2 }));
+    expect(e.code).toBe('OUT_NOT_EMPTY');
+    expect(e.message).toMatch(/partial, not a bundle/);
+    expect(snapshot(partial)).toEqual(before);
+    // A requeued shard writes its partial again in place.
+    await compare(h200, b200, { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
+    expect(snapshot(partial)).toEqual(before);
+  }, 120_000);
+});

@@ -1,12 +1,12 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { verifyBundle } from '../../src/bundle/verify.js';
 import { reportJsonText } from '../../src/bundle/write.js';
 import type { Report } from '../../src/schemas/report.js';
-import { makeBundle, PAGE, sealDir } from './make-bundle.js';
+import { BG, makeBundle, PAGE, sealDir } from './make-bundle.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-verify-bundle-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -40,7 +40,7 @@ describe('verifyBundle', () => {
     expect(await codes(changed)).toEqual(['BUNDLE_FILE_CHANGED']);
 
     const deleted = bundle();
-    unlinkSync(path.join(deleted, 'img/bg.png'));
+    unlinkSync(path.join(deleted, BG));
     // The link to it resolves against the seal: the one problem is the missing file.
     expect(await codes(deleted)).toEqual(['BUNDLE_FILE_MISSING']);
 
@@ -127,13 +127,72 @@ describe('verifyBundle', () => {
 
   it('refuses report.json paths that are not sealed files', async () => {
     const dir = bundle();
-    unlinkSync(path.join(dir, 'pairs/2-1/measurement-r000-c000/notes.txt'));
+    unlinkSync(path.join(dir, 'pairs/2-1/measurement-r000-c000/frames.csv'));
     sealDir(dir);
     const result = await verifyBundle(dir);
-    expect(result.errors.map((e) => [e.code, e.where?.path])).toEqual([['BUNDLE_LINK_BROKEN', 'comparisons[0].pairs[0].files.notes_txt']]);
+    expect(result.errors.map((e) => [e.code, e.where?.path])).toEqual([['BUNDLE_LINK_BROKEN', 'comparisons[0].pairs[0].files.frames_csv']]);
   });
 
   it('reports a folder that is not there', async () => {
     expect(await codes(path.join(tmp, 'nope'))).toEqual(['BUNDLE_NOT_FOUND']);
+  });
+});
+
+describe('a bundle holds only the file kinds compare writes', () => {
+  const real = path.join(tmp, 'real');
+  const ROOT = new URL('../../../../', import.meta.url);
+  beforeAll(async () => {
+    const { compare } = await import('../../src/compare.js');
+    const runs = new URL('fixtures/runs/', ROOT).pathname;
+    await compare(path.join(runs, 'h200'), [path.join(runs, 'b200')], { out: real, threads: 2 });
+  }, 120_000);
+
+  /** A copy of the real bundle changed by `edit` (which may also change report.json) and resealed. */
+  function doctored(edit: (dir: string, report: Report) => void): string {
+    const dir = path.join(tmp, `doctored-${n++}`);
+    cpSync(real, dir, { recursive: true });
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
+    edit(dir, report);
+    writeFileSync(path.join(dir, 'report.json'), reportJsonText(report));
+    sealDir(dir);
+    return dir;
+  }
+  const pairWithFiles = (r: Report) => r.comparisons[0]!.pairs.find((p) => p.files.abs_diff_webp)!;
+
+  it('accepts the bundle compare wrote', async () => {
+    expect((await verifyBundle(real)).errors).toEqual([]);
+  });
+
+  it('a sealed page of its own (a copy of index.html) named by a pair\'s files: BUNDLE_FILE_KIND', async () => {
+    const dir = doctored((d, r) => {
+      writeFileSync(path.join(d, 'report.html'), readFileSync(path.join(d, 'index.html')));
+      pairWithFiles(r).files.report_html = 'report.html';
+    });
+    expect(await codes(dir)).toContain('BUNDLE_FILE_KIND');
+  });
+
+  it('PNG bytes named .webp, text named .flac, and a file where compare writes none: BUNDLE_FILE_KIND', async () => {
+    const png = doctored((d, r) => {
+      const p = pairWithFiles(r);
+      copyFileSync(path.join(d, p.files.ssim_heatmap_png!), path.join(d, p.files.abs_diff_webp!));
+    });
+    expect(await codes(png)).toEqual(['BUNDLE_FILE_KIND']);
+    const flac = doctored((d, r) => {
+      const p = r.comparisons[0]!.pairs.find((x) => x.files.audio_diff_flac ?? x.files.audio_diff_normalized_flac)!;
+      writeFileSync(path.join(d, (p.files.audio_diff_flac ?? p.files.audio_diff_normalized_flac)!), 'not a flac');
+    });
+    expect(await codes(flac)).toEqual(['BUNDLE_FILE_KIND']);
+    const extra = doctored((d) => writeFileSync(path.join(d, 'media', 'notes.txt'), 'sealed, but no file compare writes'));
+    expect(await codes(extra)).toEqual(['BUNDLE_FILE_KIND']);
+  });
+
+  it('a symbolic link as SHA256SUMS is refused, not followed', async () => {
+    const dir = doctored(() => undefined);
+    copyFileSync(path.join(dir, 'SHA256SUMS'), path.join(tmp, `seal-${n}`));
+    unlinkSync(path.join(dir, 'SHA256SUMS'));
+    symlinkSync(path.join(tmp, `seal-${n}`), path.join(dir, 'SHA256SUMS'));
+    const result = await verifyBundle(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors[0]!.message).toMatch(/symbolic link/);
   });
 });

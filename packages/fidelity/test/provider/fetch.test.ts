@@ -38,6 +38,8 @@ beforeEach(() => {
   gh.runs.clear();
   gh.seen.length = 0;
   gh.pageSize = 100;
+  gh.intercept = null;
+  gh.linkRewrite = null;
   gh.rateLimit(0, 0);
   gh.failNext(0, 500);
   const h = FIXTURE_IDENTITY.h200;
@@ -295,5 +297,206 @@ describe('a forged identity', () => {
       ]);
       expect(problems.find((p) => p.code === 'PROVENANCE_RUN_MISMATCH')!.message).toContain('777');
     }
+  });
+});
+
+describe("fetchRun treats the provider's answers as hostile input", () => {
+  /** Settles `work`, or says 'hung' after `ms` (the test then fails on that, not on its own time limit). */
+  async function within<T>(work: Promise<T>, ms: number): Promise<T | 'hung'> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), ms)));
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  const codeOf = async (work: Promise<unknown>, ms = 15_000): Promise<string> => {
+    const r = await within(
+      work.then(
+        () => 'fetched',
+        (e: { code?: string }) => e.code ?? String(e),
+      ),
+      ms,
+    );
+    return r;
+  };
+
+  it('sends the token only to the API origin: a pagination Link to another origin is refused, and that origin sees nothing', async () => {
+    const { createServer } = await import('node:http');
+    const seen: (string | undefined)[] = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"total_count":0,"artifacts":[]}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherOrigin = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      gh.pageSize = 2;
+      gh.linkRewrite = (link) => link.replaceAll(gh.origin, otherOrigin);
+      const out = await outDir();
+      expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out)))).toBe('FETCH_PROVIDER_INCONSISTENT');
+      expect(seen).toEqual([]);
+      await expectNothingWritten(out);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('takes plain http for the API only on loopback', async () => {
+    const out = await outDir();
+    expect((await refusal(fetchRun(gh.repository, 1, options(out, { apiUrl: 'http://api.example.test/api/v3' })))).code).toBe('INVALID_ARGUMENT');
+    expect(gh.seen).toEqual([]);
+    // 127.0.0.1 is loopback: the other tests use it.
+    await fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { apiUrl: gh.apiUrl.replace('127.0.0.1', 'localhost') }));
+  });
+
+  it('an API that never answers is FETCH_TIMEOUT after the connect limit', async () => {
+    gh.intercept = () => true;
+    const out = await outDir();
+    expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { limits: { connectMs: 300 } })))).toBe('FETCH_TIMEOUT');
+    await expectNothingWritten(out);
+  });
+
+  it('a slowloris (a byte now and then, forever) is FETCH_TIMEOUT after the total limit; a stalled body after the idle limit', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    gh.intercept = (_req, res, url) => {
+      if (!url.pathname.endsWith('/artifacts')) return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"total_count":1,"artifacts":[');
+      timers.push(setInterval(() => res.write(' '), 100));
+      return true;
+    };
+    const out = await outDir();
+    try {
+      expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { limits: { totalMs: 1500, idleMs: 1000 } })))).toBe('FETCH_TIMEOUT');
+      gh.intercept = (_req, res, url) => {
+        if (!url.pathname.endsWith('/artifacts')) return false;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"total_count":1,');
+        return true;
+      };
+      const error = await within(refusal(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { limits: { idleMs: 500 } }))), 15_000);
+      expect(error === 'hung' ? 'hung' : error.code).toBe('FETCH_TIMEOUT');
+      expect(error === 'hung' ? '' : error.message).toMatch(/idle/);
+      await expectNothingWritten(out);
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
+  });
+
+  it('an endless Link loop is refused: a page that links to itself, or pages without end', async () => {
+    gh.pageSize = 2;
+    gh.linkRewrite = (link, url) => `<${url.href}>; rel="next"`;
+    const out = await outDir();
+    expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out)))).toBe('FETCH_PROVIDER_INCONSISTENT');
+    gh.linkRewrite = (link, url) => {
+      const next = new URL(url.href);
+      next.searchParams.set('page', String(Number(url.searchParams.get('page') ?? 1) + 1));
+      return `<${next.href}>; rel="next"`;
+    };
+    const error = await within(refusal(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { limits: { maxPages: 20 } }))), 30_000);
+    expect(error === 'hung' ? 'hung' : error.code).toBe('FETCH_PROVIDER_INCONSISTENT');
+    expect(gh.seen.filter((s) => s.path.includes('/artifacts?')).length).toBeLessThanOrEqual(2 + 20);
+    await expectNothingWritten(out);
+  }, 60_000);
+
+  it('a signal during a request that is still pending stops it at once: ABORTED, nothing written', async () => {
+    gh.intercept = () => true;
+    const out = await outDir();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out, { signal: controller.signal })))).toBe('ABORTED');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await expectNothingWritten(out);
+  });
+
+  it('the download stops at the artifact\'s size_in_bytes: an endless body is refused and removed', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    gh.intercept = (_req, res, url) => {
+      if (!url.pathname.startsWith('/storage/')) return false;
+      res.writeHead(200, { 'content-type': 'application/zip' });
+      const chunk = Buffer.alloc(64 * 1024, 7);
+      timers.push(setInterval(() => res.write(chunk), 1));
+      return true;
+    };
+    const out = await outDir();
+    try {
+      expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out)))).toBe('FETCH_PROVIDER_INCONSISTENT');
+      await expectNothingWritten(out);
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
+  });
+
+  it('checks artifact names: 300 characters, or a newline, cannot name the files it writes', async () => {
+    const h = FIXTURE_IDENTITY.h200;
+    const run = gh.runs.get(h.run_id)!;
+    const artifact = run.artifacts.find((a) => a.id === h.artifact.id)!;
+    for (const name of [`${'x'.repeat(300)}-${h.run_id}-1`, `h3\nvideo-${h.run_id}-1`]) {
+      artifact.name = name;
+      const out = await outDir();
+      expect(await codeOf(fetchRun(gh.repository, h.run_id, options(out))), JSON.stringify(name.slice(0, 20))).toBe('FETCH_PROVIDER_INCONSISTENT');
+      await expectNothingWritten(out);
+    }
+  });
+
+  it('an --out that cannot be written (a file in place of a folder, a folder under /proc) is OUT_NOT_WRITABLE', async () => {
+    const file = path.join(root, `a-file-${n++}`);
+    await writeFile(file, 'not a folder');
+    for (const out of [path.join(file, 'runs'), `/proc/fidelity-fetch-${process.pid}`]) {
+      expect(await codeOf(fetchRun(gh.repository, FIXTURE_IDENTITY.h200.run_id, options(out)), 20_000), out).toBe('OUT_NOT_WRITABLE');
+    }
+  });
+});
+
+describe('the two-upload workflow of docs/run-archive.md', () => {
+  /**
+   * The job uploads the run's files first (the artifact ci.json names: its id is known only after),
+   * then the sealed archive with ci.json as `<name>-archive`.
+   */
+  beforeEach(async () => {
+    const h = FIXTURE_IDENTITY.h200;
+    const files = await zipFolder(path.join(FIXTURE_RUNS, 'h200'), ['ci.json', 'SHA256SUMS']);
+    gh.runs.set(h.run_id, {
+      id: h.run_id,
+      attempts: [{}],
+      head_sha: h.head_sha,
+      artifacts: [
+        { id: 4241998, name: 'server-logs', bytes: Buffer.from('logs') },
+        { id: h.artifact.id, name: h.artifact.name, bytes: files },
+        { id: 4242777, name: `${h.artifact.name}-archive`, bytes: h200 },
+      ],
+    });
+  });
+
+  it('fetch takes the sealed archive, records the artifact ci.json names, and verify --provider accepts it', async () => {
+    const h = FIXTURE_IDENTITY.h200;
+    for (const artifact of [undefined, `${h.artifact.name}-archive`]) {
+      const out = await outDir();
+      const result = await fetchRun(gh.repository, h.run_id, options(out, artifact ? { artifact } : {}));
+      expect(result.record.artifact).toMatchObject({ id: 4242777, name: `${h.artifact.name}-archive`, digest: `sha256:${sha256(h200)}` });
+      expect(result.record.named_artifact).toMatchObject({ id: h.artifact.id, name: h.artifact.name });
+      const verified = await verifyRun(result.zip, { requireProvider: true, requireDigest: true });
+      expect(verified.ok, JSON.stringify(verified.ok ? [] : verified.problems)).toBe(true);
+      if (verified.ok) {
+        expect(verified.run.provenance.attested_by).toBe('provider');
+        await verified.run.close();
+      }
+    }
+  });
+
+  it('an archive whose files artifact is missing is FETCH_ARTIFACT_MISSING; a record whose named artifact is not ci.json\'s fails verify', async () => {
+    const h = FIXTURE_IDENTITY.h200;
+    const run = gh.runs.get(h.run_id)!;
+    const files = run.artifacts.splice(1, 1)[0]!;
+    expect((await refusal(fetchRun(gh.repository, h.run_id, options(await outDir())))).code).toBe('FETCH_ARTIFACT_MISSING');
+    run.artifacts.splice(1, 0, { ...files, id: 5550001 });
+    const result = await fetchRun(gh.repository, h.run_id, options(await outDir()));
+    const verified = await verifyRun(result.zip, { requireProvider: true });
+    expect(verified.ok ? [] : verified.problems.map((p) => p.code)).toEqual(['PROVENANCE_ARTIFACT_MISMATCH']);
   });
 });

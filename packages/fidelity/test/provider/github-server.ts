@@ -51,6 +51,13 @@ export interface FakeGitHub {
   failNext(times: number, status: number): void;
   /** Page size of the artifact list, to exercise pagination with few artifacts. */
   pageSize: number;
+  /**
+   * A hostile provider's behaviour: called for every request after it is
+   * recorded in `seen`; returning true means it answered (or chose never to).
+   */
+  intercept: ((req: IncomingMessage, res: ServerResponse, url: URL) => boolean) | null;
+  /** Rewrites every Link header of the artifact list (a hostile pagination). */
+  linkRewrite: ((link: string, url: URL) => string) | null;
   close(): Promise<void>;
 }
 
@@ -178,6 +185,7 @@ export async function startFakeGitHub(repository = 'example-org/video-serving-be
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', origin);
     seen.push({ method: req.method ?? '', path: url.pathname + url.search, authorization: req.headers.authorization });
+    if (fake.intercept?.(req, res, url)) return;
     // The storage URL the download redirects to: no API headers, no token needed (the query is the credential).
     const blob = /^\/storage\/artifacts\/(\d+)\.zip$/.exec(url.pathname);
     if (blob) {
@@ -245,7 +253,9 @@ export async function startFakeGitHub(repository = 'example-org/video-serving-be
       if (page > 1) links.push(link(page - 1, 'prev'), link(1, 'first'));
       if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
       const items = run.artifacts.slice((page - 1) * perPage, page * perPage).map((a) => artifactBody(run, a));
-      return json(res, 200, { total_count: run.artifacts.length, artifacts: items }, links.length ? { link: links.join(', ') } : {});
+      const linkHeader = links.length ? links.join(', ') : '';
+      const shown = fake.linkRewrite ? fake.linkRewrite(linkHeader, url) : linkHeader;
+      return json(res, 200, { total_count: run.artifacts.length, artifacts: items }, shown ? { link: shown } : {});
     }
     m = /^\/artifacts\/(\d+)\/zip$/.exec(rest);
     if (m) {
@@ -270,6 +280,8 @@ export async function startFakeGitHub(repository = 'example-org/video-serving-be
     runs,
     seen,
     pageSize: 100,
+    intercept: null,
+    linkRewrite: null,
     rateLimit(times, resetInS) {
       limited = { times, resetInS };
     },

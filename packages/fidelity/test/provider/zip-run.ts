@@ -19,9 +19,10 @@ function walk(dir: string, prefix = ''): string[] {
     });
 }
 
-export async function zipFolder(dir: string): Promise<Buffer> {
+/** The zip of a folder; `leave` names files left out (the run's files before ci.json and the seal exist). */
+export async function zipFolder(dir: string, leave: readonly string[] = []): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const name of walk(dir)) zip.addBuffer(readFileSync(path.join(dir, name)), name, { mtime: new Date(0) });
+  for (const name of walk(dir).filter((f) => !leave.includes(f))) zip.addBuffer(readFileSync(path.join(dir, name)), name, { mtime: new Date(0) });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream) chunks.push(c as Buffer);

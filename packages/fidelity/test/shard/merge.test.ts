@@ -1,8 +1,10 @@
 /**
  * Shards and merge on the committed fixtures (H200 against B200 and H100:
  * 20 pairs in two comparisons), through the library: the merged bundle of
- * N = 1, 2, 3 and 7 shards is byte for byte the one-machine compare() bundle
- * with the same SOURCE_DATE_EPOCH; a run of more shards than pairs (empty
+ * N = 1, 2, 3 and 7 shards, every pair re-measured by merge (remeasure:
+ * 'all'), is byte for byte the one-machine compare() bundle with the same
+ * SOURCE_DATE_EPOCH (with the default sample it differs only in the count of
+ * pairs merge re-measured: test/shard/evidence.test.ts); a run of more shards than pairs (empty
  * partials) on generated runs; and every refusal of a partial set, each with
  * its code, naming the partials, leaving --out untouched.
  */
@@ -61,7 +63,7 @@ beforeAll(async () => {
   await compare(BASE, CANDS, { out: at('again'), threads: 1 });
   for (const n of N) {
     await shards(n, at(`p${n}`));
-    await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`) });
+    await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`), remeasure: 'all', threads: 2 });
   }
 }, 900_000);
 afterAll(() => {
@@ -125,7 +127,7 @@ describe('more shards than pairs', () => {
     for (let k = 0; k < 7; k++) await compare(dir('H200'), [dir('B200')], { out: at('gen-p', String(k)), shard: { index: k, count: 7 } });
     const empty = ShardPartial.parse(JSON.parse(readFileSync(at('gen-p', '5', 'partial.json'), 'utf8')));
     expect(empty).toMatchObject({ pairs_total: 2, pair_indices: [], pairs: [] });
-    await merge(dir('H200'), [dir('B200')], { partials: [at('gen-p')], out: at('gen-merged') });
+    await merge(dir('H200'), [dir('B200')], { partials: [at('gen-p')], out: at('gen-merged'), remeasure: 'all' });
     expect(snapshot(at('gen-merged'))).toEqual(snapshot(at('gen-one')));
   }, 600_000);
 });

@@ -1,0 +1,192 @@
+/**
+ * What merge can check about a shard's measurement of a pair without
+ * measuring it again (docs/scale-out.md, "Trust"):
+ * - it agrees with itself: every figure in its range, one per-frame value per
+ *   frame, every aggregate exactly what the per-frame series (or the audio
+ *   channels) give by the very functions that computed them, the fields of
+ *   the metric set present and no others;
+ * - it agrees with the media: the facts merge's own probe finds (frame count,
+ *   size, audio layout and samples; whether the pair is comparable at all).
+ * Each check returns what is wrong, in words that name the field; the caller
+ * names the partial and the pair.
+ */
+import { worstRmsRatio } from '../metrics/audio.js';
+import type { MetricSelection } from '../metrics/names.js';
+import { summarizePsnr, summarizeSsim } from '../metrics/series.js';
+import type { PairFacts } from '../pool/measure-pair.js';
+import { MeasureFailureCodes } from '../pool/api.js';
+import type { AudioMetrics, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
+
+const PEAK2 = 255 * 255;
+/** Room for the last bit of a logarithm computed on another machine's libm. */
+const SLACK = 1 + 1e-12;
+
+const shown = (v: unknown): string => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+
+/** Failures measuring can only find after the probes agreed: a decoder that broke or ran out of time. */
+const DECODE_TIME_CODES = new Set(['UNDECODABLE', 'DECODE_TIMEOUT']);
+const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
+
+/** The SSIM series' problems: values in [-1, 1], one per frame, aggregates from summarizeSsim. */
+function ssimProblems(name: string, s: SsimSeries, frames: number, out: string[]): void {
+  if (s.per_frame.length !== frames) {
+    out.push(`${name}.per_frame has ${s.per_frame.length} values; the pair has ${frames} frames`);
+    return;
+  }
+  const bad = s.per_frame.findIndex((v) => !(Number.isFinite(v) && v >= -1 && v <= 1));
+  if (bad >= 0) {
+    out.push(`${name}.per_frame[${bad}] = ${shown(s.per_frame[bad])} is not an SSIM (-1 to 1)`);
+    return;
+  }
+  const derived = summarizeSsim(s.per_frame);
+  for (const key of ['min', 'mean', 'p05', 'max', 'worst_frame', 'harmonic_mean'] as const) {
+    if (s[key] !== derived[key]) {
+      out.push(`${name}.${key} is ${shown(s[key])}, but its per-frame series gives ${shown(derived[key])}`);
+      return;
+    }
+  }
+}
+
+/** PSNR on Y: null (identical) or 0 to the largest PSNR a frame of this size can have; aggregates from summarizePsnr. */
+function psnrProblems(name: string, s: PsnrSeries, v: VideoMetrics, out: string[]): void {
+  if (s.per_frame.length !== v.frames) {
+    out.push(`${name}.per_frame has ${s.per_frame.length} values; the pair has ${v.frames} frames`);
+    return;
+  }
+  const max = 10 * Math.log10(PEAK2 * v.width * v.height) * SLACK;
+  const bad = s.per_frame.findIndex((x) => x !== null && !(Number.isFinite(x) && x >= 0 && x <= max));
+  if (bad >= 0) {
+    out.push(`${name}.per_frame[${bad}] = ${shown(s.per_frame[bad])} is not a PSNR of a ${v.width}x${v.height} frame (0 to ${max.toFixed(2)} dB, or null)`);
+    return;
+  }
+  const derived = summarizePsnr(s.per_frame);
+  for (const key of ['min', 'mean', 'p05', 'max', 'worst_frame', 'identical_frames'] as const) {
+    if (s[key] !== derived[key]) {
+      out.push(`${name}.${key} is ${shown(s[key])}, but its per-frame series gives ${shown(derived[key])}`);
+      return;
+    }
+  }
+}
+
+function videoProblems(v: VideoMetrics, metrics: MetricSelection, out: string[]): void {
+  if (!(v.width >= 1 && v.height >= 1 && v.frames >= 1)) {
+    out.push(`video is ${v.width}x${v.height}, ${v.frames} frames`);
+    return;
+  }
+  const chosen = new Set<string>(metrics.list);
+  for (const field of ['ssim', 'ssim_ffmpeg', 'ssim_rgb7', 'psnr_y', 'psnr_db', 'mae'] as const) {
+    if ((v[field] !== undefined) !== chosen.has(field)) {
+      out.push(`video.${field} is ${v[field] === undefined ? 'missing, though the metric set computes it' : 'present, though the metric set does not compute it'}`);
+    }
+  }
+  if (v.ssim) ssimProblems('video.ssim', v.ssim, v.frames, out);
+  if (v.ssim_rgb7) ssimProblems('video.ssim_rgb7', v.ssim_rgb7, v.frames, out);
+  if (v.ssim_ffmpeg) for (const plane of ['y', 'u', 'v', 'all'] as const) ssimProblems(`video.ssim_ffmpeg.${plane}`, v.ssim_ffmpeg[plane], v.frames, out);
+  if (v.psnr_y) psnrProblems('video.psnr_y', v.psnr_y, v, out);
+  // Pooled over every rgb24 sample of every frame: at most the PSNR of one sample off by one level.
+  const pooledMax = 10 * Math.log10(PEAK2 * 3 * v.width * v.height * v.frames) * SLACK;
+  if (v.psnr_db !== undefined && v.psnr_db !== null && !(Number.isFinite(v.psnr_db) && v.psnr_db >= 0 && v.psnr_db <= pooledMax)) {
+    out.push(`video.psnr_db = ${shown(v.psnr_db)} is not a pooled PSNR of ${v.frames} ${v.width}x${v.height} frames (0 to ${pooledMax.toFixed(2)} dB, or null)`);
+  }
+  if (v.mae !== undefined && !(Number.isFinite(v.mae) && v.mae >= 0 && v.mae <= 1)) out.push(`video.mae = ${shown(v.mae)} is not a normalised MAE (0 to 1)`);
+  // psnr_db and mae are both sums over the same rgb24 samples: no difference means both say so.
+  if (v.psnr_db !== undefined && v.mae !== undefined && (v.psnr_db === null) !== (v.mae === 0)) out.push(`video.psnr_db is ${shown(v.psnr_db)} but video.mae is ${shown(v.mae)}: one says the samples are identical, the other not`);
+  if (v.identical) {
+    if (v.psnr_db !== undefined && v.psnr_db !== null) out.push(`video.identical is true but video.psnr_db is ${shown(v.psnr_db)}`);
+    if (v.psnr_y && v.psnr_y.identical_frames !== v.frames) out.push(`video.identical is true but video.psnr_y counts ${v.psnr_y.identical_frames} of ${v.frames} frames identical`);
+  }
+}
+
+function audioProblems(a: AudioMetrics, out: string[]): void {
+  if (!(Number.isInteger(a.sample_rate) && a.sample_rate >= 1) || a.channels.length === 0) {
+    out.push(`audio has sample rate ${a.sample_rate} and ${a.channels.length} channels`);
+    return;
+  }
+  const finite = (x: number, min: number, max = Number.MAX_VALUE) => Number.isFinite(x) && x >= min && x <= max;
+  for (const [i, c] of a.channels.entries()) {
+    const at = `audio.channels[${i}]`;
+    const bad: string[] = [];
+    if (c.channel !== i) bad.push(`channel ${c.channel}`);
+    if (c.samples !== a.channels[0]!.samples) bad.push(`${c.samples} samples where channel 0 has ${a.channels[0]!.samples}`);
+    for (const key of ['max_abs_diff', 'mae', 'rmse', 'baseline_peak', 'candidate_peak'] as const) if (!finite(c[key], 0)) bad.push(`${key} = ${shown(c[key])}`);
+    for (const key of ['pearson', 'spectral_cosine'] as const) if (!finite(c[key], -1, 1)) bad.push(`${key} = ${shown(c[key])}`);
+    if (c.snr_db !== null && !Number.isFinite(c.snr_db)) bad.push(`snr_db = ${shown(c.snr_db)}`);
+    if (c.rms_ratio !== null && !finite(c.rms_ratio, 0)) bad.push(`rms_ratio = ${shown(c.rms_ratio)}`);
+    // mean |d| <= sqrt(mean d^2) <= max |d|, whatever the samples.
+    if (c.mae > c.rmse * SLACK + 1e-12 || c.rmse > c.max_abs_diff * SLACK + 1e-12) bad.push(`mae ${c.mae}, rmse ${c.rmse} and max_abs_diff ${c.max_abs_diff} cannot all hold`);
+    if (c.identical && (c.max_abs_diff !== 0 || c.snr_db !== null)) bad.push('identical, with a difference');
+    if (bad.length) out.push(`${at}: ${bad.join('; ')}`);
+  }
+  // The pair's figures are its worst channel's, computed exactly as the measuring computed them (metrics/audio.ts).
+  const worst = worstRmsRatio(a.channels);
+  const derived = {
+    spectral_cosine: Math.min(...a.channels.map((c) => c.spectral_cosine)),
+    rms_ratio: worst.rms_ratio,
+    rms_ratio_channel: worst.channel,
+    identical: a.channels.every((c) => c.identical),
+    newly_silent_channels: a.channels.filter((c) => c.newly_silent).map((c) => c.channel),
+  };
+  for (const [key, value] of Object.entries(derived)) {
+    const given = (a as Record<string, unknown>)[key];
+    if (key === 'rms_ratio_channel' && given === undefined) continue;
+    if (JSON.stringify(given) !== JSON.stringify(value)) {
+      out.push(`audio.${key} is ${shown(given)}, but its channels give ${shown(value)}`);
+      return;
+    }
+  }
+}
+
+/** Why a measurement contradicts itself or its metric set; empty when it does not. */
+export function measurementProblems(m: PairMeasurement, metrics: MetricSelection): string[] {
+  const out: string[] = [];
+  videoProblems(m.video, metrics, out);
+  if ((m.audio !== undefined) !== metrics.list.includes('audio')) {
+    out.push(`audio is ${m.audio === undefined ? 'missing, though the metric set computes it' : 'present, though the metric set does not compute it'}`);
+  }
+  if (m.audio) audioProblems(m.audio, out);
+  return out;
+}
+
+/** Why a failure outcome cannot be one measuring reports; null when it can. */
+export function failureProblem(outcome: MeasureOutcome): string | null {
+  if (outcome.ok) return null;
+  const code = outcome.failure.code;
+  if (!FAILURE_CODES.has(code) || code === 'ABORTED') return `failure code ${JSON.stringify(code)} is not one measuring reports for a pair`;
+  return null;
+}
+
+/**
+ * Where a shard's outcome for a pair contradicts what merge's own probe of
+ * the media found; empty when it does not. A pair the probe finds
+ * incomparable must carry that very failure; a comparable pair must either be
+ * measured with the probe's geometry, frame count and audio layout, or have
+ * failed in a way only decoding finds (UNDECODABLE, DECODE_TIMEOUT).
+ */
+export function factProblems(outcome: MeasureOutcome, facts: PairFacts): string[] {
+  if (!facts.ok) {
+    const f = facts.failure;
+    if (outcome.ok) return [`the partial has a measurement, but merge's probe of the media finds ${f.code}: ${f.message}`];
+    if (outcome.failure.code !== f.code) return [`the partial says ${outcome.failure.code}, but merge's probe of the media finds ${f.code}: ${f.message}`];
+    return [];
+  }
+  if (!outcome.ok) {
+    return DECODE_TIME_CODES.has(outcome.failure.code) ? [] : [`the partial says ${outcome.failure.code}, but merge's probe finds the pair comparable`];
+  }
+  const out: string[] = [];
+  const v = outcome.measurement.video;
+  const probe = facts.baseline.video!;
+  if (v.width !== probe.width || v.height !== probe.height) out.push(`video is ${v.width}x${v.height}; merge's probe of the media finds ${probe.width}x${probe.height}`);
+  if (v.frames !== probe.frames) out.push(`video has ${v.frames} frames; merge's probe of the media finds ${probe.frames}`);
+  const audio = outcome.measurement.audio;
+  const x = facts.baseline.audio;
+  if (audio !== undefined) {
+    if ((audio === null) !== (x === null)) out.push(`audio is ${audio === null ? 'absent' : 'measured'}; merge's probe finds ${x === null ? 'no audio stream' : 'an audio stream on both sides'}`);
+    else if (audio && x) {
+      if (audio.sample_rate !== x.sampleRate) out.push(`audio.sample_rate is ${audio.sample_rate}; merge's probe finds ${x.sampleRate} Hz`);
+      if (audio.channels.length !== x.channels) out.push(`audio has ${audio.channels.length} channels; merge's probe finds ${x.channels}`);
+      const off = audio.channels.find((c) => c.samples !== x.samples);
+      if (off) out.push(`audio.channels[${off.channel}].samples is ${off.samples}; merge's probe counts ${x.samples} per channel`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,346 @@
+/**
+ * A shard's partial is evidence from another machine: merge checks what it
+ * can (ranges, per-frame lengths against the pair's frame count, aggregates
+ * against the per-frame series, frames.csv against partial.json, the
+ * compatibility facts against its own probe of the media, the policy, the
+ * decoder, the files compare writes and their bytes) and re-measures what it
+ * cannot (`remeasure`: one pair per partial by default, chosen at random),
+ * requiring identical values. Each forgery below is a partial edited and
+ * resealed, as someone with write access to the partials folder would.
+ *
+ * Runs: the committed H200 and B200 fixtures, ten pairs (c003 fails on SSIM
+ * and PSNR, c004 and c005 on audio, c006 is a failed request, c007 has
+ * frame counts 12 and 10, c008 lacks audio on one side).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pairFramesCsv } from '../../src/bundle/frames-csv.js';
+import { compare } from '../../src/compare.js';
+import { FidelityError } from '../../src/errors.js';
+import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { summarizeSsim } from '../../src/metrics/series.js';
+import type { PairMeasurement } from '../../src/schemas/measurement.js';
+import { merge, type MergeOptions } from '../../src/shard/merge.js';
+import { partialJsonText, type ShardPartial } from '../../src/shard/schema.js';
+import { reseal, snapshot } from '../../../../test/e2e/helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const FIX = path.join(ROOT, 'fixtures', 'runs');
+const BASE = path.join(FIX, 'h200');
+const CANDS = [path.join(FIX, 'b200')];
+const B200 = '30061277519-2';
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-evidence-'));
+const at = (...p: string[]) => path.join(tmp, ...p);
+const saved = process.env.SOURCE_DATE_EPOCH;
+let n = 0;
+const out = () => at(`out-${n++}`);
+
+async function shards(count: number, dir: string): Promise<void> {
+  for (let k = 0; k < count; k++) await compare(BASE, CANDS, { out: path.join(dir, String(k)), shard: { index: k, count }, threads: 2 });
+}
+
+beforeAll(async () => {
+  process.env.SOURCE_DATE_EPOCH = '1764450000';
+  await compare(BASE, CANDS, { out: at('one'), threads: 2 });
+  await shards(2, at('p2'));
+  await shards(10, at('p10'));
+}, 600_000);
+afterAll(() => {
+  if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
+  else process.env.SOURCE_DATE_EPOCH = saved;
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const mergeOf = (partials: string, extra: Partial<MergeOptions> = {}) => merge(BASE, CANDS, { partials: [partials], out: out(), threads: 2, ...extra });
+
+async function refused(p: Promise<unknown>): Promise<FidelityError> {
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, 'merged without a complaint').toBeInstanceOf(FidelityError);
+  return error as FidelityError;
+}
+const codes = (e: FidelityError) => [...new Set(e.problems.map((p) => p.code))];
+const said = (e: FidelityError) => e.problems.map((p) => p.message).join('\n');
+
+/**
+ * A copy of a set of partials (`from`, a folder of shard folders) in which
+ * `edit` changes each shard's partial.json (and may change its files); every
+ * shard is then resealed, as a forger would.
+ */
+function forge(from: string, edit: (k: number, doc: ShardPartial, dir: string) => void): string {
+  const dest = at(`forged-${n++}`);
+  cpSync(at(from), dest, { recursive: true });
+  for (const k of readdirSync(dest)) {
+    const dir = path.join(dest, k);
+    const file = path.join(dir, 'partial.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as ShardPartial;
+    edit(Number(k), doc, dir);
+    writeFileSync(file, partialJsonText(doc));
+    reseal(dir);
+  }
+  return dest;
+}
+
+const pairOf = (doc: ShardPartial, index: number) => doc.pairs.find((p) => p.index === index)!;
+const measurementOf = (doc: ShardPartial, index: number): PairMeasurement => {
+  const outcome = pairOf(doc, index).outcome!;
+  if (!outcome.ok) throw new Error(`pair ${index} has no measurement`);
+  return outcome.measurement;
+};
+/** Rewrites the pair's frames.csv from its (forged) measurement, so the CSV agrees with partial.json. */
+function rewriteCsv(doc: ShardPartial, dir: string, index: number): void {
+  writeFileSync(path.join(dir, pairOf(doc, index).files.frames_csv!), pairFramesCsv(measurementOf(doc, index).video));
+}
+const slot = (c: number) => `${B200}/measurement-r000-c${String(c).padStart(3, '0')}`;
+
+describe('merge checks what it can', () => {
+  it('a failing pair given SSIM 1 in its summary only: its aggregates contradict its per-frame series', async () => {
+    const set = forge('p2', (k, doc, dir) => {
+      if (k !== 1) return;
+      const ssim = measurementOf(doc, 3).video.ssim!;
+      ssim.min = 1;
+      ssim.mean = 1;
+      rewriteCsv(doc, dir, 3);
+    });
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_INVALID']);
+    expect(said(e)).toContain(slot(3));
+    expect(said(e)).toMatch(/video\.ssim\.min/);
+  });
+
+  it('out-of-range values (SSIM 7.5, PSNR 1e308, MAE −3) are PARTIAL_MEASUREMENT_INVALID', async () => {
+    const edits: ((m: PairMeasurement) => void)[] = [
+      (m) => {
+        const frames = [...m.video.ssim!.per_frame];
+        frames[0] = 7.5;
+        m.video.ssim = summarizeSsim(frames);
+      },
+      (m) => void (m.video.psnr_db = 1e308),
+      (m) => void (m.video.mae = -3),
+    ];
+    for (const edit of edits) {
+      const set = forge('p2', (k, doc, dir) => {
+        if (k !== 1) return;
+        edit(measurementOf(doc, 1));
+        rewriteCsv(doc, dir, 1);
+      });
+      const e = await refused(mergeOf(set));
+      expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_INVALID']);
+      expect(said(e)).toContain(slot(1));
+    }
+  });
+
+  it('a 3,000,000-value per-frame series for a 12-frame clip is PARTIAL_MEASUREMENT_INVALID', async () => {
+    const set = forge('p2', (k, doc) => {
+      if (k !== 1) return;
+      measurementOf(doc, 1).video.ssim = summarizeSsim(new Array<number>(3_000_000).fill(0.99));
+    });
+    const o = out();
+    const e = await refused(merge(BASE, CANDS, { partials: [set], out: o, threads: 2 }));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_INVALID']);
+    expect(said(e)).toMatch(/3000000 values; the pair has 12 frames/);
+    expect(existsSync(o)).toBe(false);
+  });
+
+  it('a frames.csv that disagrees with partial.json is PARTIAL_MEASUREMENT_INVALID', async () => {
+    const set = forge('p2', (k, doc, dir) => {
+      if (k !== 1) return;
+      const csv = path.join(dir, pairOf(doc, 1).files.frames_csv!);
+      const lines = readFileSync(csv, 'utf8').split('\n');
+      lines[3] = lines[3]!.replace(/,0\.\d/, ',1.0');
+      writeFileSync(csv, lines.join('\n'));
+    });
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_INVALID']);
+    expect(said(e)).toMatch(/frames\.csv/);
+  });
+
+  it("an INCOMPATIBLE_FRAME_COUNT pair given another pair's measurement and files: merge's own probe of the media refuses it", async () => {
+    const set = forge('p2', (k, doc, dir) => {
+      if (k !== 1) return;
+      const from = pairOf(doc, 1);
+      const to = pairOf(doc, 7);
+      to.outcome = structuredClone(from.outcome);
+      to.files = Object.fromEntries(Object.entries(from.files).map(([key, f]) => [key, f.replace('c001', 'c007')]));
+      for (const [key, f] of Object.entries(from.files)) {
+        mkdirSync(path.dirname(path.join(dir, to.files[key]!)), { recursive: true });
+        copyFileSync(path.join(dir, f), path.join(dir, to.files[key]!));
+      }
+    });
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_MISMATCH']);
+    expect(said(e)).toContain(slot(7));
+    expect(said(e)).toMatch(/INCOMPATIBLE_FRAME_COUNT/);
+  });
+
+  it('thresholds loosened in every partial, the policy name kept: PARTIAL_POLICY_MISMATCH (merge takes its own policy or the default)', async () => {
+    const set = forge('p2', (_k, doc) => {
+      doc.policy.checks = doc.policy.checks.map((c) => ({ ...c, threshold: c.comparator === '>=' ? -1 : 1e9 }));
+    });
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_POLICY_MISMATCH']);
+    expect(said(e)).toMatch(/default/);
+  });
+
+  it("a forged decoder identity in every partial: PARTIAL_DECODER_MISMATCH against merge's own ffmpeg", async () => {
+    const set = forge('p2', (_k, doc) => {
+      doc.decoder = { ...doc.decoder, ffmpeg_version: 'ffmpeg version 99 (a forged build)', sha256: 'f'.repeat(64) };
+    });
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_DECODER_MISMATCH']);
+    expect(said(e)).toMatch(/this merge/);
+  });
+});
+
+describe('merge re-measures what it cannot check', () => {
+  /** c003 (SSIM 0.44, PSNR 22 dB: fails) forged whole: a series of 1, aggregates from it, PSNR 40, a matching frames.csv. */
+  const passing = (k: number, doc: ShardPartial, dir: string, shard: number) => {
+    if (k !== shard) return;
+    const m = measurementOf(doc, 3);
+    m.video.ssim = summarizeSsim(new Array<number>(m.video.frames).fill(1));
+    m.video.psnr_db = 40;
+    rewriteCsv(doc, dir, 3);
+  };
+
+  it('a failing pair forged consistently is caught when merge re-measures it: PARTIAL_MEASUREMENT_MISMATCH naming the shard and the pair', async () => {
+    const set = forge('p2', (k, doc, dir) => passing(k, doc, dir, 1));
+    const e = await refused(mergeOf(set, { remeasure: 'all' }));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_MISMATCH']);
+    expect(said(e)).toContain('shard 1/2');
+    expect(said(e)).toContain(slot(3));
+    expect(said(e)).toMatch(/video\.ssim\.min/);
+  });
+
+  it('by default one pair per partial is re-measured: with one pair per shard, every forgery is caught', async () => {
+    const set = forge('p10', (k, doc, dir) => passing(k, doc, dir, 3));
+    const e = await refused(mergeOf(set));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_MISMATCH']);
+    expect(said(e)).toContain('shard 3/10');
+  });
+
+  it('report.json and both pages say how many pairs merge re-measured', async () => {
+    const o = out();
+    const result = await merge(BASE, CANDS, { partials: [at('p2')], out: o, threads: 2 });
+    // Nine pairs were measured (c006 is a failed request); one per partial was measured again.
+    expect(result.report.measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
+    expect(JSON.parse(readFileSync(path.join(o, 'report.json'), 'utf8')).measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
+    expect(readFileSync(path.join(o, 'index.html'), 'utf8')).toContain('2 of 9 re-measured by merge; the rest taken from shards, range-checked');
+    expect(readFileSync(path.join(o, 'index.zh.html'), 'utf8')).toContain('合并时重新测量了 9 对中的 2 对；其余取自分片，已做范围检查');
+    const all = await merge(BASE, CANDS, { partials: [at('p2')], out: out(), threads: 2, remeasure: 'all' });
+    expect(all.report.measurement_origin).toEqual({ pairs: 9, measured_here: 9, taken_from_shards: 0 });
+    const one = JSON.parse(readFileSync(at('one', 'report.json'), 'utf8'));
+    expect(one.measurement_origin).toEqual({ pairs: 9, measured_here: 9, taken_from_shards: 0 });
+    expect(readFileSync(at('one', 'index.html'), 'utf8')).toContain('All 9 measured pairs were measured by the command that wrote this bundle');
+  }, 120_000);
+
+  it('with --remeasure all the bundle is byte for byte compare\'s; by default it differs only in the re-measured count, and is the same bytes every time', async () => {
+    const all = out();
+    await merge(BASE, CANDS, { partials: [at('p2')], out: all, threads: 2, remeasure: 'all' });
+    expect(snapshot(all)).toEqual(snapshot(at('one')));
+    const [a, b] = [out(), out()];
+    await merge(BASE, CANDS, { partials: [at('p2')], out: a, threads: 2 });
+    await merge(BASE, CANDS, { partials: [at('p2')], out: b, threads: 2 });
+    expect(snapshot(b)).toEqual(snapshot(a));
+    const one = snapshot(at('one'));
+    const differing = Object.keys(one).filter((f) => snapshot(a)[f] !== one[f]);
+    expect(differing.sort()).toEqual(['SHA256SUMS', 'index.html', 'index.zh.html', 'report.json']);
+    const strip = (dir: string) => ({ ...JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')), measurement_origin: null });
+    expect(strip(a)).toEqual(strip(at('one')));
+  }, 180_000);
+
+  it('remeasure is a whole number of pairs per partial, or all', async () => {
+    for (const bad of [-1, 1.5, 'some', Number.NaN]) {
+      const e = await refused(mergeOf(at('p2'), { remeasure: bad as never }));
+      expect(e.code, String(bad)).toBe('INVALID_ARGUMENT');
+    }
+  });
+});
+
+describe('only the files compare writes', () => {
+  it('a files key naming a sealed page (.html, .svg), another file name or another type: PARTIAL_PAIRS_MISMATCH', async () => {
+    const page = readFileSync(at('one', 'index.html'));
+    const forgeries: ((doc: ShardPartial, dir: string) => void)[] = [
+      (doc, dir) => {
+        const p = pairOf(doc, 1);
+        p.files.report_html = p.files.frames_csv!.replace('frames.csv', 'report.html');
+        writeFileSync(path.join(dir, p.files.report_html), page);
+      },
+      (doc, dir) => {
+        const p = pairOf(doc, 1);
+        const svg = p.files.ssim_heatmap_png!.replace('.png', '.svg');
+        writeFileSync(path.join(dir, svg), '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+        rmSync(path.join(dir, p.files.ssim_heatmap_png!));
+        p.files.ssim_heatmap_png = svg;
+      },
+      (doc, dir) => {
+        const p = pairOf(doc, 1);
+        const renamed = p.files.frames_csv!.replace('frames.csv', 'frames.txt');
+        cpSync(path.join(dir, p.files.frames_csv!), path.join(dir, renamed));
+        rmSync(path.join(dir, p.files.frames_csv!));
+        p.files.frames_csv = renamed;
+      },
+    ];
+    for (const f of forgeries) {
+      const set = forge('p2', (k, doc, dir) => k === 1 && f(doc, dir));
+      const e = await refused(mergeOf(set));
+      expect(codes(e)).toContain('PARTIAL_PAIRS_MISMATCH');
+      expect(said(e)).toContain(slot(1));
+    }
+  });
+
+  it('copied files must be what their names say: PNG bytes in a .webp, text in a .flac, a NUL in a .csv', async () => {
+    const forgeries: [number, (doc: ShardPartial, dir: string) => void][] = [
+      [1, (doc, dir) => copyFileSync(path.join(dir, pairOf(doc, 1).files.ssim_heatmap_png!), path.join(dir, pairOf(doc, 1).files.baseline_worst_webp!))],
+      [0, (doc, dir) => {
+        const p = pairOf(doc, 4);
+        const flac = p.files.audio_diff_flac ?? p.files.audio_diff_normalized_flac!;
+        writeFileSync(path.join(dir, flac), 'fLaC, but not really');
+      }],
+      [1, (doc, dir) => writeFileSync(path.join(dir, pairOf(doc, 1).files.frames_csv!), Buffer.from('frame,ssim\n0,\u00000.99\n'))],
+    ];
+    for (const [shard, f] of forgeries) {
+      const set = forge('p2', (k, doc, dir) => k === shard && f(doc, dir));
+      const e = await refused(mergeOf(set));
+      expect(codes(e)).toContain('PARTIAL_PAIRS_MISMATCH');
+    }
+  });
+
+  it('a FLAC of another encoder (ffmpeg\'s) is a FLAC: the container is checked, not our encoder\'s bytes', async () => {
+    const tools = await resolveFfmpeg();
+    const other = at('ffmpeg.flac');
+    execFileSync(tools.ffmpeg.path, ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=32000:duration=0.2', '-ac', '2', '-c:a', 'flac', other]);
+    const set = forge('p2', (k, doc, dir) => {
+      if (k !== 0) return;
+      const p = pairOf(doc, 4);
+      copyFileSync(other, path.join(dir, p.files.audio_diff_flac ?? p.files.audio_diff_normalized_flac!));
+    });
+    await mergeOf(set);
+  });
+});
+
+describe("a partial's own files", () => {
+  it('a symbolic link as SHA256SUMS is PARTIAL_SEAL; a key given twice in partial.json is PARTIAL_UNREADABLE', async () => {
+    const linked = forge('p2', () => undefined);
+    const seal = path.join(linked, '1', 'SHA256SUMS');
+    copyFileSync(seal, at('seal-copy'));
+    rmSync(seal);
+    symlinkSync(at('seal-copy'), seal);
+    const e = await refused(mergeOf(linked));
+    expect(codes(e)).toEqual(['PARTIAL_SEAL']);
+    expect(said(e)).toMatch(/symbolic link/);
+
+    const twice = forge('p2', () => undefined);
+    const file = path.join(twice, '1', 'partial.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"pairs_total":', '"pairs_total": 99, "pairs_total":'));
+    reseal(path.join(twice, '1'));
+    const d = await refused(mergeOf(twice));
+    expect(codes(d)).toEqual(['PARTIAL_UNREADABLE']);
+    expect(said(d)).toMatch(/appears twice/);
+  });
+});
