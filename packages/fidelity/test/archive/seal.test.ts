@@ -103,7 +103,8 @@ describe('sealing a run with shell tools', () => {
     const result = await sealWith('cd "$RUN" && find . -type f | xargs sha256sum > SHA256SUMS');
     const problems = result.ok ? [] : result.problems;
     expect(problems.map((p) => p.code)).toEqual(['SEAL_MALFORMED_LINE']);
-    expect(problems[0]!.message).toMatch(/^\d+ lines of SHA256SUMS \(.*\) name a path with a "\.\/" prefix and SHA256SUMS lists itself/);
+    // Whether find sees the SHA256SUMS the shell is creating is a race: the self-listing is named only when it happened.
+    expect(problems[0]!.message).toMatch(/^\d+ lines of SHA256SUMS \(.*\) name a path with a "\.\/" prefix( and SHA256SUMS lists itself)?, as "find \. -type f \| xargs sha256sum" writes/);
     expect(problems[0]!.message).toContain(SEAL_COMMAND);
   });
 });
