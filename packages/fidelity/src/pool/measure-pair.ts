@@ -18,6 +18,7 @@ import { ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
+import { rgbConversionFor } from '../metrics/rgb24.js';
 import { createVideoAccumulator } from '../metrics/video.js';
 import type { AudioMetrics, FailureSide, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
@@ -139,14 +140,16 @@ async function measureVideo(
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
-    // No chosen metric reads rgb24: the decoders skip swscale and the fd 4 output altogether.
-    const rgb24 = needsRgb24(metrics);
+    // rgb24 is converted from the planes in the metrics' thread; the decoders convert (fd 4) only
+    // where the exact formula does not apply, and only when a chosen metric reads rgb24.
+    const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
+    const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
     const [a, b] = await bothSides(
       blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24 })),
       blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24 })),
     );
     const geometry = a.geometry;
-    const accumulator = createVideoAccumulator(geometry, metrics);
+    const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
     const framesTotal = streams[0].frames;
     let framesRead = 0;
     let framesDone = 0;
@@ -164,7 +167,7 @@ async function measureVideo(
           done();
         },
         onOrdered: (index, values) => accumulator.addOrdered(index, values),
-      });
+      }, rgb);
     }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {

@@ -5,7 +5,7 @@ import { openAudioDecoder } from '../../src/media/audio-decoder.js';
 import { probeMedia } from '../../src/media/probe.js';
 import type { MediaProbe, ProbeTools } from '../../src/media/probe.js';
 import { ProcessScope } from '../../src/media/process.js';
-import { openVideoDecoder } from '../../src/media/video-decoder.js';
+import { openVideoDecoder, rgb24Filter } from '../../src/media/video-decoder.js';
 import { ClipFactory, ffmpegChildren, ffmpegPath, ffprobePath } from './clips.js';
 
 const clips = new ClipFactory();
@@ -38,12 +38,12 @@ async function probe(scope: ProcessScope, file: string): Promise<MediaProbe> {
 }
 
 describe('video decoding', () => {
-  it('without rgb24 runs no swscale and no fd 4 output, and gives the same planes', async () => {
+  it('by default runs no swscale and no fd 4 output; rgb24: true adds ffmpeg\'s rgb24 and gives the same planes', async () => {
     const file = await clips.make({ width: 130, height: 74, frames: 12 });
     await withScope(async (scope) => {
       const p = await probe(scope, file);
-      const both = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
-      const planesOnly = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: false });
+      const both = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: true });
+      const planesOnly = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
       const args = planesOnly.child.process.spawnargs;
       expect(args).toContain('pipe:3');
       expect(args.join(' ')).not.toMatch(/pipe:4|rgb24|scale|split|filter_complex/);
@@ -61,7 +61,8 @@ describe('video decoding', () => {
         expect(Buffer.from(y.y).equals(Buffer.from(x.y))).toBe(true);
         expect(Buffer.from(y.u).equals(Buffer.from(x.u))).toBe(true);
         expect(Buffer.from(y.v).equals(Buffer.from(x.v))).toBe(true);
-        expect(y.rgb.length).toBe(0);
+        expect(y.rgb?.length).toBe(0);
+        expect(x.rgb?.length).toBe(130 * 74 * 3);
         both.release(x);
         planesOnly.release(y);
         frames++;
@@ -72,27 +73,27 @@ describe('video decoding', () => {
     });
   });
 
-  it('streams every frame as native planes plus rgb24, byte-identical to separate ffmpeg decodes', async () => {
+  it('streams every frame as native planes (plus, when asked, ffmpeg\'s rgb24), byte-identical to separate ffmpeg decodes', async () => {
     const file = await clips.make({ width: 130, height: 74, frames: 30 });
     await withScope(async (scope) => {
       const p = await probe(scope, file);
-      const decoder = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
+      const decoder = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: true });
       const yuv = createHash('sha256');
       const rgb = createHash('sha256');
       let frames = 0;
       for (let f = await decoder.next(); f; f = await decoder.next()) {
         // Odd size: chroma planes round up.
         expect([f.width, f.height, f.chromaWidth, f.chromaHeight]).toEqual([130, 74, 65, 37]);
-        expect([f.y.length, f.u.length, f.v.length, f.rgb.length]).toEqual([130 * 74, 65 * 37, 65 * 37, 130 * 74 * 3]);
+        expect([f.y.length, f.u.length, f.v.length, f.rgb?.length]).toEqual([130 * 74, 65 * 37, 65 * 37, 130 * 74 * 3]);
         yuv.update(f.y).update(f.u).update(f.v);
-        rgb.update(f.rgb);
+        rgb.update(f.rgb!);
         decoder.release(f);
         frames++;
       }
       await decoder.finished();
       expect(frames).toBe(30);
       expect(yuv.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-'])));
-      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-vf', 'scale=flags=bicubic+bitexact+accurate_rnd', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
+      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-vf', rgb24Filter('yuv420p'), '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
     });
   });
 
