@@ -6,7 +6,10 @@
  * cover (4:4:4, an odd height in 4:2:0, ...) does the same process also
  * write ffmpeg's rgb24 on fd 4 (`rgb24: true`, the `ffmpeg` conversion),
  * read in lockstep with the planes (frame-reader.ts); otherwise a frame's
- * `rgb` is empty.
+ * `rgb` is empty. Given the file's audio stream, the same process also
+ * decodes it into a short frame summary on fd 5 (audio-facts.ts): the exact
+ * sample count and first timestamp the compatibility checks need, without a
+ * process of their own.
  *
  * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
  * muxer would otherwise get constant-frame-rate treatment, which duplicates
@@ -17,8 +20,10 @@ import type { DecodedFrame, FrameGeometry } from '../metrics/frame.js';
 import { ReaderGroup } from './frame-reader.js';
 import type { FrameReader } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
+import { audioFactsOutput, readAudioFacts } from './audio-facts.js';
+import type { AudioFacts } from './audio-facts.js';
 import { INPUT_OPTIONS } from './probe.js';
-import type { ProbeTools, VideoProbe } from './probe.js';
+import type { AudioProbe, ProbeTools, VideoProbe } from './probe.js';
 import type { Child, ProcessScope } from './process.js';
 import { exitError } from './process.js';
 import { spawnRawOutputs } from './raw-outputs.js';
@@ -28,6 +33,8 @@ export interface VideoDecoderOptions {
   capacity?: number;
   /** Also deliver ffmpeg's rgb24 on fd 4 (the `ffmpeg` conversion, {@link rgb24Filter}); default false: planes only, no swscale. */
   rgb24?: boolean;
+  /** The file's audio stream: also count its decoded samples and read its start (fd 5, {@link VideoDecoder.audioFacts}). */
+  audio?: AudioProbe | null;
 }
 
 export interface VideoDecoder {
@@ -42,6 +49,8 @@ export interface VideoDecoder {
   finished(): Promise<void>;
   /** Most frame buffers held at once by each pipe (bounded-memory checks). */
   peakBuffers(): { planes: number; rgb: number };
+  /** The audio's sample count and start, read from the same process (null when no audio was given); settles once it has exited. */
+  audioFacts(): Promise<AudioFacts | null>;
 }
 
 /**
@@ -92,17 +101,26 @@ export function rgb24Filter(pixFmt: string): string {
   return `scale=flags=bilinear:in_color_matrix=bt601:in_range=${range},format=rgb24`;
 }
 
-/** The ffmpeg arguments, exported for docs and the benchmark; `rgb24: true` adds ffmpeg's rgb24 on fd 4. */
-export function videoDecodeArgs(file: string, video: VideoProbe, options: { rgb24?: boolean } = {}): string[] {
+/** The fd of the audio frame summary (audio-facts.ts). */
+export const AUDIO_FACTS_FD = 5;
+
+/**
+ * The ffmpeg arguments, exported for docs and the benchmark: the planes on fd 3; `rgb24: true` adds
+ * ffmpeg's rgb24 on fd 4; `audio` adds the audio frame summary on fd 5 (and `-copyts`, so that its
+ * first timestamp is the file's own; raw outputs carry no timestamps, so nothing else changes).
+ */
+export function videoDecodeArgs(file: string, video: VideoProbe, options: { rgb24?: boolean; audio?: AudioProbe | null } = {}): string[] {
+  const input = [...INPUT_OPTIONS, ...(options.audio ? ['-copyts'] : []), '-i', file];
+  const audio = options.audio ? audioFactsOutput(options.audio, AUDIO_FACTS_FD) : [];
   if (options.rgb24 !== true) {
-    return [...INPUT_OPTIONS, '-i', file, '-map', `0:${video.index}`, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3'];
+    return [...input, '-map', `0:${video.index}`, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3', ...audio];
   }
   return [
-    ...INPUT_OPTIONS,
-    '-i', file,
+    ...input,
     '-filter_complex', `[0:${video.index}]split=2[planes][torgb];[torgb]${rgb24Filter(video.pixFmt)}[rgb]`,
     '-map', '[planes]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3',
     '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:4',
+    ...audio,
   ];
 }
 
@@ -130,18 +148,22 @@ export async function openVideoDecoder(
   const capacity = options.capacity ?? 2;
   const withRgb = options.rgb24 === true;
   const group = new ReaderGroup();
+  const audio = options.audio ?? null;
   const { child, readers } = await spawnRawOutputs(
     scope,
     tools.ffmpeg,
-    videoDecodeArgs(file, video, { rgb24: withRgb }),
+    videoDecodeArgs(file, video, { rgb24: withRgb, audio }),
     [
       { fd: 3, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${label} planes` } },
       ...(withRgb ? [{ fd: 4, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${label} rgb24` } }] : []),
     ],
-    { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs },
+    { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs, textPipes: audio ? [AUDIO_FACTS_FD] : [] },
   );
   const planes = readers[0] as FrameReader;
   const rgb = withRgb ? (readers[1] as FrameReader) : noRgb;
+  // Read as it streams (or ffmpeg would block on a full pipe); a read error shows as the process's exit.
+  const facts = audio ? readAudioFacts(child.pipe(AUDIO_FACTS_FD), audio.channels, label) : Promise.resolve(null);
+  facts.catch(() => undefined);
 
   // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
   const explain = async (error: unknown): Promise<never> => {
@@ -184,5 +206,11 @@ export async function openVideoDecoder(
       if (error) throw error;
     },
     peakBuffers: () => ({ planes: planes.peakBuffers, rgb: rgb.peakBuffers }),
+    async audioFacts(): Promise<AudioFacts | null> {
+      const exit = await child.exited;
+      const error = exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs);
+      if (error) throw error;
+      return facts;
+    },
   };
 }

@@ -127,8 +127,9 @@ describe('measurePair', () => {
       // A side is named where the refusal is about one file; a difference between the two names none.
       const side = code === 'UNSUPPORTED_PIXEL_FORMAT' ? { side: 'candidate' } : {};
       expect(outcome).toEqual({ ok: false, failure: { code, message: expect.any(String), ...side } });
-      // No frame was measured: decoding never started.
-      expect(progress).toEqual([]);
+      // No frame was measured: decoding never started. The audio's sample count is the decoder's, so
+      // that check runs once the files are decoded (media/audio-facts.ts); the metrics are dropped.
+      if (code !== 'INCOMPATIBLE_SAMPLE_COUNT') expect(progress).toEqual([]);
     });
   });
 
