@@ -225,7 +225,8 @@ const bytesOf = (a: Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a
 
 /**
  * Starts the definitions of one role (`temporal` true: the ordered ones, false: the order-free ones,
- * which also decide `identical`) for a stream of this geometry. The layout of the kernels' memory is
+ * which also decide `identical`; null: both, in one thread, each plane copied into the kernels'
+ * memory once per frame for all of them) for a stream of this geometry. The layout of the kernels' memory is
  * computed here, once; the planes are copied into it afresh on every frame, because that memory is
  * shared with every other metric call of the thread.
  *
@@ -234,9 +235,14 @@ const bytesOf = (a: Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a
  * definition reads it, and frames carry none; with `ffmpeg` every frame carries the rgb24 ffmpeg
  * made. Equal planes convert to equal rgb24, so such a frame is not converted at all.
  */
-export function createMetricRunner(geometry: FrameGeometry, list: readonly MetricName[], temporal: boolean, rgbConversion: RgbConversion = DEFAULT_RGB_CONVERSION): MetricRunner {
+export function createMetricRunner(
+  geometry: FrameGeometry,
+  list: readonly MetricName[],
+  temporal: boolean | null,
+  rgbConversion: RgbConversion = DEFAULT_RGB_CONVERSION,
+): MetricRunner {
   const g = checkGeometry(geometry);
-  const defs = videoMetricDefs(list).filter((d) => d.temporal === temporal);
+  const defs = videoMetricDefs(list).filter((d) => temporal === null || d.temporal === temporal);
   const states = defs.map((d) => d.init(g));
   const rgb = needsRgb24(list);
   const conversion = rgb ? checkRgbConversion(rgbConversion, g) : null;
@@ -260,7 +266,7 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
     checkPlane(`${name}.y`, frame.y, g.width, g.height);
     checkPlane(`${name}.u`, frame.u, g.chromaWidth, g.chromaHeight);
     checkPlane(`${name}.v`, frame.v, g.chromaWidth, g.chromaHeight);
-    if (!rgb || temporal) return;
+    if (!rgb || temporal === true) return;
     if (conversion?.by === 'ffmpeg') checkPlane(`${name}.rgb`, frame.rgb, g.width, g.height, 3);
     else if (frame.rgb !== undefined && frame.rgb.length !== 0) {
       // Silently measuring other bytes than the caller handed in would be a lie: say which conversion to choose.
@@ -308,7 +314,7 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
       };
       const metrics: Record<string, unknown> = {};
       defs.forEach((d, i) => (metrics[d.name] = d.frame(states[i], ctx)));
-      if (temporal) return { metrics };
+      if (temporal === true) return { metrics };
       // Every Y, U, V (and, when read, rgb24) sample equal; equal YUV converts to equal rgb24, so the set does not change it.
       const identical = ctx.equal('y') && (!rgb || ctx.equal('rgb')) && ctx.equal('u') && ctx.equal('v');
       return { identical, metrics };

@@ -124,8 +124,9 @@ export function createVideoAccumulator(geometry: FrameGeometry, metrics: Metrics
   const g = checkGeometry(geometry);
   const list: readonly MetricName[] = resolveMetrics(metrics).list;
   // Both roles are initialised now, so a frame too small for a chosen metric (or a conversion the planes do not allow) is refused before any frame.
-  const orderedRunner = createMetricRunner(g, list, true, options.rgb);
-  const valuesRunner = createMetricRunner(g, list, false, options.rgb);
+  // addFrame runs them as one runner: each plane is copied into the kernels' memory once per frame, not once per role.
+  const runner = createMetricRunner(g, list, null, options.rgb);
+  const temporalNames = new Set(runner.defs.filter((d) => d.temporal).map((d) => d.name));
   const rgb = options.rgb ?? DEFAULT_RGB_CONVERSION;
   /** By frame index; a hole is a frame whose part has not come in yet. */
   const orderedParts: (FrameValues | undefined)[] = [];
@@ -158,8 +159,11 @@ export function createVideoAccumulator(geometry: FrameGeometry, metrics: Metrics
     addFrame(a, b) {
       if (finished) throw new FidelityError('INVALID_ARGUMENT', 'addFrame() after finish()');
       const index = orderedParts.length;
-      const o = orderedRunner.frame(a, b);
-      const v = valuesRunner.frame(a, b);
+      const both = runner.frame(a, b);
+      // The same values the two roles give separately (tested): each definition sees the same planes.
+      const o: FrameValues = { metrics: {} };
+      const v: FrameValues = { identical: both.identical, metrics: {} };
+      for (const [name, value] of Object.entries(both.metrics)) (temporalNames.has(name) ? o : v).metrics[name] = value;
       file(orderedParts, 'addFrame()', index, o);
       file(valueParts, 'addFrame()', index, v);
     },
