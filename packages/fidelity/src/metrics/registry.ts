@@ -2,9 +2,9 @@
  * The metric registry: every video metric is one definition (name, what it
  * needs decoded, whether it must see the frames in order, and init / frame /
  * finish), and a metric set is a list of names. What a user asks for
- * decides the work: only the chosen definitions run, rgb24 is decoded only
- * when one of them needs it, and the audio is decoded only when `audio` is
- * chosen (docs/metrics.md, "Metric sets").
+ * decides the work: only the chosen definitions run, rgb24 is converted
+ * (rgb24.ts) only when one of them reads it, and the audio is decoded only
+ * when `audio` is chosen (docs/metrics.md, "Metric sets").
  *
  * A definition's `init` runs once per stream (size checks, constants, the
  * plane weights); `frame` runs once per frame pair and may only depend on

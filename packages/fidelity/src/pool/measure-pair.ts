@@ -112,14 +112,16 @@ function endedEarly(what: string, side: FailureSide, got: number, expected: numb
  * Helper threads for a pair's video when the caller leaves it open: `cores`
  * (the cores this pair may use) from AUTO_THREADS_MIN_CORES on, else none.
  *
- * With fewer cores the two decoders already need most of the machine (the
- * bit-exact rgb24 conversion alone is about 4 ms of CPU per frame and file),
- * and a frame's trip through the helpers (measuring thread -> ordered helper
- * -> value helper -> back) waits on threads that get no core: measured on 2
- * cores, full-size pairs, every set was faster without helpers (`default`
- * 3.9 s against 5.5 s per pair, `all` 4.3 against 5.3, `ffmpeg` 1.18 against
- * 1.36; docs/performance.md). None for a small stream either, where starting
- * threads costs more than they save. The results are the same bytes either way.
+ * With fewer cores, a frame's trip through the helpers (measuring thread ->
+ * ordered helper -> value helper -> back) waits on threads that get no core:
+ * measured on 2 idle cores, full-size pairs, every set was faster without
+ * helpers (`default` 3.9 s against 5.5 s per pair, `all` 4.3 against 5.3,
+ * `ffmpeg` 1.18 against 1.36; docs/performance.md). That was when the
+ * decoders still converted rgb24 (4 ms of CPU per frame and file); with
+ * planes-only decoders helpers cost more CPU on a busy 2-core machine, and
+ * their wall gain on an idle one is not measured yet, so the threshold stands.
+ * None for a small stream either, where starting threads costs more than they
+ * save. The results are the same bytes either way.
  */
 export function autoVideoThreads(video: VideoProbe, cores: number): number {
   const geometry = video.geometry;
