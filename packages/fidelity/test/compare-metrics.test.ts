@@ -62,8 +62,11 @@ describe('compare() with a metric set', () => {
       expect(pairs.length).toBeGreaterThan(0);
       const allPairs = measuredPairs(bundles['all']!);
       pairs.forEach((p, i) => {
-        const fields = Object.keys(p.video!).filter((k) => !['width', 'height', 'frames', 'identical'].includes(k)).sort();
+        const rgbFields = ['rgb_conversion', 'rgb_matrix', 'rgb_range'];
+        const fields = Object.keys(p.video!).filter((k) => !['width', 'height', 'frames', 'identical', ...rgbFields].includes(k)).sort();
         expect(fields, set).toEqual(METRIC_SETS[set as keyof typeof METRIC_SETS].filter((n) => n !== 'audio').sort());
+        // How rgb24 was made, exactly when the set reads it (not for `ffmpeg`).
+        expect(rgbFields.map((f) => (p.video as Record<string, unknown>)[f]), set).toEqual(set === 'ffmpeg' ? [undefined, undefined, undefined] : ['fidelity', 'bt601', 'limited']);
         for (const f of fields) expect(JSON.stringify((p.video as Record<string, unknown>)[f])).toBe(JSON.stringify((allPairs[i]!.video as Record<string, unknown>)[f]));
         expect('audio' in p, set).toBe(set !== 'ffmpeg');
       });

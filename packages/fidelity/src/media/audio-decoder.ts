@@ -36,8 +36,18 @@ const fresh =
   (samples) =>
     Array.from({ length: channels }, () => new Float32Array(samples));
 
+/**
+ * `-cpuflags 0`: the decoder's C code on every CPU. FFmpeg picks its float
+ * audio code by CPU feature (the AAC decoder gives other last bits with SSE
+ * only, with AVX, and in C: measured), so a shard on another machine would
+ * measure other audio bits. The C path costs about 0.02 s of CPU per 80 s of
+ * stereo AAC (docs/media.md); this process decodes nothing but the audio, so
+ * the video decoding keeps its SIMD code.
+ */
+export const AUDIO_DECODER_OPTIONS = ['-cpuflags', '0'] as const;
+
 export function audioDecodeArgs(file: string, audio: AudioProbe): string[] {
-  return [...INPUT_OPTIONS, '-i', file, '-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1'];
+  return [...INPUT_OPTIONS, ...AUDIO_DECODER_OPTIONS, '-i', file, '-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1'];
 }
 
 function deinterleave(bytes: Uint8Array, channels: number, label: string, take: PlaneSupply): Float32Array[] {

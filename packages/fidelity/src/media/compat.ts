@@ -2,6 +2,13 @@
  * Whether two probed files can be compared frame by frame and sample by
  * sample (metrics.md, "Decoding"). The first disagreement wins, in the order
  * below, so a pair carries one stable reason code.
+ *
+ * The audio's sample count and start are the decoder's (media/audio-facts.ts),
+ * known once the files are decoded; every check before them in that order
+ * needs the probe only. So measurePair runs `checkBeforeDecoding` before any
+ * frame, and `checkCompatibility` (all of them, the same order) once the
+ * decode has filled in the audio: the reason a pair gets is the one a single
+ * check of everything would give.
  */
 import type { MeasureFailure, FailureSide } from '../schemas/measurement.js';
 import { isFidelityError } from '../errors.js';
@@ -164,7 +171,7 @@ function checkEdits(code: string, stream: string, x: TrackEdits | null, y: Track
 /** First audio timestamp minus first video timestamp, in seconds; null when the audio has no timestamp. */
 function audioOffset(v: VideoProbe, x: AudioProbe): Fraction | null {
   if (x.startPts === null) return null;
-  return minus(frac(x.startPts, x.timeBase), frac(v.pts[0]!, v.timeBase));
+  return minus(frac(x.startPts, x.startTimeBase ?? x.timeBase), frac(v.pts[0]!, v.timeBase));
 }
 
 function checkAudioStart(a: VideoProbe, x: AudioProbe, b: VideoProbe, y: AudioProbe): MeasureFailure | null {
@@ -179,8 +186,13 @@ function checkAudioStart(a: VideoProbe, x: AudioProbe, b: VideoProbe, y: AudioPr
   );
 }
 
-/** null when the pair is comparable; otherwise the reason, with both sides' values. */
+/** null when the pair is comparable; otherwise the reason, with both sides' values. The audio's samples and start must be known (decoded). */
 export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
+  return checkBeforeDecoding(baseline, candidate) ?? checkDecodedAudio(baseline, candidate);
+}
+
+/** The checks that come before the audio's sample count, on the probes alone: null when none fails. */
+export function checkBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
   const a = baseline.video;
   const b = candidate.video;
   if (!a || !b) {
@@ -234,6 +246,14 @@ export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe):
     if (x.channels !== y.channels) {
       return fail('INCOMPATIBLE_CHANNELS', `Audio channel count differs: baseline ${x.channels}, candidate ${y.channels}`);
     }
+  }
+  return null;
+}
+
+/** The checks from the audio's sample count on (sample count, start, audio edit lists), in that order. */
+function checkDecodedAudio(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
+  const [a, b, x, y] = [baseline.video!, candidate.video!, baseline.audio, candidate.audio];
+  if (x && y) {
     if (x.samples !== y.samples) {
       return fail('INCOMPATIBLE_SAMPLE_COUNT', `Audio sample count differs: baseline ${x.samples}, candidate ${y.samples} per channel`);
     }

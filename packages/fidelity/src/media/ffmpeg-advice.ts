@@ -1,8 +1,7 @@
 /**
  * What `fidelity doctor` says about the resolved ffmpeg + ffprobe pair. Both
- * parse untrusted MP4s, so an old build or two different builds deserve a
- * warning; neither stops a run (the npm packages are pinned for reproducible
- * reports, and changing them changes every recorded decoder SHA-256).
+ * parse untrusted MP4s, so an old build, two different builds, or a PATH pair
+ * passed over for the npm one deserve a warning; none stops a run.
  */
 import type { FfmpegToolchain } from './ffmpeg.js';
 
@@ -11,7 +10,7 @@ export const FFMPEG_MAX_AGE_YEARS = 3;
 
 /** One thing worth knowing about the ffmpeg pair; `kind` is stable, `message` is for people. */
 export interface FfmpegAdvice {
-  kind: 'versions-differ' | 'old-build';
+  kind: 'versions-differ' | 'old-build' | 'path-passed-over';
   message: string;
 }
 
@@ -23,12 +22,13 @@ export function parseFfmpegVersionLine(line: string): { version: string; year: n
 }
 
 const MAINTAINED =
-  'To use a maintained build, install one (on Debian/Ubuntu: apt-get install ffmpeg) and set both ' +
-  'FIDELITY_FFMPEG=/usr/bin/ffmpeg and FIDELITY_FFPROBE=/usr/bin/ffprobe; reports then record that decoder instead.';
+  'To use a maintained build, install one (on Debian/Ubuntu: apt-get install ffmpeg, which puts both on PATH, where they are preferred), ' +
+  'or set both FIDELITY_FFMPEG=/usr/bin/ffmpeg and FIDELITY_FFPROBE=/usr/bin/ffprobe; reports then record that decoder instead.';
 
 /**
- * Warnings about a resolved pair: the two binaries are different builds, or a build is older than
- * {@link FFMPEG_MAX_AGE_YEARS} years. Returns an empty list when there is nothing to say.
+ * Warnings about a resolved pair: a PATH pair was passed over (not one build, or not running), the
+ * two binaries are different builds, or a build is older than {@link FFMPEG_MAX_AGE_YEARS} years.
+ * Returns an empty list when there is nothing to say.
  *
  * @example
  * ```ts
@@ -38,6 +38,12 @@ const MAINTAINED =
  */
 export function ffmpegAdvice(tools: FfmpegToolchain, now: Date = new Date()): FfmpegAdvice[] {
   const out: FfmpegAdvice[] = [];
+  for (const p of tools.passedOver ?? []) {
+    out.push({
+      kind: 'path-passed-over',
+      message: `The ffmpeg and ffprobe on PATH (${p.ffmpeg}, ${p.ffprobe}) were not used: ${p.reason}. The npm packages' pair runs instead. ${MAINTAINED}`,
+    });
+  }
   const ffmpeg = parseFfmpegVersionLine(tools.ffmpeg.version);
   const ffprobe = parseFfmpegVersionLine(tools.ffprobe.version);
   if (ffmpeg.version !== ffprobe.version) {

@@ -5,14 +5,18 @@
  *
  * ffmpeg and ffprobe always come from the same place, because both parse the
  * same untrusted MP4s and a report names one decoder. Places, in order:
- * explicit options -> FIDELITY_FFMPEG / FIDELITY_FFPROBE -> the npm packages
- * @ffmpeg-installer + @ffprobe-installer -> the first PATH folder that holds
- * both. When only one of a pair is given (one option, one variable), the
- * other is the file of that name in the same folder, or nothing runs.
- * The npm packages stay ahead of PATH so that every machine decodes with the
- * same pinned binaries (the golden values and committed fixtures record their
- * SHA-256); `fidelity doctor` says when they are old or differ, and how to
- * point both variables at a maintained build.
+ * explicit options -> FIDELITY_FFMPEG / FIDELITY_FFPROBE -> the first PATH
+ * folder that holds both, when they are one build (the same version line) ->
+ * the npm packages @ffmpeg-installer + @ffprobe-installer. When only one of a
+ * pair is given (one option, one variable), the other is the file of that
+ * name in the same folder, or nothing runs.
+ *
+ * A maintained build on PATH (a distribution's ffmpeg, a CI runner's) comes
+ * before the npm packages: both binaries parse untrusted MP4s, and the npm
+ * pair is a 2018 ffmpeg beside a 2023 ffprobe. The metrics do not depend on
+ * the choice where it matters: rgb24 is our own conversion and the Y planes
+ * are the H.264 decoder's, the same bytes from any build. `fidelity doctor`
+ * says when the npm pair runs (old, two builds) and why PATH's was passed over.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, accessSync, constants as fsConstants, statSync } from 'node:fs';
@@ -102,8 +106,10 @@ function explicitPair(source: BinarySource, ffmpeg: string | undefined, ffprobe:
 
 /**
  * Every place a matched ffmpeg + ffprobe pair could come from, in priority order, without running
- * anything. An explicit pair (options, then environment) is listed even when its files do not
- * exist: the caller asked for it, and {@link resolveFfmpeg} says why it does not run.
+ * anything: options, environment, the first PATH folder holding both, the npm packages. An
+ * explicit pair (options, then environment) is listed even when its files do not exist: the caller
+ * asked for it, and {@link resolveFfmpeg} says why it does not run. {@link resolveFfmpeg} passes
+ * over the PATH pair when its two binaries are not one build (or do not run) and an npm pair exists.
  */
 export function toolchainCandidates(options: ResolveOptions = {}): ToolchainCandidate[] {
   const env = options.env ?? process.env;
@@ -112,9 +118,6 @@ export function toolchainCandidates(options: ResolveOptions = {}): ToolchainCand
   if (option) out.push(option);
   const fromEnv = explicitPair('env', env.FIDELITY_FFMPEG || undefined, env.FIDELITY_FFPROBE || undefined);
   if (fromEnv) out.push(fromEnv);
-  const ffmpeg = tryRequirePath('@ffmpeg-installer/ffmpeg', (m) => (m as { path?: string }).path);
-  const ffprobe = tryRequirePath('@ffprobe-installer/ffprobe', (m) => (m as { path?: string }).path);
-  if (ffmpeg && ffprobe && existsSync(ffmpeg) && existsSync(ffprobe)) out.push({ source: 'installer', ffmpeg, ffprobe });
   const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const dir of dirs) {
     const pair = { ffmpeg: path.join(dir, 'ffmpeg'), ffprobe: path.join(dir, 'ffprobe') };
@@ -123,6 +126,9 @@ export function toolchainCandidates(options: ResolveOptions = {}): ToolchainCand
       break;
     }
   }
+  const ffmpeg = tryRequirePath('@ffmpeg-installer/ffmpeg', (m) => (m as { path?: string }).path);
+  const ffprobe = tryRequirePath('@ffprobe-installer/ffprobe', (m) => (m as { path?: string }).path);
+  if (ffmpeg && ffprobe && existsSync(ffmpeg) && existsSync(ffprobe)) out.push({ source: 'installer', ffmpeg, ffprobe });
   return out;
 }
 
@@ -194,20 +200,63 @@ async function identify(kind: BinaryKind, c: ToolchainCandidate): Promise<Binary
  *   `FFMPEG_BROKEN` when the binary does not run or is not the kind asked for.
  */
 export async function resolveBinary(kind: BinaryKind, options: ResolveOptions = {}): Promise<BinaryIdentity> {
-  return identify(kind, firstCandidate(options));
+  const first = firstCandidate(options);
+  // PATH's pair may be passed over for the npm one: the same choice as resolveFfmpeg.
+  return first.source === 'path' ? (await resolveFfmpeg(options))[kind] : identify(kind, first);
 }
 
 /** The resolved pair; both always come from the same source (`ffmpeg.source === ffprobe.source`). */
 export interface FfmpegToolchain {
   ffmpeg: BinaryIdentity;
   ffprobe: BinaryIdentity;
+  /** A place tried before this one and passed over (the PATH pair, when it was not one build), with why: `fidelity doctor` says it. */
+  passedOver?: { source: BinarySource; ffmpeg: string; ffprobe: string; reason: string }[];
+}
+
+/** The version token of a `-version` line: "5.1.9-0+deb12u1" of "ffmpeg version 5.1.9-0+deb12u1 Copyright ...". */
+function versionToken(line: string): string {
+  return /^\S+ version (\S+)/.exec(line)?.[1] ?? '';
+}
+
+/** Both binaries of a candidate, ffmpeg first (so a broken explicit ffmpeg is reported before a missing ffprobe beside it). */
+async function identifyPair(c: ToolchainCandidate): Promise<FfmpegToolchain> {
+  const ffmpeg = await identify('ffmpeg', c);
+  return { ffmpeg, ffprobe: await identify('ffprobe', c) };
+}
+
+/**
+ * The first candidate that runs. Explicit ones (options, environment) are taken as they are, or
+ * fail: the user asked for them. The PATH pair is taken when both run and print the same version
+ * (one build); otherwise the npm pair after it is used, and the reason is kept for doctor. With no
+ * npm pair left, the PATH pair is used as it is (doctor warns when the two differ).
+ */
+async function resolvePair(options: ResolveOptions): Promise<FfmpegToolchain> {
+  const list = toolchainCandidates(options);
+  const first = firstCandidate(options);
+  if (first.source !== 'path') return identifyPair(first);
+  const fallback = list.find((c) => c.source === 'installer');
+  let reason: string;
+  try {
+    const pair = await identifyPair(first);
+    const [a, b] = [versionToken(pair.ffmpeg.version), versionToken(pair.ffprobe.version)];
+    if (a !== '' && a === b) return pair;
+    if (!fallback) return pair;
+    reason = `ffmpeg (${a || pair.ffmpeg.version}) and ffprobe (${b || pair.ffprobe.version}) on PATH are not one build`;
+  } catch (error) {
+    if (!fallback) throw error;
+    reason = (error as Error).message.split('. ')[0] ?? 'it does not run';
+  }
+  const chosen = await identifyPair(fallback);
+  return { ...chosen, passedOver: [{ source: 'path', ffmpeg: first.ffmpeg, ffprobe: first.ffprobe, reason }] };
 }
 
 const cache = new Map<string, Promise<FfmpegToolchain>>();
 
 /**
  * Resolves the ffmpeg + ffprobe pair once per distinct option set and reports what they are: source,
- * path, version line and SHA-256 of each (the decoder identity every report records).
+ * path, version line and SHA-256 of each (the decoder identity every report records). Order:
+ * options, FIDELITY_FFMPEG / FIDELITY_FFPROBE, the first PATH folder holding both when they are one
+ * build, the npm packages.
  *
  * @throws FidelityError `FFMPEG_NOT_FOUND` when no pair exists (or only half of an explicit pair, with
  *   no matching binary beside it), `FFMPEG_BROKEN` when a binary does not run or is not what it claims.
@@ -222,12 +271,7 @@ export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolc
   const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
   let hit = cache.get(key);
   if (!hit) {
-    hit = (async () => {
-      const c = firstCandidate(options);
-      // ffmpeg first, so that a broken explicit ffmpeg is reported before a missing ffprobe beside it.
-      const ffmpeg = await identify('ffmpeg', c);
-      return { ffmpeg, ffprobe: await identify('ffprobe', c) };
-    })();
+    hit = resolvePair(options);
     hit.catch(() => cache.delete(key));
     cache.set(key, hit);
   }

@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { FidelityError, invalidParameter } from '../errors.js';
+import { AUDIO_DECODER_OPTIONS } from './audio-decoder.js';
 import { resolveFfmpeg } from './ffmpeg.js';
 import type { ResolveOptions } from './ffmpeg.js';
 import { ProcessScope, exitError } from './process.js';
@@ -107,9 +108,10 @@ export async function extractAudio(
   if (!Number.isInteger(maxSamples) || maxSamples < 0) throw invalidParameter('layout.maxSamples', 'a non-negative integer', maxSamples);
   const tools = await resolveFfmpeg(options.ffmpeg);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // atrim counts samples, so the cut is exact whatever the container's timestamps say.
+  // atrim counts samples, so the cut is exact whatever the container's timestamps say. The decoder's
+  // C code, as the measuring decoder runs it (audio-decoder.ts): the same bits on every CPU.
   const args = [
-    '-nostdin', '-hide_banner', '-loglevel', 'error', '-i', file,
+    '-nostdin', '-hide_banner', '-loglevel', 'error', ...AUDIO_DECODER_OPTIONS, '-i', file,
     '-map', '0:a:0', '-af', `atrim=end_sample=${maxSamples}`, '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1',
   ];
   const scope = new ProcessScope(options.signal);

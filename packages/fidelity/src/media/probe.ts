@@ -1,22 +1,23 @@
 /**
- * What a file holds, learned before any frame is decoded: every stream's
- * kind, the first video stream's geometry, pixel format, display matrix,
- * time base and every frame timestamp (from packets: demuxing only, so it is
- * cheap and exact; two ffprobe runs side by side, stream info as JSON and the
- * packet list as text), the first audio stream's layout, start time and
- * exact decoded sample count, and (MP4 / MOV) both tracks' edit lists.
- * Compatibility is judged on this alone (compat.ts), so no metric starts on a
- * pair that cannot be compared.
+ * What a file holds, learned before any frame is decoded, from ONE ffprobe
+ * run (streams, format and the packet list, as JSON: demuxing only, so it is
+ * cheap and exact): every stream's kind, the first video stream's geometry,
+ * pixel format, display matrix, time base and every frame timestamp, the
+ * first audio stream's layout, and (MP4 / MOV) both tracks' edit lists.
+ *
+ * The audio's exact sample count and start are the decoder's, so they are
+ * taken from the decode itself (audio-facts.ts, an output of the video
+ * decoder's process) and filled in before the last compatibility checks
+ * (compat.ts): the checks before them run on this probe alone, before any
+ * frame is decoded.
  */
-import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
-import type { Child, ProcessScope } from './process.js';
-import { exitError, runToString } from './process.js';
+import type { ProcessScope } from './process.js';
+import { runToString } from './process.js';
 import { planeGeometry } from './pixel-formats.js';
 import { hidesHead, hidesTail, readEditLists } from './edit-list.js';
 import type { TrackEdits } from './edit-list.js';
-import { SOCKET_CHANNELS, openSocketChannel } from './socket-channel.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 
 export interface Rational {
@@ -56,17 +57,27 @@ export interface AudioProbe {
   sampleRate: number;
   channels: number;
   channelLayout: string | null;
-  /** Samples per channel, counted by decoding (container durations do not account for encoder priming). */
-  samples: number;
+  /**
+   * Samples per channel, counted by decoding (container durations do not account for encoder
+   * priming); null until the decode has counted them (audio-facts.ts).
+   */
+  samples: number | null;
   timeBase: Rational;
   /**
-   * The first decoded audio frame's timestamp in `timeBase` ticks (after the
-   * edit list and the encoder priming the decoder skips); null when ffprobe
-   * gives none.
+   * The first decoded audio frame's timestamp (after the edit list and the encoder priming the
+   * decoder skips), in `startTimeBase` ticks (`timeBase` when absent); null when the decoder gives
+   * none, and until the decode has run.
    */
   startPts: number | null;
+  /** The time base of `startPts` when it is not the stream's (the decoder's clock: 1 / sample rate). */
+  startTimeBase?: Rational;
   /** The track's edit list (MP4 / MOV); null for other containers. */
   editList: TrackEdits | null;
+  /**
+   * For PCM in MOV, whose index counts samples: that count (the decode must reach it, or the file
+   * is truncated: checkDecodedAudio); null or absent otherwise.
+   */
+  listedPcmSamples?: number | null;
 }
 
 /** One stream of the file, whatever its kind: the pair is measured only when these agree (compat.ts). */
@@ -116,7 +127,16 @@ const FfprobeStream = z.object({
   side_data_list: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
+/** One packet as ffprobe prints it (`-show_entries packet=stream_index,pts,flags`); side data of kinds we do not read is ignored. */
+const FfprobePacket = z.object({
+  stream_index: z.number().int(),
+  /** A packet without a timestamp: absent, or "N/A" (older ffprobe builds print that). */
+  pts: z.union([z.number().int(), z.string()]).optional(),
+  flags: z.string().optional(),
+});
+
 const FfprobeOutput = z.object({
+  packets: z.array(z.unknown()).default([]),
   streams: z.array(FfprobeStream).default([]),
   format: z.object({ size: z.string().optional(), format_name: z.string().optional() }).optional(),
 });
@@ -129,24 +149,32 @@ interface PacketTable {
 }
 
 /**
- * ffprobe's packet list as `stream_index,pts,flags` lines (csv, one per
- * packet; a packet with side data adds a field and a blank line). Plain
- * text: a long clip has thousands of packets, and a JSON object for each
- * would be garbage that outlives the probe.
+ * The packet list, kept as three flat arrays: a long clip has tens of
+ * thousands of packets, and their parsed objects are dropped at once (only
+ * the probe holds them, for the duration of this call).
  */
-function parsePackets(text: string): PacketTable {
+function parsePackets(packets: readonly unknown[], label: string): PacketTable {
   const counts = new Map<number, number>();
-  const rows: [number, number | null, boolean][] = [];
-  for (const line of text.split('\n')) {
-    if (line.length === 0) continue;
-    const [index, pts, flags = ''] = line.split(',');
-    const stream = Number(index);
-    if (!Number.isInteger(stream)) continue;
-    counts.set(stream, (counts.get(stream) ?? 0) + 1);
-    const value = Number(pts);
-    rows.push([stream, pts === undefined || pts === 'N/A' || !Number.isInteger(value) ? null : value, flags.includes('D')]);
-  }
-  return { counts, shown: (streamIndex) => rows.filter(([s, , discarded]) => s === streamIndex && !discarded).map(([, pts]) => pts) };
+  const streams = new Int32Array(packets.length);
+  const pts: (number | null)[] = new Array<number | null>(packets.length);
+  const discarded = new Uint8Array(packets.length);
+  packets.forEach((raw, i) => {
+    const parsed = FfprobePacket.safeParse(raw);
+    if (!parsed.success) throw undecodable(label, `ffprobe printed a packet that cannot be read: ${JSON.stringify(raw)}`);
+    const p = parsed.data;
+    counts.set(p.stream_index, (counts.get(p.stream_index) ?? 0) + 1);
+    streams[i] = p.stream_index;
+    pts[i] = typeof p.pts === 'number' ? p.pts : null;
+    discarded[i] = (p.flags ?? '').includes('D') ? 1 : 0;
+  });
+  return {
+    counts,
+    shown: (streamIndex) => {
+      const out: (number | null)[] = [];
+      for (let i = 0; i < streams.length; i++) if (streams[i] === streamIndex && !discarded[i]) out.push(pts[i]!);
+      return out;
+    },
+  };
 }
 
 function parseRational(text: string | undefined): Rational | null {
@@ -206,92 +234,27 @@ function undecodable(file: string, why: string): FidelityError {
 export const INPUT_OPTIONS = ['-nostdin', '-hide_banner', '-v', 'error', '-noautorotate'] as const;
 
 /**
- * Decodes the audio stream to 32-bit float and counts the bytes: exact, and
- * cheap next to video. Read into one reused buffer (a socket's `onread`):
- * a Buffer per chunk would leave tens of MB of garbage for a long clip,
- * which V8 collects late, and the peak memory would grow with the length.
+ * A PCM-in-MOV stream whose decode ended before its index's sample count is a
+ * truncated file (UNDECODABLE), checked once the decode has counted.
  */
-async function countAudioSamples(scope: ProcessScope, tools: ProbeTools, file: string, label: string, audio: { index: number; channels: number }): Promise<number> {
-  const args = [...INPUT_OPTIONS, '-i', file, '-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1'];
-  const spawnOptions = { label: `ffmpeg (audio count, ${label})`, timeoutMs: tools.timeoutMs };
-  let bytes = 0;
-  let child: Child;
-  let drained: Promise<void>;
-  if (SOCKET_CHANNELS) {
-    scope.throwIfAborted();
-    const scratch = new Uint8Array(64 * 1024);
-    const channel = await openSocketChannel({
-      buffer: () => scratch,
-      callback: (n) => {
-        bytes += n;
-        return true;
-      },
-    });
-    drained = ended(channel.ours);
-    child = scope.spawn(tools.ffmpeg, args, { ...spawnOptions, pipes: [], sockets: { 1: channel } });
-  } else {
-    child = scope.spawn(tools.ffmpeg, args, { ...spawnOptions, pipes: [1] });
-    const stream = child.pipe(1);
-    stream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    drained = ended(stream);
+export function checkDecodedAudio(audio: AudioProbe, samples: number, label: string): void {
+  if (typeof audio.listedPcmSamples === 'number' && samples < audio.listedPcmSamples) {
+    throw undecodable(label, `the file is truncated: its index lists ${audio.listedPcmSamples} audio samples but only ${samples} can be decoded`);
   }
-  // The child's exit does not wait for our end of its output to be read to the end.
-  const [exit] = await Promise.all([child.exited, drained]);
-  const error = exitError(`ffmpeg decoding the audio of ${label}`, exit, tools.timeoutMs);
-  if (error) throw error;
-  const frameBytes = 4 * audio.channels;
-  if (bytes % frameBytes !== 0) throw undecodable(label, `decoded audio is ${bytes} bytes, not a whole number of ${audio.channels}-channel samples`);
-  return bytes / frameBytes;
 }
 
 /**
- * The first decoded audio frame's timestamp, as ffmpeg's decoders give it:
- * after the edit list (a delay moves it, packets an edit hides are dropped)
- * and after the priming the decoder skips. That is where the first sample
- * the metrics read is played.
- */
-async function audioStart(scope: ProcessScope, tools: ProbeTools, file: string, label: string, index: number): Promise<number | null> {
-  const text = await runToString(
-    scope,
-    tools.ffprobe,
-    ['-hide_banner', '-v', 'error', '-select_streams', String(index), '-show_entries', 'frame=best_effort_timestamp', '-of', 'csv=p=0', file],
-    { label: `ffprobe (audio start, ${label})`, timeoutMs: tools.timeoutMs },
-  );
-  for (const line of text.split('\n')) {
-    const value = line.replace(/,+$/, '').trim();
-    if (value.length === 0) continue;
-    const pts = Number(value);
-    return Number.isInteger(pts) ? pts : null;
-  }
-  return null;
-}
-
-function ended(stream: Readable): Promise<void> {
-  return new Promise((resolve) => {
-    stream.once('end', resolve);
-    stream.once('close', resolve);
-    stream.once('error', () => resolve());
-  });
-}
-
-/**
- * Probes one file. Errors are FidelityErrors with the pair failure codes:
+ * Probes one file with one ffprobe run. Errors are FidelityErrors with the pair failure codes:
  * UNDECODABLE (ffprobe refuses the file), NO_VIDEO_STREAM, DECODE_TIMEOUT, ABORTED.
  * `label` names the side in messages ("baseline").
  */
 export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
-  const ffprobe = (args: string[]): Promise<string> =>
-    runToString(scope, tools.ffprobe, ['-hide_banner', '-v', 'error', ...args, file], { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs });
-  const [info, list] = await Promise.allSettled([
-    ffprobe(['-show_streams', '-show_format', '-of', 'json']),
-    ffprobe(['-show_entries', 'packet=stream_index,pts,flags', '-of', 'csv=p=0']),
-  ]);
-  // Both settle before one error is chosen (the stream info's first), so the message does not depend on timing.
-  if (info.status === 'rejected') throw info.reason;
-  if (list.status === 'rejected') throw list.reason;
-  const [json, packetText] = [info.value, list.value];
+  const json = await runToString(
+    scope,
+    tools.ffprobe,
+    ['-hide_banner', '-v', 'error', '-show_streams', '-show_format', '-show_entries', 'packet=stream_index,pts,flags', '-of', 'json=c=1', file],
+    { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs },
+  );
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -301,7 +264,7 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
   const parsed = FfprobeOutput.safeParse(raw);
   if (!parsed.success) throw undecodable(label, `unexpected ffprobe output (${parsed.error.issues[0]?.message ?? 'invalid'})`);
   const { streams, format } = parsed.data;
-  const packets = parsePackets(packetText);
+  const packets = parsePackets(parsed.data.packets, label);
 
   // Cover art is a video stream too; it is never the clip (compat.ts still counts it as a stream).
   const videoStream = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
@@ -371,29 +334,19 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
     if (!Number.isInteger(sampleRate) || sampleRate <= 0 || channels <= 0 || !timeBase) {
       throw undecodable(label, 'the audio stream has no sample rate, channel count or time base');
     }
-    const [counted, started] = await Promise.allSettled([
-      countAudioSamples(scope, tools, file, label, { index: audioStream.index, channels }),
-      audioStart(scope, tools, file, label, audioStream.index),
-    ]);
-    // Both settle before one error is chosen (the count's first), so the message does not depend on timing.
-    if (counted.status === 'rejected') throw counted.reason;
-    if (started.status === 'rejected') throw started.reason;
-    const [samples, startPts] = [counted.value, started.value];
     const listed = Number(audioStream.nb_frames);
     const trimmed = hidesHead(editListOf(audioStream)) || hidesTail(editListOf(audioStream));
-    if (isPcm(audioStream) && !trimmed && Number.isInteger(listed) && samples < listed) {
-      throw undecodable(label, `the file is truncated: its index lists ${listed} audio samples but only ${samples} can be decoded`);
-    }
     audio = {
       index: audioStream.index,
       codec: audioStream.codec_name ?? 'unknown',
       sampleRate,
       channels,
       channelLayout: audioStream.channel_layout ?? null,
-      samples,
+      samples: null,
       timeBase,
-      startPts,
+      startPts: null,
       editList: editListOf(audioStream),
+      listedPcmSamples: isPcm(audioStream) && !trimmed && Number.isInteger(listed) ? listed : null,
     };
   }
 

@@ -1,7 +1,8 @@
 /**
  * Starts an ffmpeg whose raw outputs (fd 1, 3, 4, ...) are each read by a
  * FrameReader: over socket channels where the platform has them (reads land
- * straight in the frame buffers), else over plain pipes.
+ * straight in the frame buffers), else over plain pipes. `textPipes` are
+ * small text outputs (a frame summary) the caller reads from `child.pipe(fd)`.
  */
 import { FrameReader } from './frame-reader.js';
 import type { FrameReaderOptions } from './frame-reader.js';
@@ -25,10 +26,11 @@ export async function spawnRawOutputs(
   file: string,
   args: string[],
   outputs: RawOutput[],
-  options: { label: string; timeoutMs: number },
+  options: { label: string; timeoutMs: number; textPipes?: number[] },
 ): Promise<RawOutputs> {
+  const { textPipes = [], ...spawnOptions } = options;
   if (!SOCKET_CHANNELS) {
-    const child = scope.spawn(file, args, { ...options, pipes: outputs.map((o) => o.fd) });
+    const child = scope.spawn(file, args, { ...spawnOptions, pipes: [...outputs.map((o) => o.fd), ...textPipes] });
     return { child, readers: outputs.map((o) => FrameReader.fromStream(child.pipe(o.fd), o.recordBytes, o.reader)) };
   }
   scope.throwIfAborted();
@@ -44,6 +46,6 @@ export async function spawnRawOutputs(
     throw error;
   }
   outputs.forEach((o, i) => readers[i]!.attachSocket(sockets[o.fd]!.ours));
-  const child = scope.spawn(file, args, { ...options, pipes: [], sockets });
+  const child = scope.spawn(file, args, { ...spawnOptions, pipes: textPipes, sockets });
   return { child, readers };
 }

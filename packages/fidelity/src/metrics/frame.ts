@@ -11,11 +11,15 @@ export interface FrameGeometry {
   chromaHeight: number;
 }
 
-/** One decoded frame: the 8-bit Y, U and V planes and the packed rgb24 picture, with its geometry. */
+/** One decoded frame: the 8-bit Y, U and V planes (and, only when ffmpeg converted it, rgb24), with its geometry. */
 export interface DecodedFrame extends FrameGeometry {
   y: Uint8Array;
   u: Uint8Array;
   v: Uint8Array;
-  /** rgb24 as ffmpeg converts it: width * height * 3 bytes. */
-  rgb: Uint8Array;
+  /**
+   * rgb24 (width * height * 3 bytes) as ffmpeg converted it, for a stream whose RGB conversion is
+   * `ffmpeg` (metrics/rgb24.ts); absent or empty when the metrics convert the planes themselves
+   * (`fidelity`, the default).
+   */
+  rgb?: Uint8Array;
 }

@@ -2,9 +2,9 @@
  * The metric registry: every video metric is one definition (name, what it
  * needs decoded, whether it must see the frames in order, and init / frame /
  * finish), and a metric set is a list of names. What a user asks for
- * decides the work: only the chosen definitions run, rgb24 is decoded only
- * when one of them needs it, and the audio is decoded only when `audio` is
- * chosen (docs/metrics.md, "Metric sets").
+ * decides the work: only the chosen definitions run, rgb24 is converted
+ * (rgb24.ts) only when one of them reads it, and the audio is decoded only
+ * when `audio` is chosen (docs/metrics.md, "Metric sets").
  *
  * A definition's `init` runs once per stream (size checks, constants, the
  * plane weights); `frame` runs once per frame pair and may only depend on
@@ -23,6 +23,8 @@ import { FfmpegSsimState, checkFfmpegSize, ffmpegPlaneWeights } from './ssim-ffm
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
 import { GAUSSIAN_TAPS_BYTES, checkGaussianSize, gaussianScratchBytes, writeGaussianTaps } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
+import { DEFAULT_RGB_CONVERSION, checkRgbConversion, convertRgb24At } from './rgb24.js';
+import type { RgbConversion } from './rgb24.js';
 import { kernels, Layout } from './wasm.js';
 import type { Kernels } from './wasm.js';
 
@@ -58,7 +60,7 @@ export interface VideoMetricDef<S = unknown, F = unknown> {
   readonly name: string;
   /** The selectable metrics it fills; it runs when any of them is chosen. */
   readonly provides: readonly MetricName[];
-  /** What the decoder must produce for it. */
+  /** What it reads: the decoded planes, or rgb24 (made from them here, or by ffmpeg as a fallback: rgb24.ts). */
   readonly needs: readonly ('yuv' | 'rgb24')[];
   readonly planes: readonly PlaneName[];
   readonly temporal: boolean;
@@ -183,7 +185,7 @@ export function videoMetricDefs(list: readonly MetricName[]): VideoMetricDef[] {
   return VIDEO_METRICS.filter((d) => d.provides.some((p) => list.includes(p)));
 }
 
-/** Whether the decoder must produce rgb24 for this selection. */
+/** Whether this selection reads rgb24 (converted from the planes, or by ffmpeg where the formula does not apply). */
 export function needsRgb24(list: readonly MetricName[]): boolean {
   return videoMetricDefs(list).some((d) => d.needs.includes('rgb24'));
 }
@@ -223,16 +225,31 @@ const bytesOf = (a: Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a
 
 /**
  * Starts the definitions of one role (`temporal` true: the ordered ones, false: the order-free ones,
- * which also decide `identical`) for a stream of this geometry. The layout of the kernels' memory is
+ * which also decide `identical`; null: both, in one thread, each plane copied into the kernels'
+ * memory once per frame for all of them) for a stream of this geometry. The layout of the kernels' memory is
  * computed here, once; the planes are copied into it afresh on every frame, because that memory is
  * shared with every other metric call of the thread.
+ *
+ * rgb24 follows `rgb` (metrics/rgb24.ts): with `fidelity` (the default) it is converted here from
+ * the Y, U and V planes already in the kernels' memory, once per frame and only when a chosen
+ * definition reads it, and frames carry none; with `ffmpeg` every frame carries the rgb24 ffmpeg
+ * made. Equal planes convert to equal rgb24, so such a frame is not converted at all.
  */
-export function createMetricRunner(geometry: FrameGeometry, list: readonly MetricName[], temporal: boolean): MetricRunner {
+export function createMetricRunner(
+  geometry: FrameGeometry,
+  list: readonly MetricName[],
+  temporal: boolean | null,
+  rgbConversion: RgbConversion = DEFAULT_RGB_CONVERSION,
+): MetricRunner {
   const g = checkGeometry(geometry);
-  const defs = videoMetricDefs(list).filter((d) => d.temporal === temporal);
+  const defs = videoMetricDefs(list).filter((d) => temporal === null || d.temporal === temporal);
   const states = defs.map((d) => d.init(g));
   const rgb = needsRgb24(list);
+  const conversion = rgb ? checkRgbConversion(rgbConversion, g) : null;
   const planes = new Set(defs.flatMap((d) => d.planes));
+  // Converting here reads the three planes of each frame.
+  const convert = planes.has('rgb') && conversion?.by === 'fidelity' ? conversion : null;
+  if (convert) for (const p of ['y', 'u', 'v'] as const) planes.add(p);
   const sizes: Record<PlaneName, number> = { y: g.width * g.height, u: g.chromaWidth * g.chromaHeight, v: g.chromaWidth * g.chromaHeight, rgb: 3 * g.width * g.height };
   const k = kernels();
   const layout = new Layout(k.base);
@@ -249,7 +266,12 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
     checkPlane(`${name}.y`, frame.y, g.width, g.height);
     checkPlane(`${name}.u`, frame.u, g.chromaWidth, g.chromaHeight);
     checkPlane(`${name}.v`, frame.v, g.chromaWidth, g.chromaHeight);
-    if (rgb && !temporal) checkPlane(`${name}.rgb`, frame.rgb, g.width, g.height, 3);
+    if (!rgb || temporal === true) return;
+    if (conversion?.by === 'ffmpeg') checkPlane(`${name}.rgb`, frame.rgb, g.width, g.height, 3);
+    else if (frame.rgb !== undefined && frame.rgb.length !== 0) {
+      // Silently measuring other bytes than the caller handed in would be a lie: say which conversion to choose.
+      throw invalidParameter(`${name}.rgb`, 'none (rgb24 is converted from the planes; pass { by: "ffmpeg", ... } to measure your own rgb24)', `${frame.rgb.length} bytes`);
+    }
   };
 
   return {
@@ -268,15 +290,23 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
         scratch,
         equal(p) {
           let e = equal.get(p);
-          if (e === undefined) equal.set(p, (e = bytesOf(a[p]).equals(bytesOf(b[p]))));
+          if (e === undefined) {
+            e = p === 'rgb' && convert ? ctx.equal('y') && ctx.equal('u') && ctx.equal('v') : bytesOf(a[p]!).equals(bytesOf(b[p]!));
+            equal.set(p, e);
+          }
           return e;
         },
         at(p) {
           const at = offsets.get(p);
           if (!at) throw new FidelityError('INTERNAL', `metric plane ${p} was not laid out`);
           if (!copied.has(p)) {
-            k.u8(at[0], sizes[p]).set(a[p]);
-            k.u8(at[1], sizes[p]).set(b[p]);
+            if (p === 'rgb' && convert) {
+              const [y, u, v] = [ctx.at('y'), ctx.at('u'), ctx.at('v')];
+              for (const side of [0, 1] as const) convertRgb24At(k, { y: y[side], u: u[side], v: v[side], out: at[side] }, g, convert);
+            } else {
+              k.u8(at[0], sizes[p]).set(a[p]!);
+              k.u8(at[1], sizes[p]).set(b[p]!);
+            }
             copied.add(p);
           }
           return at;
@@ -284,8 +314,8 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
       };
       const metrics: Record<string, unknown> = {};
       defs.forEach((d, i) => (metrics[d.name] = d.frame(states[i], ctx)));
-      if (temporal) return { metrics };
-      // Every Y, U, V (and, when decoded, rgb24) sample equal; equal YUV decodes to equal rgb24, so the set does not change it.
+      if (temporal === true) return { metrics };
+      // Every Y, U, V (and, when read, rgb24) sample equal; equal YUV converts to equal rgb24, so the set does not change it.
       const identical = ctx.equal('y') && (!rgb || ctx.equal('rgb')) && ctx.equal('u') && ctx.equal('v');
       return { identical, metrics };
     },
@@ -293,7 +323,14 @@ export function createMetricRunner(geometry: FrameGeometry, list: readonly Metri
 }
 
 /** The report's `video` for a stream: geometry, `identical`, and each chosen definition's fields. */
-export function finishVideo(g: FrameGeometry, list: readonly MetricName[], frames: number, ordered: readonly RoleValues[], values: readonly RoleValues[]): VideoMetrics {
+export function finishVideo(
+  g: FrameGeometry,
+  list: readonly MetricName[],
+  frames: number,
+  ordered: readonly RoleValues[],
+  values: readonly RoleValues[],
+  rgbConversion: RgbConversion = DEFAULT_RGB_CONVERSION,
+): VideoMetrics {
   const chosen = new Set(list);
   const fields: Partial<VideoMetrics> = {};
   for (const d of videoMetricDefs(list)) {
@@ -304,6 +341,12 @@ export function finishVideo(g: FrameGeometry, list: readonly MetricName[], frame
   const video: Record<string, unknown> = { width: g.width, height: g.height, frames };
   for (const key of ['ssim', 'ssim_ffmpeg', 'ssim_rgb7', 'psnr_y', 'psnr_db', 'mae'] as const) {
     if (fields[key] !== undefined) video[key] = fields[key];
+  }
+  // Which conversion made the rgb24 those figures read (docs/metrics.md, "RGB conversion").
+  if (needsRgb24(list)) {
+    video['rgb_conversion'] = rgbConversion.by;
+    video['rgb_matrix'] = rgbConversion.matrix;
+    video['rgb_range'] = rgbConversion.range;
   }
   video['identical'] = values.every((v) => v.identical === true);
   return video as VideoMetrics;

@@ -1,7 +1,9 @@
 /**
  * Every video metric of one pair, frame by frame: the caller feeds decoded
  * baseline/candidate frames in order and gets VideoMetrics at the end.
- * Nothing is resampled, skipped or re-aligned.
+ * Nothing is resampled, skipped or re-aligned. rgb24, where a metric reads
+ * it, is converted from the planes here (rgb24.ts) unless the options say
+ * the frames carry ffmpeg's.
  *
  * Which metrics run is the metric set's choice (registry.ts); each is one
  * definition there. A frame's metrics come in two parts. The `temporal`
@@ -21,6 +23,17 @@ import type { DecodedFrame, FrameGeometry } from './frame.js';
 import { checkGeometry, createMetricRunner, finishVideo, resolveMetrics } from './registry.js';
 import type { MetricName, MetricsSpec, RoleValues } from './registry.js';
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
+import { DEFAULT_RGB_CONVERSION } from './rgb24.js';
+import type { RgbConversion } from './rgb24.js';
+
+/**
+ * How the frames' rgb24 is made, for the metrics that read it (docs/metrics.md, "RGB conversion").
+ * Default `{ by: 'fidelity', matrix: 'bt601', range: 'limited' }`: converted from the planes by the
+ * exact integer formula, frames carry no rgb24. `by: 'ffmpeg'`: every frame carries its own rgb24.
+ */
+export interface VideoMetricOptions {
+  rgb?: RgbConversion;
+}
 
 /**
  * One role's metrics of one frame: each chosen definition's value under its name (registry.ts), and,
@@ -73,8 +86,8 @@ export interface OrderedSeries {
  * Starts the temporal metrics of a set (`default` when absent; today ssim_ffmpeg) over a stream of
  * frame pairs: sizes checked and memory laid out once, state carried from frame to frame.
  */
-export function createOrderedSeries(geometry: FrameGeometry, metrics?: MetricsSpec): OrderedSeries {
-  const runner = createMetricRunner(geometry, resolveMetrics(metrics).list, true);
+export function createOrderedSeries(geometry: FrameGeometry, metrics?: MetricsSpec, options: VideoMetricOptions = {}): OrderedSeries {
+  const runner = createMetricRunner(geometry, resolveMetrics(metrics).list, true, options.rgb);
   return { next: (a, b) => runner.frame(a, b) };
 }
 
@@ -83,8 +96,8 @@ export function createOrderedSeries(geometry: FrameGeometry, metrics?: MetricsSp
  * thread's kernels. Sizes are checked and the memory laid out on every call; a stream's worth of
  * frames goes faster through {@link createVideoAccumulator}, which does that once.
  */
-export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: FrameGeometry, metrics?: MetricsSpec): FrameValues {
-  return createMetricRunner(geometry, resolveMetrics(metrics).list, false).frame(a, b);
+export function measureFrameValues(a: DecodedFrame, b: DecodedFrame, geometry: FrameGeometry, metrics?: MetricsSpec, options: VideoMetricOptions = {}): FrameValues {
+  return createMetricRunner(geometry, resolveMetrics(metrics).list, false, options.rgb).frame(a, b);
 }
 
 /** More frames than any stream has (a day at 60 fps): an index past it is a bug, not a frame. */
@@ -92,24 +105,29 @@ const MAX_FRAMES = 24 * 3600 * 60;
 
 /**
  * Starts the per-pair video metrics (docs/metrics.md) of a metric set (`default` when absent) for
- * frames of the given geometry. Sizes are checked and memory laid out once, here.
+ * frames of the given geometry. Sizes are checked and memory laid out once, here. The RGB metrics
+ * read rgb24 converted from the planes (`options.rgb`, BT.601 limited by default; report fields
+ * `rgb_conversion`, `rgb_matrix`, `rgb_range`).
  *
- * @throws FidelityError `INVALID_ARGUMENT` for a bad geometry or metric set, `FRAME_TOO_SMALL` for a
- *   frame smaller than a chosen metric's window, or (from `addFrame`) frames of another size or a
- *   frame count over 60 hours at 24 fps.
+ * @throws FidelityError `INVALID_ARGUMENT` for a bad geometry, metric set or `options.rgb` (the
+ *   formula covers 4:2:0 at an even height and 4:2:2; other planes need `by: 'ffmpeg'` and frames
+ *   carrying rgb24), `FRAME_TOO_SMALL` for a frame smaller than a chosen metric's window, or (from
+ *   `addFrame`) frames of another size or a frame count over 60 hours at 24 fps.
  * @example
  * ```ts
  * const acc = createVideoAccumulator({ width: 112, height: 64, chromaWidth: 56, chromaHeight: 32 }, 'all');
- * for (const [a, b] of framePairs) acc.addFrame(a, b); // DecodedFrame of each side
- * const metrics = acc.finish(); // VideoMetrics: ssim, ssim_ffmpeg, ssim_rgb7, psnr_y, psnr_db, mae
+ * for (const [a, b] of framePairs) acc.addFrame(a, b); // DecodedFrame of each side (Y, U, V)
+ * const metrics = acc.finish(); // VideoMetrics: ssim, ssim_ffmpeg, ssim_rgb7, psnr_y, psnr_db, mae, rgb_conversion ...
  * ```
  */
-export function createVideoAccumulator(geometry: FrameGeometry, metrics: MetricsSpec = 'default'): VideoAccumulator {
+export function createVideoAccumulator(geometry: FrameGeometry, metrics: MetricsSpec = 'default', options: VideoMetricOptions = {}): VideoAccumulator {
   const g = checkGeometry(geometry);
   const list: readonly MetricName[] = resolveMetrics(metrics).list;
-  // Both roles are initialised now, so a frame too small for a chosen metric is refused before any frame.
-  const orderedRunner = createMetricRunner(g, list, true);
-  const valuesRunner = createMetricRunner(g, list, false);
+  // Both roles are initialised now, so a frame too small for a chosen metric (or a conversion the planes do not allow) is refused before any frame.
+  // addFrame runs them as one runner: each plane is copied into the kernels' memory once per frame, not once per role.
+  const runner = createMetricRunner(g, list, null, options.rgb);
+  const temporalNames = new Set(runner.defs.filter((d) => d.temporal).map((d) => d.name));
+  const rgb = options.rgb ?? DEFAULT_RGB_CONVERSION;
   /** By frame index; a hole is a frame whose part has not come in yet. */
   const orderedParts: (FrameValues | undefined)[] = [];
   const valueParts: (FrameValues | undefined)[] = [];
@@ -134,15 +152,18 @@ export function createVideoAccumulator(geometry: FrameGeometry, metrics: Metrics
     }
     finished = true;
     // Pooled in frame order, whichever thread finished first: the same sums, the same bytes.
-    return finishVideo(g, list, count, orderedParts as FrameValues[], valueParts as FrameValues[]);
+    return finishVideo(g, list, count, orderedParts as FrameValues[], valueParts as FrameValues[], rgb);
   }
 
   return {
     addFrame(a, b) {
       if (finished) throw new FidelityError('INVALID_ARGUMENT', 'addFrame() after finish()');
       const index = orderedParts.length;
-      const o = orderedRunner.frame(a, b);
-      const v = valuesRunner.frame(a, b);
+      const both = runner.frame(a, b);
+      // The same values the two roles give separately (tested): each definition sees the same planes.
+      const o: FrameValues = { metrics: {} };
+      const v: FrameValues = { identical: both.identical, metrics: {} };
+      for (const [name, value] of Object.entries(both.metrics)) (temporalNames.has(name) ? o : v).metrics[name] = value;
       file(orderedParts, 'addFrame()', index, o);
       file(valueParts, 'addFrame()', index, v);
     },

@@ -35,6 +35,8 @@ interface KernelExports {
   ssim_box7_scratch_bytes(cols: number): number;
   ssim_ffmpeg_temp_ints(w: number): number;
   diff_stats(a: number, b: number, n: number, out: number): void;
+  /** rgb24 from planar 4:2:0 (vshift 1) or 4:2:2 (vshift 0); table = 2 * matrix + full range; 0, or -1 when refused. */
+  yuv_rgb24(y: number, u: number, v: number, w: number, h: number, cw: number, vshift: number, table: number, out: number): number;
 }
 
 // Resolves from src/metrics/ and from dist/metrics/ alike.

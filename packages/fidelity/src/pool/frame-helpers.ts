@@ -6,8 +6,8 @@
  *    line buffers carry from frame to frame) on every frame in order, then
  *    moves the frame on;
  *  - `threads` value helpers compute the set's order-independent metrics
- *    (the Gaussian and 7x7 SSIMs, the sample differences), one frame each
- *    at a time.
+ *    (the Gaussian and 7x7 SSIMs, the sample differences, and the rgb24
+ *    conversion they read), one frame each at a time.
  *
  * Which metric runs in which role is the registry's `temporal` flag
  * (metrics/registry.ts), not a name wired in here.
@@ -26,12 +26,19 @@ import { FidelityError } from '../errors.js';
 import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
 import type { MetricName } from '../metrics/registry.js';
+import { DEFAULT_RGB_CONVERSION } from '../metrics/rgb24.js';
+import type { RgbConversion } from '../metrics/rgb24.js';
 import type { FrameValues } from '../metrics/video.js';
 import { workerFilePath } from './worker-file.js';
 
-export type HelperSetup =
-  | { role: 'ordered'; geometry: FrameGeometry; metrics: MetricName[]; helpers: MessagePort[] }
-  | { role: 'values'; geometry: FrameGeometry; metrics: MetricName[]; from: MessagePort };
+/** What every helper of a stream is told: its frames' geometry, the metric set, and how rgb24 is made (metrics/rgb24.ts). */
+interface StreamSetup {
+  geometry: FrameGeometry;
+  metrics: MetricName[];
+  rgb: RgbConversion;
+}
+
+export type HelperSetup = (StreamSetup & { role: 'ordered'; helpers: MessagePort[] }) | (StreamSetup & { role: 'values'; from: MessagePort });
 
 /** A frame on its way: to the ordered helper, then (same message) to value helper number `helper`. */
 export interface FrameToHelper {
@@ -68,7 +75,13 @@ export interface FrameHelpers {
  */
 export const FRAMES_PER_HELPER = 2;
 
-export function openFrameHelpers(geometry: FrameGeometry, metrics: readonly MetricName[], threads: number, handlers: FrameHandlers): FrameHelpers {
+export function openFrameHelpers(
+  geometry: FrameGeometry,
+  metrics: readonly MetricName[],
+  threads: number,
+  handlers: FrameHandlers,
+  rgb: RgbConversion = DEFAULT_RGB_CONVERSION,
+): FrameHelpers {
   const file = workerFilePath('video-worker.js');
   const workers: Worker[] = [];
   /** A free slot of a value helper is its number; a helper appears once per free slot. */
@@ -119,9 +132,10 @@ export function openFrameHelpers(geometry: FrameGeometry, metrics: readonly Metr
 
   const channels = Array.from({ length: threads }, () => new MessageChannel());
   const helpers = channels.map((c) => c.port1);
-  const ordered = start({ role: 'ordered', geometry, metrics: [...metrics], helpers }, helpers);
+  const stream: StreamSetup = { geometry, metrics: [...metrics], rgb: { ...rgb } };
+  const ordered = start({ ...stream, role: 'ordered', helpers }, helpers);
   channels.forEach((c, i) => {
-    start({ role: 'values', geometry, metrics: [...metrics], from: c.port2 }, [c.port2]);
+    start({ ...stream, role: 'values', from: c.port2 }, [c.port2]);
     for (let k = 0; k < FRAMES_PER_HELPER; k++) idle.push(i);
   });
 

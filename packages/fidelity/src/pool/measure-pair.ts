@@ -1,7 +1,13 @@
 /**
- * measurePair: probe both files, refuse an incompatible pair before any
- * metric, then stream both decodes through the metric accumulators. Runs in
- * the calling thread; the pool (pool.ts) runs it inside worker threads.
+ * measurePair: probe both files (one ffprobe each), refuse an incompatible
+ * pair before any metric where the probes already say so, then stream both
+ * decodes through the metric accumulators. The audio's sample count and start
+ * are the decoder's: the video decoders report them from their own process
+ * (media/audio-facts.ts), and the remaining compatibility checks run on them
+ * before any metric is returned; an incompatible pair's metrics are dropped.
+ * Processes per file: the probe, the video decoder and, when the set measures
+ * audio, the audio decoder. Runs in the calling thread; the pool (pool.ts)
+ * runs it inside worker threads.
  *
  * A failure of the pair (corrupt file, ffmpeg crash, time limit, abort) is
  * returned as `{ ok: false, failure }`, never as partial metrics. Only
@@ -11,13 +17,15 @@
 import { FidelityError, invalidParameter, isFidelityError } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { openAudioDecoder } from '../media/audio-decoder.js';
-import { checkCompatibility } from '../media/compat.js';
-import { probeMedia } from '../media/probe.js';
+import type { AudioFacts } from '../media/audio-facts.js';
+import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
+import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
+import { rgbConversionFor } from '../metrics/rgb24.js';
 import { createVideoAccumulator } from '../metrics/video.js';
 import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
@@ -104,14 +112,16 @@ function endedEarly(what: string, side: FailureSide, got: number, expected: numb
  * Helper threads for a pair's video when the caller leaves it open: `cores`
  * (the cores this pair may use) from AUTO_THREADS_MIN_CORES on, else none.
  *
- * With fewer cores the two decoders already need most of the machine (the
- * bit-exact rgb24 conversion alone is about 4 ms of CPU per frame and file),
- * and a frame's trip through the helpers (measuring thread -> ordered helper
- * -> value helper -> back) waits on threads that get no core: measured on 2
- * cores, full-size pairs, every set was faster without helpers (`default`
- * 3.9 s against 5.5 s per pair, `all` 4.3 against 5.3, `ffmpeg` 1.18 against
- * 1.36; docs/performance.md). None for a small stream either, where starting
- * threads costs more than they save. The results are the same bytes either way.
+ * With fewer cores, a frame's trip through the helpers (measuring thread ->
+ * ordered helper -> value helper -> back) waits on threads that get no core:
+ * measured on 2 idle cores, full-size pairs, every set was faster without
+ * helpers (`default` 3.9 s against 5.5 s per pair, `all` 4.3 against 5.3,
+ * `ffmpeg` 1.18 against 1.36; docs/performance.md). That was when the
+ * decoders still converted rgb24 (4 ms of CPU per frame and file); with
+ * planes-only decoders helpers cost more CPU on a busy 2-core machine, and
+ * their wall gain on an idle one is not measured yet, so the threshold stands.
+ * None for a small stream either, where starting threads costs more than they
+ * save. The results are the same bytes either way.
  */
 export function autoVideoThreads(video: VideoProbe, cores: number): number {
   const geometry = video.geometry;
@@ -125,28 +135,37 @@ export const AUTO_THREADS_MIN_CORES = 4;
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 
+/** The video metrics, and what each side's process learned about its audio (null without audio). */
+interface VideoOutcome {
+  metrics: VideoMetrics;
+  audio: [AudioFacts | null, AudioFacts | null];
+}
+
 async function measureVideo(
   scope: ProcessScope,
   tools: ProbeTools,
   files: [string, string],
   streams: [VideoProbe, VideoProbe],
+  audio: [AudioProbe | null, AudioProbe | null],
   metrics: readonly MetricName[],
   threads: number,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
-): Promise<VideoMetrics> {
+): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
-    // No chosen metric reads rgb24: the decoders skip swscale and the fd 4 output altogether.
-    const rgb24 = needsRgb24(metrics);
+    // rgb24 is converted from the planes in the metrics' thread; the decoders convert (fd 4) only
+    // where the exact formula does not apply, and only when a chosen metric reads rgb24.
+    const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
+    const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
     const [a, b] = await bothSides(
-      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24 })),
-      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24 })),
+      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24, audio: audio[0] })),
+      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24, audio: audio[1] })),
     );
     const geometry = a.geometry;
-    const accumulator = createVideoAccumulator(geometry, metrics);
+    const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
     const framesTotal = streams[0].frames;
     let framesRead = 0;
     let framesDone = 0;
@@ -164,7 +183,7 @@ async function measureVideo(
           done();
         },
         onOrdered: (index, values) => accumulator.addOrdered(index, values),
-      });
+      }, rgb);
     }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {
@@ -189,12 +208,19 @@ async function measureVideo(
     await helpers?.drain();
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
-    return accumulator.finish();
+    const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
+    return { metrics: accumulator.finish(), audio: facts };
   } finally {
     await helpers?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
     onWarm();
   }
+}
+
+/** The audio metrics (null when the two sides delivered different sample counts), and what each side's decoder delivered. */
+interface AudioOutcome {
+  metrics: AudioMetrics | null;
+  delivered: [number, number];
 }
 
 async function measureAudio(
@@ -204,7 +230,7 @@ async function measureAudio(
   streams: [AudioProbe, AudioProbe],
   useThread: boolean,
   start: Promise<void>,
-): Promise<AudioMetrics> {
+): Promise<AudioOutcome> {
   await start;
   const [a, b] = await bothSides(
     blame('baseline', openAudioDecoder(scope, tools, files[0], 'baseline', streams[0])),
@@ -212,24 +238,31 @@ async function measureAudio(
   );
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
   try {
-    const expected = streams[0].samples;
-    let samples = 0;
+    const delivered: [number, number] = [0, 0];
+    let same = true;
     for (;;) {
       const [ca, cb] = await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes)));
       const la = ca?.[0]?.length ?? 0;
       const lb = cb?.[0]?.length ?? 0;
-      // Chunks are full until a decoder's last one: the shorter side is the one that ended.
-      if (la !== lb) throw endedEarly('audio samples', la < lb ? 'baseline' : 'candidate', samples + Math.min(la, lb), expected);
-      if (!ca || !cb || la === 0) break;
-      await sink.push(ca, cb);
-      samples += la;
+      delivered[0] += la;
+      delivered[1] += lb;
+      if (la === 0 && lb === 0) break;
+      // Chunks are full until a decoder's last one: a shorter chunk means that side has ended. The
+      // other side is still counted to its end (the compatibility checks compare the counts).
+      if (la !== lb) same = false;
+      if (same) await sink.push(ca!, cb!);
     }
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
-    if (samples !== expected) throw endedEarly('audio samples', 'both', samples, expected);
-    return await sink.finish();
+    return { metrics: same ? await sink.finish() : null, delivered };
   } finally {
     await sink.close();
   }
+}
+
+/** The probe with the audio's sample count and start as the decode found them. */
+function decoded(probe: MediaProbe, facts: AudioFacts | null): MediaProbe {
+  if (!probe.audio || !facts) return probe;
+  return { ...probe, audio: { ...probe.audio, samples: facts.samples, startPts: facts.startPts, startTimeBase: facts.timeBase } };
 }
 
 async function measureProbed(
@@ -239,8 +272,9 @@ async function measureProbed(
   options: MeasureOptions,
   cores: number,
 ): Promise<MeasureOutcome> {
-  const failure = checkCompatibility(probes[0], probes[1]);
-  if (failure) return { ok: false, failure };
+  // Everything the probes can tell is checked before any frame is decoded.
+  const early = checkBeforeDecoding(probes[0], probes[1]);
+  if (early) return { ok: false, failure: early };
   const files: [string, string] = [probes[0].file, probes[1].file];
   const [va, vb] = [probes[0].video!, probes[1].video!];
   const [aa, ab] = [probes[0].audio, probes[1].audio];
@@ -253,11 +287,36 @@ async function measureProbed(
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], metrics, videoThreads, options.onProgress, warm),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.onProgress, warm),
     withAudio && aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
   );
+  // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
+  // a truncated file, then every compatibility check runs in its order; metrics of a pair that
+  // fails one are dropped.
+  const full: [MediaProbe, MediaProbe] = [decoded(probes[0], video.audio[0]), decoded(probes[1], video.audio[1])];
+  (['baseline', 'candidate'] as const).forEach((side, i) => {
+    const a = full[i]!.audio;
+    if (a?.samples != null) {
+      try {
+        checkDecodedAudio(a, a.samples, side);
+      } catch (error) {
+        throw new SideFailure((error as FidelityError).code, (error as FidelityError).message, side, error);
+      }
+    }
+  });
+  const failure = checkCompatibility(full[0], full[1]);
+  if (failure) return { ok: false, failure };
+  if (audio) {
+    // The measuring decoders delivered what the counting ones decoded (the same decoder, another process).
+    const expected = full[0].audio!.samples!;
+    const [da, db] = audio.delivered;
+    if (da !== expected || db !== expected || !audio.metrics) {
+      const side: FailureSide = da !== expected && db !== expected ? 'both' : da !== expected ? 'baseline' : 'candidate';
+      throw endedEarly('audio samples', side, side === 'candidate' ? db : da, expected);
+    }
+  }
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
-  const measurement: PairMeasurement = withAudio ? { video, audio } : { video };
+  const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null } : { video: video.metrics };
   return { ok: true, measurement };
 }
 

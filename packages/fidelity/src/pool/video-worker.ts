@@ -20,7 +20,7 @@ import type { FrameFromHelper, FrameToHelper, HelperSetup } from './frame-helper
 
 const port = parentPort!;
 const setup = workerData as HelperSetup;
-const { geometry, metrics } = setup;
+const { geometry, metrics, rgb } = setup;
 
 const buffersOf = (a: FrameRecords, b: FrameRecords): ArrayBuffer[] => [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[];
 
@@ -31,7 +31,7 @@ function report(error: unknown): void {
 }
 
 function ordered(geometry: FrameGeometry, metrics: MetricName[], helpers: MessagePort[]): void {
-  const runner = createMetricRunner(geometry, metrics, true);
+  const runner = createMetricRunner(geometry, metrics, true, rgb);
   port.on('message', (message: FrameToHelper) => {
     try {
       const { index, a, b, helper } = message;
@@ -45,7 +45,7 @@ function ordered(geometry: FrameGeometry, metrics: MetricName[], helpers: Messag
 }
 
 function values(geometry: FrameGeometry, metrics: MetricName[], from: MessagePort): void {
-  const runner = createMetricRunner(geometry, metrics, false);
+  const runner = createMetricRunner(geometry, metrics, false, rgb);
   from.on('message', (message: FrameToHelper) => {
     try {
       const { index, a, b } = message;

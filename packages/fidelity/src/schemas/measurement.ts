@@ -42,6 +42,18 @@ export const PsnrSeries = z.object({
 });
 export type PsnrSeries = z.infer<typeof PsnrSeries>;
 
+/** Who converted the pair's rgb24 (docs/metrics.md, "RGB conversion"): our integer formula, or ffmpeg's swscale as a fallback. */
+export const RgbConverter = z.enum(['fidelity', 'ffmpeg']);
+export type RgbConverter = z.infer<typeof RgbConverter>;
+
+/** The YUV -> RGB matrix of the rgb24 conversion: BT.601 always, as InferenceX's evaluator (PyAV) converts. */
+export const RgbMatrix = z.enum(['bt601', 'bt709']);
+export type RgbMatrix = z.infer<typeof RgbMatrix>;
+
+/** The YUV range the conversion assumed: full only for the yuvj* pixel formats (PyAV's rule). */
+export const RgbRange = z.enum(['limited', 'full']);
+export type RgbRange = z.infer<typeof RgbRange>;
+
 /**
  * The video metrics of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
  * A metric the metric set did not choose is absent, never null (report.json's `metrics` names the set;
@@ -73,6 +85,14 @@ export const VideoMetrics = z.object({
   psnr_db: z.number().nullable().optional(),
   /** Pooled mean absolute difference over every rgb24 sample. Absent in the `ffmpeg` set. */
   mae: z.number().optional(),
+  /**
+   * How rgb24 was made, present when a chosen metric reads it (`ssim_rgb7`, `psnr_db`, `mae`):
+   * `fidelity` (the exact integer formula, the same bytes on every CPU) or `ffmpeg` (a pixel format
+   * or shape the formula does not cover), with the matrix and range used.
+   */
+  rgb_conversion: RgbConverter.optional(),
+  rgb_matrix: RgbMatrix.optional(),
+  rgb_range: RgbRange.optional(),
   identical: z.boolean(),
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAudioDecoder } from '../../src/media/audio-decoder.js';
+import { AUDIO_DECODER_OPTIONS, openAudioDecoder } from '../../src/media/audio-decoder.js';
 import { probeMedia } from '../../src/media/probe.js';
 import type { MediaProbe, ProbeTools } from '../../src/media/probe.js';
 import { ProcessScope } from '../../src/media/process.js';
-import { openVideoDecoder } from '../../src/media/video-decoder.js';
+import { openVideoDecoder, rgb24Filter } from '../../src/media/video-decoder.js';
 import { ClipFactory, ffmpegChildren, ffmpegPath, ffprobePath } from './clips.js';
 
 const clips = new ClipFactory();
@@ -38,12 +39,12 @@ async function probe(scope: ProcessScope, file: string): Promise<MediaProbe> {
 }
 
 describe('video decoding', () => {
-  it('without rgb24 runs no swscale and no fd 4 output, and gives the same planes', async () => {
+  it('by default runs no swscale and no fd 4 output; rgb24: true adds ffmpeg\'s rgb24 and gives the same planes', async () => {
     const file = await clips.make({ width: 130, height: 74, frames: 12 });
     await withScope(async (scope) => {
       const p = await probe(scope, file);
-      const both = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
-      const planesOnly = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: false });
+      const both = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: true });
+      const planesOnly = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
       const args = planesOnly.child.process.spawnargs;
       expect(args).toContain('pipe:3');
       expect(args.join(' ')).not.toMatch(/pipe:4|rgb24|scale|split|filter_complex/);
@@ -61,7 +62,8 @@ describe('video decoding', () => {
         expect(Buffer.from(y.y).equals(Buffer.from(x.y))).toBe(true);
         expect(Buffer.from(y.u).equals(Buffer.from(x.u))).toBe(true);
         expect(Buffer.from(y.v).equals(Buffer.from(x.v))).toBe(true);
-        expect(y.rgb.length).toBe(0);
+        expect(y.rgb?.length).toBe(0);
+        expect(x.rgb?.length).toBe(130 * 74 * 3);
         both.release(x);
         planesOnly.release(y);
         frames++;
@@ -72,27 +74,27 @@ describe('video decoding', () => {
     });
   });
 
-  it('streams every frame as native planes plus rgb24, byte-identical to separate ffmpeg decodes', async () => {
+  it('streams every frame as native planes (plus, when asked, ffmpeg\'s rgb24), byte-identical to separate ffmpeg decodes', async () => {
     const file = await clips.make({ width: 130, height: 74, frames: 30 });
     await withScope(async (scope) => {
       const p = await probe(scope, file);
-      const decoder = await openVideoDecoder(scope, tools, file, 'baseline', p.video!);
+      const decoder = await openVideoDecoder(scope, tools, file, 'baseline', p.video!, { rgb24: true });
       const yuv = createHash('sha256');
       const rgb = createHash('sha256');
       let frames = 0;
       for (let f = await decoder.next(); f; f = await decoder.next()) {
         // Odd size: chroma planes round up.
         expect([f.width, f.height, f.chromaWidth, f.chromaHeight]).toEqual([130, 74, 65, 37]);
-        expect([f.y.length, f.u.length, f.v.length, f.rgb.length]).toEqual([130 * 74, 65 * 37, 65 * 37, 130 * 74 * 3]);
+        expect([f.y.length, f.u.length, f.v.length, f.rgb?.length]).toEqual([130 * 74, 65 * 37, 65 * 37, 130 * 74 * 3]);
         yuv.update(f.y).update(f.u).update(f.v);
-        rgb.update(f.rgb);
+        rgb.update(f.rgb!);
         decoder.release(f);
         frames++;
       }
       await decoder.finished();
       expect(frames).toBe(30);
       expect(yuv.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-'])));
-      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-vf', 'scale=flags=bicubic+bitexact+accurate_rnd', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
+      expect(rgb.digest('hex')).toBe(sha(await ffmpegOutput(['-i', file, '-vf', rgb24Filter('yuv420p'), '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'])));
     });
   });
 
@@ -154,7 +156,8 @@ describe('audio decoding', () => {
     await withScope(async (scope) => {
       const p = await probe(scope, file);
       const decoder = await openAudioDecoder(scope, tools, file, 'baseline', p.audio!, 4000);
-      const reference = await ffmpegOutput(['-i', file, '-map', '0:a', '-f', 'f32le', '-c:a', 'pcm_f32le', '-']);
+      // The decoder's C code (-cpuflags 0), as the library runs it: the same bits on every CPU.
+      const reference = await ffmpegOutput(['-cpuflags', '0', '-i', file, '-map', '0:a', '-f', 'f32le', '-c:a', 'pcm_f32le', '-']);
       const interleaved = new Float32Array(reference.buffer, reference.byteOffset, reference.byteLength / 4);
       let at = 0;
       let chunks = 0;
@@ -168,11 +171,33 @@ describe('audio decoding', () => {
         chunks++;
       }
       await decoder.finished();
-      expect(at).toBe(p.audio!.samples);
       expect(at * 2).toBe(interleaved.length);
       expect(chunks).toBe(Math.ceil(at / 4000));
       // A 440 Hz sine is really there (not silence).
       expect(Math.max(...interleaved.subarray(20000, 24000))).toBeGreaterThan(0.05);
     });
+  });
+
+  it('decodes with FFmpeg\'s C code (-cpuflags 0), whose bits do not depend on the CPU\'s features', async () => {
+    // Pink noise: every MDCT coefficient matters, so a rounding difference shows.
+    const file = path.join(clips.dir, 'noise.mp4');
+    await ffmpegOutput(['-y', '-f', 'lavfi', '-i', 'anoisesrc=c=pink:r=32000:d=2,aformat=channel_layouts=stereo', '-c:a', 'aac', '-b:a', '128k', file]);
+    const ours = await withScope(async (scope) => {
+      const p = await probe(scope, file).catch(() => null);
+      // An audio-only file has no video stream for the probe; decode it directly.
+      const audio = p?.audio ?? { index: 0, codec: 'aac', sampleRate: 32000, channels: 2, channelLayout: 'stereo', samples: null, timeBase: { num: 1, den: 32000 }, startPts: null, editList: null };
+      const decoder = await openAudioDecoder(scope, tools, file, 'baseline', audio);
+      const chunks: Float32Array[][] = [];
+      for (let c = await decoder.next(); c; c = await decoder.next()) chunks.push(c.map((x) => x.slice()));
+      await decoder.finished();
+      const n = chunks.reduce((k, c) => k + c[0]!.length, 0);
+      const out = new Float32Array(2 * n);
+      let at = 0;
+      for (const c of chunks) for (let i = 0; i < c[0]!.length; i++, at++) [out[2 * at], out[2 * at + 1]] = [c[0]![i]!, c[1]![i]!];
+      return sha(new Uint8Array(out.buffer));
+    });
+    const decode = (flags: string[]): Promise<string> => ffmpegOutput([...flags, '-i', file, '-map', '0:a', '-c:a', 'pcm_f32le', '-f', 'f32le', '-']).then(sha);
+    expect(ours).toBe(await decode(['-cpuflags', '0']));
+    expect(AUDIO_DECODER_OPTIONS).toEqual(['-cpuflags', '0']);
   });
 });

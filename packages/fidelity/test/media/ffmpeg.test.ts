@@ -25,14 +25,50 @@ describe('ffmpeg resolution', () => {
     expect(tools.ffprobe.version).toMatch(/^ffprobe version /);
   });
 
-  it('orders option, env, packages, PATH', () => {
+  it('orders option, env, PATH, packages', () => {
     const fake = script('ffmpeg', 'echo "ffmpeg version fake"');
     script('ffprobe', 'echo "ffprobe version fake"');
     const list = binaryCandidates('ffmpeg', { ffmpegPath: '/opt/explicit/ffmpeg', env: { FIDELITY_FFMPEG: '/opt/env/ffmpeg', PATH: tmp } });
-    expect(list.map((c) => c.source)).toEqual(['option', 'env', 'installer', 'path']);
+    expect(list.map((c) => c.source)).toEqual(['option', 'env', 'path', 'installer']);
     expect(list[0]?.path).toBe('/opt/explicit/ffmpeg');
     expect(list[1]?.path).toBe('/opt/env/ffmpeg');
-    expect(list.at(-1)?.path).toBe(fake);
+    expect(list[2]?.path).toBe(fake);
+  });
+
+  it('prefers a PATH pair of one build to the npm packages, and passes over a PATH pair of two builds', async () => {
+    const one = mkdtempSync(path.join(tmp, 'one-build-'));
+    for (const n of ['ffmpeg', 'ffprobe']) {
+      writeFileSync(path.join(one, n), `#!/bin/sh\necho "${n} version 7.1.1-test Copyright (c) 2000-2026 x"\n`);
+      chmodSync(path.join(one, n), 0o755);
+    }
+    const preferred = await resolveFfmpeg({ env: { PATH: one } });
+    expect(preferred.ffmpeg).toMatchObject({ source: 'path', path: path.join(one, 'ffmpeg') });
+    expect(preferred.ffprobe).toMatchObject({ source: 'path', path: path.join(one, 'ffprobe') });
+    expect(preferred.passedOver).toBeUndefined();
+    expect(ffmpegAdvice(preferred, new Date('2027-01-01T00:00:00Z'))).toEqual([]);
+    await expect(resolveBinary('ffprobe', { env: { PATH: one } })).resolves.toMatchObject({ source: 'path' });
+
+    const two = mkdtempSync(path.join(tmp, 'two-builds-'));
+    writeFileSync(path.join(two, 'ffmpeg'), '#!/bin/sh\necho "ffmpeg version 7.1.1-test Copyright (c) 2000-2026 x"\n');
+    writeFileSync(path.join(two, 'ffprobe'), '#!/bin/sh\necho "ffprobe version 6.0-other Copyright (c) 2000-2026 x"\n');
+    for (const n of ['ffmpeg', 'ffprobe']) chmodSync(path.join(two, n), 0o755);
+    const fallback = await resolveFfmpeg({ env: { PATH: two } });
+    expect(fallback.ffmpeg.source).toBe('installer');
+    expect(fallback.ffprobe.source).toBe('installer');
+    expect(fallback.passedOver).toEqual([{ source: 'path', ffmpeg: path.join(two, 'ffmpeg'), ffprobe: path.join(two, 'ffprobe'), reason: expect.stringMatching(/7\.1\.1-test.*6\.0-other.*not one build/) }]);
+    await expect(resolveBinary('ffmpeg', { env: { PATH: two } })).resolves.toMatchObject({ source: 'installer' });
+    const advice = ffmpegAdvice(fallback, new Date('2026-11-30T00:00:00Z'));
+    expect(advice[0]).toMatchObject({ kind: 'path-passed-over', message: expect.stringMatching(/not one build.*npm packages/) });
+
+    // A PATH pair that does not run is passed over too (it is nobody's explicit choice).
+    const broken = mkdtempSync(path.join(tmp, 'broken-'));
+    for (const n of ['ffmpeg', 'ffprobe']) {
+      writeFileSync(path.join(broken, n), '#!/bin/sh\nexit 1\n');
+      chmodSync(path.join(broken, n), 0o755);
+    }
+    const past = await resolveFfmpeg({ env: { PATH: broken } });
+    expect(past.ffmpeg.source).toBe('installer');
+    expect(past.passedOver?.[0]?.reason).toMatch(/does not run/);
   });
 
   it('takes ffmpeg and ffprobe from the same place: one variable means the other binary beside it', async () => {

@@ -13,16 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => clips.remove());
 
-async function decodedSampleCount(file: string): Promise<number> {
-  const { execFile } = await import('node:child_process');
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(tools.ffprobe, ['-v', 'error', '-select_streams', 'a', '-show_entries', 'frame=nb_samples', '-of', 'csv=p=0', file], (e, stdout) =>
-      e ? reject(e) : resolve(stdout),
-    ),
-  );
-  return out.split('\n').filter(Boolean).reduce((sum, line) => sum + Number(line.replace(/,$/, '')), 0);
-}
-
 async function probe(file: string) {
   const scope = new ProcessScope();
   try {
@@ -33,7 +23,7 @@ async function probe(file: string) {
 }
 
 describe('probeMedia', () => {
-  it('reads geometry, every frame timestamp and the exact audio sample count', async () => {
+  it('reads geometry, every frame timestamp and the audio layout in one ffprobe run; the sample count and start are left to the decode', async () => {
     const file = await clips.make({ frames: 24, audio: { sampleRate: 32000, channels: 2, seconds: 1 } });
     const p = await probe(file);
     expect(p.video).toMatchObject({ width: 128, height: 72, pixFmt: 'yuv420p', frames: 24, codec: 'h264' });
@@ -42,10 +32,7 @@ describe('probeMedia', () => {
     const seconds = p.video!.pts.map((t) => (t * num) / den);
     // 24 fps: frame i at i/24 s, ascending, one per frame.
     seconds.forEach((s, i) => expect(s).toBeCloseTo(i / 24, 6));
-    expect(p.audio).toMatchObject({ sampleRate: 32000, channels: 2, codec: 'aac' });
-    // Oracle: ffprobe's decoder, frame by frame (AAC pads to whole 1024-sample frames).
-    expect(p.audio?.samples).toBe(await decodedSampleCount(file));
-    expect(p.audio?.samples).toBeGreaterThanOrEqual(32000);
+    expect(p.audio).toMatchObject({ sampleRate: 32000, channels: 2, codec: 'aac', samples: null, startPts: null, listedPcmSamples: null });
     expect(p.sizeBytes).toBeGreaterThan(0);
   });
 

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import type { DecodedFrame } from '../../src/metrics/frame.js';
+import { yuvToRgb24 } from '../../src/metrics/rgb24.js';
 
 const run = promisify(execFile);
 const MAX_BUFFER = 256 << 20;
@@ -54,6 +55,7 @@ export interface GoldenSide {
 
 export interface GoldenPair {
   skimage: string;
+  pyav: string;
   ffmpeg: string;
   ffmpeg_sha256: string;
   baseline: GoldenSide;
@@ -63,6 +65,8 @@ export interface GoldenPair {
   frames: number;
   ssim: GoldenSeries;
   ssim_rgb7: GoldenSeries;
+  /** InferenceX's pooled figures over PyAV's rgb24 (numpy, exact integer sums). */
+  rgb_pooled: { mae: number; psnr_db: number | null };
   audio: { sample_rate: number; channels: GoldenAudioChannel[] } | null;
 }
 
@@ -109,13 +113,21 @@ async function videoSize(file: string): Promise<[number, number]> {
   return [w!, h!];
 }
 
-/** Every frame of a yuv420p file: planes as decoded, rgb24 as the library converts it (swscale with bitexact+accurate_rnd, docs/metrics.md). */
-export async function decodeVideo(file: string): Promise<DecodedFrame[]> {
+/**
+ * Every frame of a yuv420p file: the planes as decoded, and rgb24 as the library converts it from
+ * them (metrics/rgb24.ts, BT.601 limited). The goldens' rgb24 comes from elsewhere (PyAV), so tests
+ * that compare with them check this conversion too.
+ */
+export async function decodeVideo(file: string): Promise<(DecodedFrame & { rgb: Uint8Array })[]> {
+  return (await decodePlanes(file)).map((f) => ({ ...f, rgb: yuvToRgb24(f) }));
+}
+
+/** Every frame of a 4:2:0 (or, given, 4:2:2) file: the planes as decoded, no rgb24 (what the measuring code gets). */
+export async function decodePlanes(file: string, pixFmt = 'yuv420p'): Promise<DecodedFrame[]> {
   const [width, height] = await videoSize(file);
   const chromaWidth = (width + 1) >> 1;
-  const chromaHeight = (height + 1) >> 1;
-  const yuv = await ffmpegStdout(['-i', file, '-map', '0:v:0', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-']);
-  const rgb = await ffmpegStdout(['-i', file, '-filter_complex', '[0:v:0]scale=flags=bicubic+bitexact+accurate_rnd,format=rgb24[rgb]', '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']);
+  const chromaHeight = pixFmt.endsWith('422p') ? height : (height + 1) >> 1;
+  const yuv = await ffmpegStdout(['-i', file, '-map', '0:v:0', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-']);
   const ySize = width * height;
   const cSize = chromaWidth * chromaHeight;
   const fSize = ySize + 2 * cSize;
@@ -130,10 +142,8 @@ export async function decodeVideo(file: string): Promise<DecodedFrame[]> {
       y: f.subarray(0, ySize),
       u: f.subarray(ySize, ySize + cSize),
       v: f.subarray(ySize + cSize),
-      rgb: new Uint8Array(rgb.buffer, rgb.byteOffset + i * 3 * ySize, 3 * ySize),
     });
   }
-  if (rgb.length !== frames.length * 3 * ySize) throw new Error(`rgb24 and yuv420p frame counts differ for ${file}`);
   return frames;
 }
 
@@ -146,11 +156,11 @@ export async function decodeAudio(file: string, channels: number): Promise<Float
 }
 
 /** Runs `filter` (ssim or psnr) with stats_file on two inputs and returns its lines parsed as key -> value. */
-async function filterStats(filter: 'ssim' | 'psnr', inputs: [string[], string[]]): Promise<Record<string, string>[]> {
+async function filterStats(filter: 'ssim' | 'psnr', inputs: [string[], string[]], before: string[] = []): Promise<Record<string, string>[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fidelity-stats-'));
   try {
     const stats = path.join(dir, 'stats.log');
-    await ffmpegStdout([...inputs[0], ...inputs[1], '-lavfi', `[0:v][1:v]${filter}=stats_file=${stats}`, '-f', 'null', '-']);
+    await ffmpegStdout([...before, ...inputs[0], ...inputs[1], '-lavfi', `[0:v][1:v]${filter}=stats_file=${stats}`, '-f', 'null', '-']);
     return readFileSync(stats, 'utf8')
       .trim()
       .split('\n')
@@ -160,17 +170,50 @@ async function filterStats(filter: 'ssim' | 'psnr', inputs: [string[], string[]]
   }
 }
 
-/** FFmpeg's ssim filter on two files (main = baseline, reference = candidate). */
-export function ffmpegSsimFiles(a: string, b: string): Promise<Record<string, string>[]> {
-  return filterStats('ssim', [['-i', a], ['-i', b]]);
+/**
+ * How the resolved ffmpeg's ssim filter can serve as the oracle (docs/metrics.md, `ssim_ffmpeg`):
+ *  - `floatSums`: libavfilter 7 and older (FFmpeg 4.x) sum the windows in float32 in the SSE4
+ *    lane order that ssim_ffmpeg reproduces, so on x86-64 every printed digit matches; FFmpeg 5
+ *    sums rows in double and may differ in the 6th decimal;
+ *  - `brokenSimd`: FFmpeg 5.1's x86 SSE4 `ssim_end_line` subtracts the wrong over-read windows
+ *    when a row has 4k+1 windows (a 24x24 plane: 5), so its SIMD output is not SSIM there; its own
+ *    C code (`-cpuflags 0`) is then the oracle, and `cpuflags` says so.
+ */
+export interface SsimOracleMode {
+  libavfilterMajor: number;
+  floatSums: boolean;
+  brokenSimd: { simd: number; c: number } | null;
+  cpuflags: string[];
+}
+
+let modeOnce: Promise<SsimOracleMode> | undefined;
+
+export function ssimOracleMode(): Promise<SsimOracleMode> {
+  modeOnce ??= (async () => {
+    const version = (await ffmpegStdout(['-version'])).toString();
+    const libavfilterMajor = Number(/libavfilter\s+(\d+)\./.exec(version)?.[1] ?? Number.NaN);
+    // An inverted checkerboard, 24x24: 6 blocks a side, 5 windows a row.
+    const a = Uint8Array.from({ length: 24 * 24 }, (_, i) => (((i % 24) + Math.floor(i / 24)) % 2) * 255);
+    const b = a.map((v) => 255 - v);
+    const simd = Number((await ffmpegSsimGray(a, b, 24, 24, [])).Y);
+    const c = Number((await ffmpegSsimGray(a, b, 24, 24, ['-cpuflags', '0'])).Y);
+    const brokenSimd = Math.abs(simd - c) > 1e-4 ? { simd, c } : null;
+    return { libavfilterMajor, floatSums: libavfilterMajor <= 7, brokenSimd, cpuflags: brokenSimd ? ['-cpuflags', '0'] : [] };
+  })();
+  return modeOnce;
+}
+
+/** FFmpeg's ssim filter on two files (main = baseline, reference = candidate), as the oracle ({@link ssimOracleMode}). */
+export async function ffmpegSsimFiles(a: string, b: string): Promise<Record<string, string>[]> {
+  return filterStats('ssim', [['-i', a], ['-i', b]], (await ssimOracleMode()).cpuflags);
 }
 
 export function ffmpegPsnrFiles(a: string, b: string): Promise<Record<string, string>[]> {
   return filterStats('psnr', [['-i', a], ['-i', b]]);
 }
 
-/** FFmpeg's ssim filter on one pair of raw gray8 planes. */
-export async function ffmpegSsimGray(a: Uint8Array, b: Uint8Array, width: number, height: number): Promise<Record<string, string>> {
+/** FFmpeg's ssim filter on one pair of raw gray8 planes; `before` defaults to the oracle's ({@link ssimOracleMode}). */
+export async function ffmpegSsimGray(a: Uint8Array, b: Uint8Array, width: number, height: number, before?: string[]): Promise<Record<string, string>> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fidelity-raw-'));
   try {
     const fa = path.join(dir, 'a.gray');
@@ -178,7 +221,7 @@ export async function ffmpegSsimGray(a: Uint8Array, b: Uint8Array, width: number
     writeFileSync(fa, a);
     writeFileSync(fb, b);
     const raw = ['-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${width}x${height}`, '-i'];
-    const [line] = await filterStats('ssim', [[...raw, fa], [...raw, fb]]);
+    const [line] = await filterStats('ssim', [[...raw, fa], [...raw, fb]], before ?? (await ssimOracleMode()).cpuflags);
     return line!;
   } finally {
     rmSync(dir, { recursive: true, force: true });

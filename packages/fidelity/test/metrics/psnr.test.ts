@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { diffStats, PooledDiff, psnrFromSse, psnrY } from '../../src/metrics/psnr.js';
-import { decodeVideo, ffmpegPsnrFiles, goldenPair, PAIR_NAMES } from './oracle.js';
+import { decodePlanes, ffmpegPsnrFiles, goldenPair, PAIR_NAMES } from './oracle.js';
 
 describe('psnr_y against the psnr filter', () => {
   for (const name of PAIR_NAMES) {
     it(`matches the psnr_y column for every frame of the ${name} pair`, async () => {
       const golden = goldenPair(name);
       const [a, b, stats] = await Promise.all([
-        decodeVideo(golden.baselineFile),
-        decodeVideo(golden.candidateFile),
+        decodePlanes(golden.baselineFile),
+        decodePlanes(golden.candidateFile),
         ffmpegPsnrFiles(golden.baselineFile, golden.candidateFile),
       ]);
       expect(stats).toHaveLength(a.length);
@@ -24,7 +24,7 @@ describe('psnr_y against the psnr filter', () => {
 
   it('gives null for identical frames where the filter prints inf', async () => {
     const golden = goldenPair('blur');
-    const [a, stats] = await Promise.all([decodeVideo(golden.baselineFile), ffmpegPsnrFiles(golden.baselineFile, golden.baselineFile)]);
+    const [a, stats] = await Promise.all([decodePlanes(golden.baselineFile), ffmpegPsnrFiles(golden.baselineFile, golden.baselineFile)]);
     stats.forEach((line, i) => {
       expect(line.psnr_y).toBe('inf');
       expect(psnrY(a[i]!.y, a[i]!.y.slice())).toBeNull();

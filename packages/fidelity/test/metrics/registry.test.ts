@@ -5,25 +5,27 @@ import type { MetricName, MetricSetName } from '../../src/metrics/names.js';
 import { VIDEO_METRICS, needsAudio, needsRgb24, videoMetricDefs } from '../../src/metrics/registry.js';
 import { createVideoAccumulator } from '../../src/metrics/video.js';
 import { VideoMetrics } from '../../src/schemas/measurement.js';
-import { decodeVideo, goldenPair } from './oracle.js';
+import { yuvToRgb24 } from '../../src/metrics/rgb24.js';
+import { decodePlanes, goldenPair } from './oracle.js';
 
 let a: DecodedFrame[];
 let b: DecodedFrame[];
 
 beforeAll(async () => {
   const golden = goldenPair('noise');
-  [a, b] = await Promise.all([decodeVideo(golden.baselineFile), decodeVideo(golden.candidateFile)]);
+  [a, b] = await Promise.all([decodePlanes(golden.baselineFile), decodePlanes(golden.candidateFile)]);
 });
 
-function measure(metrics: string, x = a, y = b): VideoMetrics {
-  const acc = createVideoAccumulator(x[0]!, metrics);
+function measure(metrics: string, x = a, y = b, options = {}): VideoMetrics {
+  const acc = createVideoAccumulator(x[0]!, metrics, options);
   x.forEach((fx, i) => acc.addFrame(fx, y[i]!));
   return VideoMetrics.parse(acc.finish());
 }
 
 /** The report fields of `video` a list of metric names fills. */
 const fieldsOf = (list: readonly MetricName[]): string[] => list.filter((n) => n !== 'audio').sort();
-const measuredFields = (v: VideoMetrics): string[] => Object.keys(v).filter((k) => !['width', 'height', 'frames', 'identical'].includes(k)).sort();
+const RGB_FIELDS = ['rgb_conversion', 'rgb_matrix', 'rgb_range'];
+const measuredFields = (v: VideoMetrics): string[] => Object.keys(v).filter((k) => !['width', 'height', 'frames', 'identical', ...RGB_FIELDS].includes(k)).sort();
 
 describe('resolveMetrics', () => {
   it('reads set names, comma-separated lists and arrays; default when absent', () => {
@@ -68,6 +70,8 @@ describe('metric sets on the golden frames', () => {
     for (const set of Object.keys(METRIC_SETS) as MetricSetName[]) {
       const v = measure(set);
       expect(measuredFields(v), set).toEqual(fieldsOf(METRIC_SETS[set]));
+      // The conversion is recorded exactly when a chosen metric reads rgb24.
+      expect(RGB_FIELDS.every((f) => f in v), set).toBe(needsRgb24(METRIC_SETS[set]));
       expect([v.width, v.height, v.frames, v.identical]).toEqual([all.width, all.height, all.frames, all.identical]);
       for (const field of measuredFields(v)) expect(JSON.stringify(v[field as keyof VideoMetrics]), `${set}: ${field}`).toBe(JSON.stringify(all[field as keyof VideoMetrics]));
     }
@@ -79,13 +83,17 @@ describe('metric sets on the golden frames', () => {
     expect(measure('mae').mae).toBe(all.mae);
   });
 
-  it('the Y-only sets need no rgb24 at all: frames without it measure the same', () => {
-    const noRgb = (f: DecodedFrame): DecodedFrame => ({ ...f, rgb: new Uint8Array(0) });
-    for (const set of ['ffmpeg', 'ssim,psnr_y', 'ssim_ffmpeg']) {
-      expect(JSON.stringify(measure(set, a.map(noRgb), b.map(noRgb)))).toBe(JSON.stringify(measure(set)));
+  it('no set needs rgb24 from the frames: it is converted from the planes, and frames carrying the same rgb24 (ffmpeg path) measure the same', () => {
+    const withRgb = (f: DecodedFrame): DecodedFrame => ({ ...f, rgb: yuvToRgb24(f) });
+    const ffmpeg = { rgb: { by: 'ffmpeg', matrix: 'bt601', range: 'limited' } };
+    for (const set of ['inferencex', 'all', 'ssim_rgb7', 'ffmpeg']) {
+      const own = measure(set);
+      const carried = measure(set, a.map(withRgb), b.map(withRgb), ffmpeg);
+      expect(JSON.stringify({ ...carried, ...(carried.rgb_conversion ? { rgb_conversion: 'fidelity' } : {}) }), set).toBe(JSON.stringify(own));
     }
-    // A set that reads rgb24 refuses a frame without it.
-    expect(() => measure('inferencex', a.map(noRgb), b.map(noRgb))).toThrow(/rgb\.length/);
+    // The ffmpeg path refuses a frame without its rgb24; a Y-only set never looks at it.
+    expect(() => measure('inferencex', a, b, ffmpeg)).toThrow(/rgb/);
+    expect(JSON.stringify(measure('ffmpeg', a, b, ffmpeg))).toBe(JSON.stringify(measure('ffmpeg')));
   });
 
   it('checks only the chosen metrics\' windows: a frame too small for one is refused only when it is chosen', () => {
@@ -93,11 +101,13 @@ describe('metric sets on the golden frames', () => {
     expect(() => createVideoAccumulator(g, 'ssim')).toThrow(expect.objectContaining({ code: 'FRAME_TOO_SMALL' }));
     expect(() => createVideoAccumulator(g, 'ssim_ffmpeg')).toThrow(expect.objectContaining({ code: 'FRAME_TOO_SMALL' }));
     const acc = createVideoAccumulator(g, 'psnr_y,mae');
-    const frame = (v: number): DecodedFrame => ({ ...g, y: new Uint8Array(64).fill(v), u: new Uint8Array(16), v: new Uint8Array(16), rgb: new Uint8Array(192).fill(v) });
-    acc.addFrame(frame(10), frame(12));
+    const frame = (v: number): DecodedFrame => ({ ...g, y: new Uint8Array(64).fill(v), u: new Uint8Array(16).fill(128), v: new Uint8Array(16).fill(128) });
+    acc.addFrame(frame(100), frame(102));
     const m = acc.finish();
     expect(m.psnr_y?.per_frame[0]).toBeCloseTo(10 * Math.log10((255 * 255) / 4), 12);
-    expect(m.mae).toBeCloseTo(2 / 255, 15);
+    // Neutral chroma: R = G = B = ((8Y - 128) * 9539) >> 16, 97 and 100.
+    expect([...yuvToRgb24(frame(100)).subarray(0, 3), ...yuvToRgb24(frame(102)).subarray(0, 3)]).toEqual([97, 97, 97, 100, 100, 100]);
+    expect(m.mae).toBeCloseTo(3 / 255, 15);
     expect(m.ssim).toBeUndefined();
   });
 });

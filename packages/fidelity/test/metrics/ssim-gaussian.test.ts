@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gaussianTaps, ssimGaussian } from '../../src/metrics/ssim-gaussian.js';
-import { decodeVideo, goldenPair, goldenPlanes, PAIR_NAMES } from './oracle.js';
+import { decodePlanes, goldenPair, goldenPlanes, PAIR_NAMES } from './oracle.js';
 
 // Oracle: scikit-image structural_similarity(gaussian_weights=True, sigma=1.5,
 // use_sample_covariance=False, data_range=255), fixtures/golden/make_golden.py.
@@ -10,7 +10,7 @@ describe('ssimGaussian against scikit-image', () => {
   for (const name of PAIR_NAMES) {
     it(`matches every frame of the ${name} pair within ${TOLERANCE}`, async () => {
       const golden = goldenPair(name);
-      const [a, b] = await Promise.all([decodeVideo(golden.baselineFile), decodeVideo(golden.candidateFile)]);
+      const [a, b] = await Promise.all([decodePlanes(golden.baselineFile), decodePlanes(golden.candidateFile)]);
       expect(a).toHaveLength(golden.frames);
       expect(b).toHaveLength(golden.frames);
       const worst = Math.max(...a.map((fa, i) => Math.abs(ssimGaussian(fa.y, b[i]!.y, fa.width, fa.height) - golden.ssim.per_frame[i]!)));

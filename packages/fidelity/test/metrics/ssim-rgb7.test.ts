@@ -8,6 +8,7 @@ const TOLERANCE = 1e-5;
 
 describe('ssimRgb7 against scikit-image', () => {
   for (const name of PAIR_NAMES) {
+    // The golden rgb24 is PyAV's; ours is converted from the decoded planes (decodeVideo): both the conversion and the kernel are checked.
     it(`matches every rgb24 frame of the ${name} pair within ${TOLERANCE}`, async () => {
       const golden = goldenPair(name);
       const [a, b] = await Promise.all([decodeVideo(golden.baselineFile), decodeVideo(golden.candidateFile)]);

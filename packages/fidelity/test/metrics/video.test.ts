@@ -4,18 +4,27 @@ import { createOrderedSeries, createVideoAccumulator, measureFrameValues } from 
 import { VideoMetrics } from '../../src/schemas/measurement.js';
 import { ssimGaussian } from '../../src/metrics/ssim-gaussian.js';
 import { ssimRgb7 } from '../../src/metrics/ssim-rgb7.js';
-import { decodeVideo, goldenPair } from './oracle.js';
+import type { RgbConversion } from '../../src/metrics/rgb24.js';
+import { yuvToRgb24 } from '../../src/metrics/rgb24.js';
+import { decodePlanes, goldenPair } from './oracle.js';
 
+type RgbFrame = DecodedFrame & { rgb: Uint8Array };
+/** The planes as decoded (what measuring gets: rgb24 is converted from them). */
 let a: DecodedFrame[];
 let b: DecodedFrame[];
+/** The same frames carrying rgb24 themselves, for the `ffmpeg` conversion path. */
+let ra: RgbFrame[];
+let rb: RgbFrame[];
 const golden = goldenPair('noise');
+const FFMPEG: { rgb: RgbConversion } = { rgb: { by: 'ffmpeg', matrix: 'bt601', range: 'limited' } };
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([decodeVideo(golden.baselineFile), decodeVideo(golden.candidateFile)]);
+  [a, b] = await Promise.all([decodePlanes(golden.baselineFile), decodePlanes(golden.candidateFile)]);
+  [ra, rb] = [a.map((f) => ({ ...f, rgb: yuvToRgb24(f) })), b.map((f) => ({ ...f, rgb: yuvToRgb24(f) }))];
 });
 
-function measure(x: DecodedFrame[], y: DecodedFrame[]) {
-  const acc = createVideoAccumulator(x[0]!, 'all');
+function measure(x: DecodedFrame[], y: DecodedFrame[], options = {}) {
+  const acc = createVideoAccumulator(x[0]!, 'all', options);
   x.forEach((fx, i) => acc.addFrame(fx, y[i]!));
   return acc.finish();
 }
@@ -28,15 +37,25 @@ describe('createVideoAccumulator', () => {
     m.ssim_rgb7.per_frame.forEach((v, i) => expect(Math.abs(v - golden.ssim_rgb7.per_frame[i]!)).toBeLessThanOrEqual(1e-5));
     expect(Math.abs(m.ssim.p05 - golden.ssim.p05)).toBeLessThanOrEqual(1e-5);
     expect(m.ssim.worst_frame).toBe(golden.ssim.worst_frame);
+    // The pooled figures over PyAV's rgb24 (numpy, exact sums), to the bit.
+    expect([m.psnr_db, m.mae]).toEqual([golden.rgb_pooled.psnr_db, golden.rgb_pooled.mae]);
+    expect([m.rgb_conversion, m.rgb_matrix, m.rgb_range]).toEqual(['fidelity', 'bt601', 'limited']);
+  });
+
+  it('gives the same values from frames that carry that rgb24 themselves (the ffmpeg path); only the conversion field differs', () => {
+    const own = measure(a, b);
+    const carried = measure(ra, rb, FFMPEG);
+    expect(carried.rgb_conversion).toBe('ffmpeg');
+    expect(JSON.stringify({ ...carried, rgb_conversion: 'fidelity' })).toBe(JSON.stringify(own));
   });
 
   it('pools MAE and PSNR over every rgb24 sample of every frame', () => {
     let sad = 0;
     let sse = 0;
     let n = 0;
-    a.forEach((fa, i) => {
+    ra.forEach((fa, i) => {
       for (let k = 0; k < fa.rgb.length; k++) {
-        const d = fa.rgb[k]! - b[i]!.rgb[k]!;
+        const d = fa.rgb[k]! - rb[i]!.rgb[k]!;
         sad += Math.abs(d);
         sse += d * d;
         n++;
@@ -48,7 +67,7 @@ describe('createVideoAccumulator', () => {
   });
 
   it('reports a stream compared with itself as identical, with no PSNR', () => {
-    const copy = a.map((f) => ({ ...f, y: f.y.slice(), u: f.u.slice(), v: f.v.slice(), rgb: f.rgb.slice() }));
+    const copy = a.map((f) => ({ ...f, y: f.y.slice(), u: f.u.slice(), v: f.v.slice() }));
     const m = measure(a, copy) as Required<VideoMetrics>;
     expect(m.identical).toBe(true);
     expect(m.psnr_db).toBeNull();
@@ -62,23 +81,30 @@ describe('createVideoAccumulator', () => {
   });
 
   it('skips the SSIM kernels on equal planes with the value they would give: exactly 1', () => {
-    for (const f of a.slice(0, 3)) {
+    for (const f of ra.slice(0, 3)) {
       // The kernels themselves give exactly 1 on equal planes; the skip returns that same value.
       expect(ssimGaussian(f.y, f.y.slice(), f.width, f.height)).toBe(1);
       expect(ssimRgb7(f.rgb, f.rgb.slice(), f.width, f.height)).toBe(1);
-      const same = measureFrameValues(f, { ...f, y: f.y.slice(), rgb: f.rgb.slice() }, f, 'all');
+      const same = measureFrameValues(f, { ...f, y: f.y.slice(), rgb: f.rgb.slice() }, f, 'all', FFMPEG);
       expect(same).toMatchObject({ metrics: { ssim: 1, ssim_rgb7: 1 }, identical: true });
+      // Converted here: equal planes are not even converted.
+      const planes = { ...f, rgb: undefined };
+      expect(measureFrameValues(planes, { ...planes, y: f.y.slice() }, f, 'all')).toMatchObject({ metrics: { ssim: 1, ssim_rgb7: 1 }, identical: true });
     }
     // Only one side equal: the other metric still runs its kernel.
-    const [fa, fb] = [a[2]!, b[2]!];
-    const yOnly = measureFrameValues(fa, { ...fb, y: fa.y.slice() }, fa, 'all').metrics;
+    const [fa, fb] = [ra[2]!, rb[2]!];
+    const yOnly = measureFrameValues(fa, { ...fb, y: fa.y.slice() }, fa, 'all', FFMPEG).metrics;
     expect(yOnly['ssim']).toBe(1);
     expect(yOnly['ssim_rgb7']).toBe(ssimRgb7(fa.rgb, fb.rgb, fa.width, fa.height));
     expect(yOnly['ssim_rgb7']).toBeLessThan(1);
-    const rgbOnly = measureFrameValues(fa, { ...fb, rgb: fa.rgb.slice() }, fa, 'all').metrics;
+    const rgbOnly = measureFrameValues(fa, { ...fb, rgb: fa.rgb.slice() }, fa, 'all', FFMPEG).metrics;
     expect(rgbOnly['ssim_rgb7']).toBe(1);
     expect(rgbOnly['ssim']).toBe(ssimGaussian(fa.y, fb.y, fa.width, fa.height));
     expect(rgbOnly['ssim']).toBeLessThan(1);
+    // Converted from the planes: a Y-only change still changes rgb24.
+    const converted = measureFrameValues(a[2]!, { ...a[2]!, y: b[2]!.y }, fa, 'all').metrics;
+    expect(converted['ssim_rgb7']).toBe(ssimRgb7(fa.rgb, yuvToRgb24({ ...a[2]!, y: b[2]!.y }), fa.width, fa.height));
+    expect(converted['ssim_rgb7']).toBeLessThan(1);
   });
 
   it('is not identical when only a chroma sample differs', () => {
@@ -138,7 +164,18 @@ describe('createVideoAccumulator', () => {
     expect(() => createVideoAccumulator({ width: 10, height: 10, chromaWidth: 5, chromaHeight: 5 })).toThrow(/at least/);
     expect(() => createVideoAccumulator({ width: 0, height: 10, chromaWidth: 5, chromaHeight: 5 })).toThrow(/positive integer/);
     const acc = createVideoAccumulator(a[0]!);
-    expect(() => acc.addFrame(a[0]!, { ...b[0]!, rgb: b[0]!.rgb.subarray(1) })).toThrow(/b\.rgb\.length/);
+    // Converted from the planes: rgb24 handed in would be ignored, so it is refused.
+    expect(() => acc.addFrame(a[0]!, rb[0]!)).toThrow(/converted from the planes.*b\.rgb/);
+    const carried = createVideoAccumulator(a[0]!, 'default', FFMPEG);
+    expect(() => carried.addFrame(ra[0]!, { ...rb[0]!, rgb: rb[0]!.rgb.subarray(1) })).toThrow(/b\.rgb\.length/);
+    expect(() => carried.addFrame(ra[0]!, b[0]!)).toThrow(/b\.rgb/);
     expect(() => acc.finish()).toThrow(/No frame/);
+    // 4:4:4 (or an odd height in 4:2:0) is not the formula's: only frames carrying ffmpeg's rgb24.
+    const yuv444 = { width: 32, height: 32, chromaWidth: 32, chromaHeight: 32 };
+    expect(() => createVideoAccumulator(yuv444)).toThrow(/"ffmpeg"/);
+    expect(() => createVideoAccumulator({ width: 32, height: 33, chromaWidth: 16, chromaHeight: 17 })).toThrow(/"ffmpeg"/);
+    expect(createVideoAccumulator(yuv444, 'ffmpeg')).toBeDefined();
+    expect(createVideoAccumulator(yuv444, 'default', FFMPEG)).toBeDefined();
+    expect(() => createVideoAccumulator(a[0]!, 'default', { rgb: { by: 'fidelity', matrix: 'bt2020', range: 'limited' } as never })).toThrow(/matrix/);
   });
 });

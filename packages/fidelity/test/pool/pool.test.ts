@@ -11,13 +11,16 @@ let base: string;
 let other: string;
 let third: string;
 let long: string;
+/** The same picture encoded coarser: every frame differs, so every kernel runs (a pair of equal frames skips them and ends too soon to overlap). */
+let longOther: string;
 let garbage: string;
 beforeAll(async () => {
-  [base, other, third, long] = await Promise.all([
+  [base, other, third, long, longOther] = await Promise.all([
     clips.make({ frames: 24 }, 'base'),
     clips.make({ frames: 24, crf: 40 }, 'other'),
     clips.make({ frames: 24, start: 3 }, 'third'),
     clips.make({ frames: 240, width: 320, height: 180 }, 'long'),
+    clips.make({ frames: 240, width: 320, height: 180, crf: 40 }, 'long-other'),
   ]);
   garbage = path.join(clips.dir, 'garbage.mp4');
   writeFileSync(garbage, Buffer.alloc(8192, 1));
@@ -59,8 +62,8 @@ describe('measure pool', () => {
     };
     try {
       await Promise.all([
-        pool.measure({ id: 'x', baseline: long, candidate: long }, { onProgress: track('x') }),
-        pool.measure({ id: 'y', baseline: long, candidate: long }, { onProgress: track('y') }),
+        pool.measure({ id: 'x', baseline: long, candidate: longOther }, { onProgress: track('x') }),
+        pool.measure({ id: 'y', baseline: long, candidate: longOther }, { onProgress: track('y') }),
       ]);
     } finally {
       await pool.destroy();

@@ -107,6 +107,14 @@ describe('merged shards', () => {
     const bundle = snapshot(at('one'));
     for (const pair of doc.pairs) for (const f of Object.values(pair.files)) expect(sha256(readFileSync(path.join(dir, f))), f).toBe(bundle[f]);
     expect(doc.pairs.some((p) => Object.keys(p.files).length >= 4)).toBe(true);
+    // How rgb24 was made travels with each measurement, and the merged report has it as compare() wrote it.
+    const measured = doc.pairs.flatMap((p) => (p.outcome?.ok ? [p.outcome.measurement.video] : []));
+    expect(measured.length).toBeGreaterThan(3);
+    for (const v of measured) expect([v.rgb_conversion, v.rgb_matrix, v.rgb_range]).toEqual(['fidelity', 'bt601', 'limited']);
+    const merged = JSON.parse(readFileSync(at('m3', 'report.json'), 'utf8')) as { comparisons: { pairs: { video: { rgb_conversion?: string } | null }[] }[] };
+    const videos = merged.comparisons.flatMap((c) => c.pairs.flatMap((p) => (p.video ? [p.video] : [])));
+    expect(videos.length).toBeGreaterThan(10);
+    expect(videos.every((v) => v.rgb_conversion === 'fidelity')).toBe(true);
     // Pairing refused c006 on B200 (failed request): covered, never measured.
     const refusedPair = ShardPartial.parse(JSON.parse(readFileSync(at('p1', '0', 'partial.json'), 'utf8'))).pairs[6]!;
     expect(refusedPair).toMatchObject({ index: 6, pair: '30061277519-2/measurement-r000-c006', outcome: null, files: {} });

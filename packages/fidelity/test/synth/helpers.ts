@@ -59,11 +59,14 @@ export async function decodeAudio(file: string, channels = 2): Promise<Float32Ar
   return Array.from({ length: channels }, (_, c) => Float32Array.from({ length: n }, (_, i) => all[i * channels + c] as number));
 }
 
-/** spec metrics.md `video_psnr_db`: pooled over every rgb24 sample of every frame; null when identical. */
+/**
+ * spec metrics.md `video_psnr_db`: pooled over every rgb24 sample of every frame; null when identical. rgb24 from ffmpeg's
+ * own default converter with PyAV's matrix and range (BT.601, limited), independent of the library's conversion.
+ */
 export async function pooledRgbPsnr(a: string, b: string): Promise<number | null> {
   const { ffmpeg } = await resolveFfmpeg();
   const rgb = async (f: string) =>
-    (await run(ffmpeg.path, ['-v', 'error', '-i', f, '-vf', 'scale=flags=bicubic+bitexact+accurate_rnd', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { encoding: 'buffer', maxBuffer: 1 << 26 })).stdout;
+    (await run(ffmpeg.path, ['-v', 'error', '-i', f, '-vf', 'scale=in_color_matrix=bt601:in_range=tv', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { encoding: 'buffer', maxBuffer: 1 << 26 })).stdout;
   const [x, y] = await Promise.all([rgb(a), rgb(b)]);
   if (x.length !== y.length) throw new Error('frame data of different length');
   let sum = 0;

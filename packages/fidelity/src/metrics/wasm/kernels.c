@@ -553,3 +553,139 @@ void diff_stats(const uint8_t *a, const uint8_t *b, int n, double *out) {
   out[0] = sad;
   out[1] = sse;
 }
+
+/* ------------------------------------------------------------------------ */
+/* rgb24 from 8-bit planar YUV: libswscale's unscaled yuv2rgb, exactly.      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * docs/metrics.md, "RGB conversion": the integer formula that FFmpeg's
+ * default (unscaled, not accurate_rnd) converter computes on x86 (SSSE3),
+ * which PyAV's frame.to_ndarray(format="rgb24") and `ffmpeg -pix_fmt rgb24`
+ * use. For each pixel, Y there and U, V at (x >> 1, y >> vshift):
+ *
+ *   Y' = 8Y - yo, U' = 8U - 1024, V' = 8V - 1024, L = (Y' yc) >> 16
+ *   R = clamp(L + ((V' vr) >> 16))
+ *   G = clamp(L + ((U' ug) >> 16) + ((V' vg) >> 16))
+ *   B = clamp(L + ((U' ub) >> 16))
+ *
+ * with >> a floor shift and clamp to 0..255. Each detail changes bytes if
+ * missed: Y' is not clamped for Y < 16, the two G products are shifted
+ * separately, and L is shifted on its own. The coefficients are FFmpeg's
+ * 16-bit SIMD ones, round(8192 * c) of its inverse matrix (yc = 255/219 for
+ * limited range, 1 for full). Same bytes on every CPU by construction: only
+ * integer arithmetic, each step exact.
+ */
+#define YUV_RGB_TABLES 4
+/* yc, yo, vr, ub, ug, vg; index = 2 * matrix (0 BT.601, 1 BT.709) + full range */
+static const int16_t YUV_RGB[YUV_RGB_TABLES][6] = {
+    {9539, 128, 13075, 16525, -3209, -6660}, /* BT.601 limited */
+    {8192, 0, 11485, 14516, -2819, -5850},   /* BT.601 full */
+    {9539, 128, 14686, 17305, -1747, -4366}, /* BT.709 limited */
+    {8192, 0, 12901, 15201, -1534, -3835},   /* BT.709 full */
+};
+
+INLINE uint8_t clamp_u8(int x) { return (uint8_t)(x < 0 ? 0 : x > 255 ? 255 : x); }
+
+/* (a * k) >> 16 of 8 int16 lanes, floor: the products of the even lanes come
+ * from a dot product against (k, 0), those of the odd lanes against (0, k);
+ * each 32-bit product's high half is the lane's result (it fits 16 bits). */
+INLINE v128_t mulhi16(v128_t a, v128_t keven, v128_t kodd) {
+  v128_t pe = wasm_i32x4_dot_i16x8(a, keven), po = wasm_i32x4_dot_i16x8(a, kodd);
+  return wasm_v128_or(wasm_u32x4_shr(pe, 16), wasm_v128_and(po, wasm_i32x4_splat((int32_t)0xFFFF0000)));
+}
+
+typedef struct {
+  v128_t yce, yco, vre, vro, ube, ubo, uge, ugo, vge, vgo, yo, c1024, lo8;
+} YuvRgbConsts;
+
+/* Swizzle masks for 16 pixels: byte 16q + b of the output is channel c = (16q + b) % 3 of pixel
+ * p = (16q + b) / 3, and a channel's 16 bytes arrive as the even pixels then the odd ones (pixel p
+ * at p / 2 + 8 (p & 1)). -128 zeroes a lane (wasm's index >= 16 and x86 pshufb's top bit alike),
+ * so a constant mask lowers to one pshufb. */
+#define Z -128
+#define RGB_MASK_0R wasm_i8x16_const(0, Z, Z, 8, Z, Z, 1, Z, Z, 9, Z, Z, 2, Z, Z, 10)
+#define RGB_MASK_0G wasm_i8x16_const(Z, 0, Z, Z, 8, Z, Z, 1, Z, Z, 9, Z, Z, 2, Z, Z)
+#define RGB_MASK_0B wasm_i8x16_const(Z, Z, 0, Z, Z, 8, Z, Z, 1, Z, Z, 9, Z, Z, 2, Z)
+#define RGB_MASK_1R wasm_i8x16_const(Z, Z, 3, Z, Z, 11, Z, Z, 4, Z, Z, 12, Z, Z, 5, Z)
+#define RGB_MASK_1G wasm_i8x16_const(10, Z, Z, 3, Z, Z, 11, Z, Z, 4, Z, Z, 12, Z, Z, 5)
+#define RGB_MASK_1B wasm_i8x16_const(Z, 10, Z, Z, 3, Z, Z, 11, Z, Z, 4, Z, Z, 12, Z, Z)
+#define RGB_MASK_2R wasm_i8x16_const(Z, 13, Z, Z, 6, Z, Z, 14, Z, Z, 7, Z, Z, 15, Z, Z)
+#define RGB_MASK_2G wasm_i8x16_const(Z, Z, 13, Z, Z, 6, Z, Z, 14, Z, Z, 7, Z, Z, 15, Z)
+#define RGB_MASK_2B wasm_i8x16_const(5, Z, Z, 13, Z, Z, 6, Z, Z, 14, Z, Z, 7, Z, Z, 15)
+
+INLINE v128_t rgb_pick(v128_t r, v128_t g, v128_t b, v128_t mr, v128_t mg, v128_t mb) {
+  return wasm_v128_or(wasm_v128_or(wasm_i8x16_swizzle(r, mr), wasm_i8x16_swizzle(g, mg)), wasm_i8x16_swizzle(b, mb));
+}
+
+/* 16 pixels of one row: L from Y (split into even and odd pixels, which line up with the 8 chroma
+ * samples), the chroma terms added, narrowed with unsigned saturation (the clamp: every sum fits
+ * int16), and interleaved into 48 bytes of RGB. */
+INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, uint8_t *out, v128_t rv, v128_t gc, v128_t bu) {
+  v128_t y16 = wasm_v128_load(yrow);
+  v128_t ye = wasm_i16x8_sub(wasm_i16x8_shl(wasm_v128_and(y16, k->lo8), 3), k->yo);
+  v128_t yo = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_shr(y16, 8), 3), k->yo);
+  v128_t le = mulhi16(ye, k->yce, k->yco), lo = mulhi16(yo, k->yce, k->yco);
+  v128_t r = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, rv), wasm_i16x8_add(lo, rv));
+  v128_t g = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, gc), wasm_i16x8_add(lo, gc));
+  v128_t b = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, bu), wasm_i16x8_add(lo, bu));
+  wasm_v128_store(out, rgb_pick(r, g, b, RGB_MASK_0R, RGB_MASK_0G, RGB_MASK_0B));
+  wasm_v128_store(out + 16, rgb_pick(r, g, b, RGB_MASK_1R, RGB_MASK_1G, RGB_MASK_1B));
+  wasm_v128_store(out + 32, rgb_pick(r, g, b, RGB_MASK_2R, RGB_MASK_2G, RGB_MASK_2B));
+}
+
+/*
+ * rgb24 (w * h * 3 bytes at out) from the planes y (w x h), u and v (cw
+ * samples a row, one chroma row for every 1 << vshift luma rows): yuv420p
+ * (vshift 1; h must be even, as FFmpeg requires for this converter) or
+ * yuv422p (vshift 0). `table` is 2 * matrix + full_range (YUV_RGB above).
+ * Returns 0, or -1 for arguments it does not cover (nothing written).
+ */
+EXPORT(yuv_rgb24)
+int yuv_rgb24(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, int h, int cw, int vshift, int table, uint8_t *out) {
+  if (table < 0 || table >= YUV_RGB_TABLES || (vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 ||
+      (h & vshift) != 0)
+    return -1;
+  const int16_t *t = YUV_RGB[table];
+  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  YuvRgbConsts k;
+  k.yce = wasm_i16x8_make(yc, 0, yc, 0, yc, 0, yc, 0);
+  k.yco = wasm_i16x8_make(0, yc, 0, yc, 0, yc, 0, yc);
+  k.vre = wasm_i16x8_make(vr, 0, vr, 0, vr, 0, vr, 0);
+  k.vro = wasm_i16x8_make(0, vr, 0, vr, 0, vr, 0, vr);
+  k.ube = wasm_i16x8_make(ub, 0, ub, 0, ub, 0, ub, 0);
+  k.ubo = wasm_i16x8_make(0, ub, 0, ub, 0, ub, 0, ub);
+  k.uge = wasm_i16x8_make(ug, 0, ug, 0, ug, 0, ug, 0);
+  k.ugo = wasm_i16x8_make(0, ug, 0, ug, 0, ug, 0, ug);
+  k.vge = wasm_i16x8_make(vg, 0, vg, 0, vg, 0, vg, 0);
+  k.vgo = wasm_i16x8_make(0, vg, 0, vg, 0, vg, 0, vg);
+  k.yo = wasm_i16x8_splat((int16_t)yo);
+  k.c1024 = wasm_i16x8_splat(1024);
+  k.lo8 = wasm_i16x8_splat(0xFF);
+  const int rows = 1 << vshift, full = w & ~15;
+  for (int cy = 0; cy < h >> vshift; cy++) {
+    const uint8_t *ur = u + (long)cy * cw, *vrow = v + (long)cy * cw;
+    const uint8_t *y0 = y + (long)(cy << vshift) * w;
+    uint8_t *o0 = out + (long)(cy << vshift) * w * 3;
+    for (int x = 0; x < full; x += 16) {
+      v128_t uu = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(ur + x / 2), 3), k.c1024);
+      v128_t vv = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(vrow + x / 2), 3), k.c1024);
+      v128_t rv = mulhi16(vv, k.vre, k.vro), bu = mulhi16(uu, k.ube, k.ubo);
+      v128_t gc = wasm_i16x8_add(mulhi16(uu, k.uge, k.ugo), mulhi16(vv, k.vge, k.vgo));
+      for (int r = 0; r < rows; r++) yuv_rgb16(&k, y0 + (long)r * w + x, o0 + ((long)r * w + x) * 3, rv, gc, bu);
+    }
+    /* The last w mod 16 pixels of each row (an odd width's last column uses the last chroma sample). */
+    for (int x = full; x < w; x++) {
+      const int U = 8 * ur[x >> 1] - 1024, V = 8 * vrow[x >> 1] - 1024;
+      const int rv = (V * vr) >> 16, gc = ((U * ug) >> 16) + ((V * vg) >> 16), bu = (U * ub) >> 16;
+      for (int r = 0; r < rows; r++) {
+        const int L = ((8 * y0[(long)r * w + x] - yo) * yc) >> 16;
+        uint8_t *px = o0 + ((long)r * w + x) * 3;
+        px[0] = clamp_u8(L + rv);
+        px[1] = clamp_u8(L + gc);
+        px[2] = clamp_u8(L + bu);
+      }
+    }
+  }
+  return 0;
+}
