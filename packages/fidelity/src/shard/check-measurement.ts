@@ -159,7 +159,8 @@ export function failureProblem(outcome: MeasureOutcome): string | null {
  * Where a shard's outcome for a pair contradicts what merge's own probe of
  * the media found; empty when it does not. A pair the probe finds
  * incomparable must carry that very failure; a comparable pair must either be
- * measured with the probe's geometry, frame count and audio layout, or have
+ * measured with the probe's geometry, frame count and audio layout (and audio sample count where the
+ * probe has one: only PCM in MOV lists it), or have
  * failed in a way only decoding finds (UNDECODABLE, DECODE_TIMEOUT).
  */
 export function factProblems(outcome: MeasureOutcome, facts: PairFacts): string[] {
@@ -184,7 +185,9 @@ export function factProblems(outcome: MeasureOutcome, facts: PairFacts): string[
     else if (audio && x) {
       if (audio.sample_rate !== x.sampleRate) out.push(`audio.sample_rate is ${audio.sample_rate}; merge's probe finds ${x.sampleRate} Hz`);
       if (audio.channels.length !== x.channels) out.push(`audio has ${audio.channels.length} channels; merge's probe finds ${x.channels}`);
-      const off = audio.channels.find((c) => c.samples !== x.samples);
+      // The probe counts samples only where the file's index does (PCM in MOV); otherwise they are counted while
+      // decoding (media/probe.ts), which merge does only for the pairs it re-measures.
+      const off = x.samples === null ? undefined : audio.channels.find((c) => c.samples !== x.samples);
       if (off) out.push(`audio.channels[${off.channel}].samples is ${off.samples}; merge's probe counts ${x.samples} per channel`);
     }
   }
