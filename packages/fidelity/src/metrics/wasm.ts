@@ -37,6 +37,12 @@ interface KernelExports {
   diff_stats(a: number, b: number, n: number, out: number): void;
   /** rgb24 from planar 4:2:0 (vshift 1) or 4:2:2 (vshift 0); table = 2 * matrix + full range; 0, or -1 when refused. */
   yuv_rgb24(y: number, u: number, v: number, w: number, h: number, cw: number, vshift: number, table: number, out: number): number;
+  /** In-place radix-2 FFT of n float64 (re, im), twiddles cos/sin of every stage (metrics/fft.ts). */
+  fft_f64(re: number, im: number, n: number, cos: number, sin: number, inverse: number): void;
+  /** conj(X) * Y from Z = FFT(x + i y) of real x, y (metrics/lag.ts). */
+  fft_cross_spectrum(zr: number, zi: number, cr: number, ci: number, size: number): void;
+  /** One spectral-cosine window of both sides, its three dot products added to acc[0..2] (metrics/fft.ts). */
+  spectral_window(a: number, b: number, win: number, n: number, fill: number, cos: number, sin: number, rcos: number, rsin: number, scratch: number, acc: number): void;
 }
 
 // Resolves from src/metrics/ and from dist/metrics/ alike.
