@@ -241,6 +241,50 @@ export function exitError(label: string, exit: ChildExit, timeoutMs: number): Fi
   return new FidelityError('UNDECODABLE', `${label} ${how}${exit.stderr ? `: ${exit.stderr}` : ''}`);
 }
 
+/**
+ * A failure of one process that read several files (a pair's decoder): `inputs` are the indices of
+ * the files it is about, by ffmpeg's messages ({@link failedInputs}).
+ */
+export class InputsFailure extends FidelityError {
+  readonly inputs: number[];
+
+  constructor(code: string, message: string, inputs: number[], cause?: unknown) {
+    super(code, message, cause === undefined ? {} : { cause });
+    this.inputs = inputs;
+  }
+}
+
+/**
+ * Which inputs a failed process's messages are about: ffmpeg names an input by its file name
+ * ("FILE: Invalid data found when processing input") or by its index ("Error while decoding stream
+ * #1:0"). Every input when none or all are named, or when two inputs are one file.
+ */
+export function failedInputs(stderr: string, files: readonly string[]): number[] {
+  const every = files.map((_, i) => i);
+  if (files.length < 2 || new Set(files).size < files.length) return every;
+  const named = every.filter((i) => stderr.includes(`${files[i]}:`) || new RegExp(`#${i}:\\d`).test(stderr));
+  return named.length === 0 ? every : named;
+}
+
+/**
+ * The failure of a process that read `inputs` (in its `-i` order), or undefined for a clean exit:
+ * exitError's, and for several inputs (but an abort) an {@link InputsFailure} whose message starts
+ * with the labels of the inputs it is about ("candidate: ffmpeg ... exited with code 1: ...").
+ */
+export async function inputsExitError(
+  what: string,
+  child: Child,
+  inputs: readonly { file: string; label: string }[],
+  timeoutMs: number,
+): Promise<FidelityError | undefined> {
+  const exit = await child.exited;
+  const error = exitError(what, exit, timeoutMs);
+  if (!error || inputs.length < 2 || error.code === 'ABORTED') return error;
+  // What ffmpeg said names the file; a time limit or a start that failed is the process's, so every file's.
+  const named = error.code === 'UNDECODABLE' ? failedInputs(exit.stderr, inputs.map((i) => i.file)) : inputs.map((_, i) => i);
+  return new InputsFailure(error.code, `${named.map((i) => inputs[i]!.label).join(' and ')}: ${error.message}`, named, error);
+}
+
 /** Runs a child to completion and returns its stdout (for ffprobe: small JSON). */
 export async function runToString(scope: ProcessScope, file: string, args: string[], options: Omit<SpawnOptions, 'pipes'>): Promise<string> {
   const child = scope.spawn(file, args, { ...options, pipes: [1] });

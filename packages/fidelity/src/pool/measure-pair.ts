@@ -16,13 +16,15 @@
  */
 import { FidelityError, invalidParameter, isFidelityError } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
-import { openAudioDecoder } from '../media/audio-decoder.js';
+import { openAudioDecoders } from '../media/audio-decoder.js';
+import type { AudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
 import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
-import { ProcessScope } from '../media/process.js';
-import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
+import { InputsFailure, ProcessScope } from '../media/process.js';
+import { frameFromRecords, frameRecords, openVideoDecoders } from '../media/video-decoder.js';
+import type { VideoDecoder } from '../media/video-decoder.js';
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
@@ -94,11 +96,18 @@ class SideFailure extends FidelityError {
   }
 }
 
-/** Failures of one side's probe or decoder carry that side; a cancellation is nobody's. */
-function blame<T>(side: Side, work: Promise<T>): Promise<T> {
+/** The side of a failure of the process that decodes both files: the file(s) ffmpeg's messages name. */
+const SIDES_OF_INPUTS: Record<string, FailureSide> = { '0': 'baseline', '1': 'candidate' };
+
+/**
+ * Failures of one side's probe or decoder carry that side; a failure of the process that decodes both
+ * files, the side its messages name ('both' when they name both or neither); a cancellation is nobody's.
+ */
+function blame<T>(side: FailureSide, work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => {
     if (!isFidelityError(error) || error instanceof SideFailure || error.code === 'ABORTED') throw error;
-    throw new SideFailure(error.code, error.message, side, error);
+    const named = error instanceof InputsFailure ? (SIDES_OF_INPUTS[error.inputs.join(',')] ?? 'both') : side;
+    throw new SideFailure(error.code, error.message, named, error);
   });
 }
 
@@ -160,10 +169,19 @@ async function measureVideo(
     // where the exact formula does not apply, and only when a chosen metric reads rgb24.
     const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
     const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
-    const [a, b] = await bothSides(
-      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24, audio: audio[0] })),
-      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24, audio: audio[1] })),
-    );
+    // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts).
+    const [a, b] = (await blame(
+      'both',
+      openVideoDecoders(
+        scope,
+        tools,
+        [
+          { file: files[0], label: 'baseline', video: streams[0], audio: audio[0] },
+          { file: files[1], label: 'candidate', video: streams[1], audio: audio[1] },
+        ],
+        { capacity, rgb24 },
+      ),
+    )) as [VideoDecoder, VideoDecoder];
     const geometry = a.geometry;
     const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
     const framesTotal = streams[0].frames;
@@ -232,10 +250,14 @@ async function measureAudio(
   start: Promise<void>,
 ): Promise<AudioOutcome> {
   await start;
-  const [a, b] = await bothSides(
-    blame('baseline', openAudioDecoder(scope, tools, files[0], 'baseline', streams[0])),
-    blame('candidate', openAudioDecoder(scope, tools, files[1], 'candidate', streams[1])),
-  );
+  // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
+  const [a, b] = (await blame(
+    'both',
+    openAudioDecoders(scope, tools, [
+      { file: files[0], label: 'baseline', audio: streams[0] },
+      { file: files[1], label: 'candidate', audio: streams[1] },
+    ]),
+  )) as [AudioDecoder, AudioDecoder];
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
   try {
     const delivered: [number, number] = [0, 0];

@@ -153,6 +153,25 @@ describe('measurePair', () => {
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', message: expect.stringContaining('candidate') } });
   });
 
+  it('names the side ffmpeg names when the one process decoding both files fails', async () => {
+    // A decoder that fails as ffmpeg does mid-stream, about one input: the probes and everything else run the real one.
+    const { wrapperDecoder } = await import('../media/wrapper.js');
+    const { mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(path.join(clips.dir, 'failing-'));
+    const failing = (input: number) =>
+      wrapperDecoder(dir, `ffmpeg-${input}`, [
+        'case " $* " in *" rawvideo "*) ;; *) exec "$REAL" "$@";; esac',
+        `echo "[h264 @ 0x5581] error while decoding MB 7 3, bytestream -5" >&2`,
+        `echo "Error while decoding stream #${input}:0: Invalid data found when processing input" >&2`,
+        'exit 1',
+      ].join('\n')).file;
+    for (const [input, side] of [[0, 'baseline'], [1, 'candidate']] as const) {
+      const outcome = await measurePair(base, other, { ffmpeg: { ffmpegPath: failing(input) } });
+      expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', side, message: expect.stringMatching(new RegExp(`^${side}: [\\s\\S]*stream #${input}:0`)) } });
+    }
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
   it('fails a file whose index lists frames its data has lost (cut mid-stream) as UNDECODABLE', async () => {
     // moov first (faststart), then the mdat cut short: ffprobe lists every packet, decoding finds fewer frames.
     const { execFile } = await import('node:child_process');
@@ -187,7 +206,8 @@ describe('measurePair', () => {
       },
     });
     expect(outcome).toEqual({ ok: false, failure: { code: 'ABORTED', message: expect.any(String) } });
-    expect(children.length).toBeGreaterThanOrEqual(2);
+    // One ffmpeg decodes both files' video (the audio's starts after frame 8).
+    expect(children.length).toBeGreaterThanOrEqual(1);
     const left = await ffmpegChildren();
     expect(left.filter((pid) => children.includes(pid))).toEqual([]);
   });
