@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { FidelityError } from '../errors.js';
 import type { SocketChannel } from './socket-channel.js';
@@ -93,6 +94,9 @@ function trackGroup(pid: number | undefined): void {
  */
 export class ProcessScope {
   readonly #children = new Set<Child>();
+  readonly #deferred: (() => void)[] = [];
+  /** Our ends of every child's socket channels. */
+  readonly #sockets = new Set<Socket>();
   readonly #signal: AbortSignal | undefined;
   #closed = false;
   readonly #onAbort = (): void => {
@@ -143,6 +147,7 @@ export class ProcessScope {
       for (const channel of Object.values(sockets)) channel.releaseChildEnd();
     }
     const ours = Object.values(sockets).map((channel) => channel.ours);
+    for (const socket of ours) this.#sockets.add(socket);
 
     let reason: ChildExit['reason'] = 'exit';
     /** Set once 'close' (or a failed start) has settled `exited`. */
@@ -216,6 +221,11 @@ export class ProcessScope {
     return child;
   }
 
+  /** Runs `fn` once close() has seen every child exit (and their pipes and sockets closed): for memory their outputs were read into. */
+  defer(fn: () => void): void {
+    this.#deferred.push(fn);
+  }
+
   /** Kills every child still running and waits until all have exited. Safe to call twice. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -223,6 +233,10 @@ export class ProcessScope {
     const left = [...this.#children];
     for (const child of left) child.kill('closed');
     await Promise.all(left.map((c) => c.exited));
+    // A child that exited on its own may leave output unread in a socket: nothing reads it from now on.
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    for (const fn of this.#deferred.splice(0)) fn();
   }
 }
 

@@ -26,7 +26,7 @@
 import { FidelityError } from '../errors.js';
 import type { DecodedFrame, FrameGeometry } from '../metrics/frame.js';
 import { ReaderGroup } from './frame-reader.js';
-import type { FrameReader } from './frame-reader.js';
+import type { FrameReader, RecordBuffers } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 import { audioFactsOutput, readAudioFacts } from './audio-facts.js';
 import type { AudioFacts } from './audio-facts.js';
@@ -43,6 +43,8 @@ export interface VideoDecoderOptions {
   rgb24?: boolean;
   /** The file's audio stream: also count its decoded samples and read its start (fd 5, {@link VideoDecoder.audioFacts}). */
   audio?: AudioProbe | null;
+  /** Where each side's plane records come from (default: fresh arrays; frame-reader.ts RecordBuffers), by side. */
+  buffers?: readonly (RecordBuffers | undefined)[];
 }
 
 export interface VideoDecoder {
@@ -65,7 +67,9 @@ export interface VideoDecoder {
  * A decoded frame as the records ffmpeg wrote: the planes (Y, U, V back to
  * back) and rgb24 (empty unless ffmpeg converts: an empty record of its own),
  * each the whole of its own ArrayBuffer, so a frame can be moved to another
- * thread (transfer list) and handed back.
+ * thread (transfer list) and handed back; or, when the planes were read
+ * straight into the metric kernels' memory (`buffers`), a view into it, which
+ * stays in its thread.
  */
 export interface FrameRecords {
   planes: Uint8Array;
@@ -94,7 +98,7 @@ export function planarFromRecord(geometry: FrameGeometry, planes: Uint8Array): O
 
 /** The records behind a frame from frameFromRecords(). */
 export function frameRecords(frame: DecodedFrame): FrameRecords {
-  return { planes: new Uint8Array(frame.y.buffer, 0, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb ?? new Uint8Array(0) };
+  return { planes: new Uint8Array(frame.y.buffer, frame.y.byteOffset, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb ?? new Uint8Array(0) };
 }
 
 /**
@@ -186,7 +190,7 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
     const geometry = side.video.geometry!;
     const fds = videoSideFds(i, n);
     return [
-      { fd: fds.planes, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${side.label} planes` } },
+      { fd: fds.planes, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${side.label} planes`, buffers: options.buffers?.[i] } },
       ...(withRgb ? [{ fd: fds.rgb, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${side.label} rgb24` } }] : []),
     ];
   });

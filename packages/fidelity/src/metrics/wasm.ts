@@ -51,20 +51,37 @@ const PAGE = 65536;
 
 export class Kernels {
   readonly fn: KernelExports;
-  /** First free byte after the module's own data and stack, 16-aligned. */
+  /** First free byte after the module's own data and stack (and, for a leased instance, after what its holder keeps there), 16-aligned. */
   readonly base: number;
+  /** Set once views into the memory are held across calls: growing it then would detach them. */
+  #pinned = false;
 
-  constructor(fn: KernelExports) {
+  constructor(fn: KernelExports, base = fn.heap_base()) {
     this.fn = fn;
-    this.base = align(fn.heap_base());
+    this.base = align(base);
   }
 
   /** Makes [base, base + bytes) addressable; returns base. */
   reserve(bytes: number): number {
     const needed = this.base + bytes;
     const have = this.fn.memory.buffer.byteLength;
-    if (needed > have) this.fn.memory.grow(Math.ceil((needed - have) / PAGE));
+    if (needed > have) {
+      if (this.#pinned) throw new FidelityError('INTERNAL', `The metric kernels' memory is pinned at ${have} bytes and cannot grow to ${needed}`);
+      this.fn.memory.grow(Math.ceil((needed - have) / PAGE));
+    }
     return this.base;
+  }
+
+  /**
+   * From now on the memory never grows (reserve() beyond it throws): views into it stay valid, so
+   * a caller may keep buffers there across calls (frames read straight into it: pool/frame-memory.ts).
+   */
+  pin(): void {
+    this.#pinned = true;
+  }
+
+  get pinned(): boolean {
+    return this.#pinned;
   }
 
   /** Views are rebuilt on every use: growing the memory detaches old ones. */
@@ -105,9 +122,10 @@ export class Layout {
 }
 
 let instance: Kernels | undefined;
+let compiled: object | undefined;
 
-export function kernels(): Kernels {
-  if (!instance) {
+function instantiate(): KernelExports {
+  if (!compiled) {
     let bytes: Buffer;
     try {
       bytes = readFileSync(WASM_URL);
@@ -120,9 +138,36 @@ export function kernels(): Kernels {
     // half speed. Compiling the module with the optimising compiler up front
     // takes milliseconds (the module is small).
     setFlagsFromString('--no-wasm-dynamic-tiering');
-    const module = new WebAssemblyApi.Module(bytes);
-    const exports = new WebAssemblyApi.Instance(module, {}).exports as KernelExports;
-    instance = new Kernels(exports);
+    compiled = new WebAssemblyApi.Module(bytes);
   }
+  return new WebAssemblyApi.Instance(compiled, {}).exports as KernelExports;
+}
+
+/** This thread's kernels, shared by every metric call of the thread (each lays its buffers out from `base` for one call). */
+export function kernels(): Kernels {
+  instance ??= new Kernels(instantiate());
   return instance;
+}
+
+/** Leased instances given back, for the next lease of this thread (one is kept: a stream's worth of memory). */
+let idle: KernelExports | undefined;
+
+/**
+ * An instance of the kernels with a memory of its own, for one holder that keeps buffers in it
+ * across calls (one pair's frames: pool/frame-memory.ts): `kept` bytes from the module's heap base
+ * are the holder's, and the returned Kernels lays calls out after them. Give it back with
+ * returnKernels once no view into it is used any more.
+ */
+export function leaseKernels(kept: number): { kernels: Kernels; keptAt: number } {
+  const fn = idle ?? instantiate();
+  idle = undefined;
+  const keptAt = align(fn.heap_base());
+  const k = new Kernels(fn, keptAt + kept);
+  k.reserve(0);
+  return { kernels: k, keptAt };
+}
+
+/** A leased instance back to the thread (its memory is reused by the next lease, which may grow it before pinning). */
+export function returnKernels(k: Kernels): void {
+  if (k !== instance) idle = k.fn;
 }

@@ -28,12 +28,14 @@ import type { VideoDecoder } from '../media/video-decoder.js';
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
-import { createVideoAccumulator } from '../metrics/video.js';
+import { createVideoAccumulatorOn } from '../metrics/video.js';
+import { kernels } from '../metrics/wasm.js';
 import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
 import { FRAMES_PER_HELPER, openFrameHelpers } from './frame-helpers.js';
+import { leaseFrameMemory } from './frame-memory.js';
 import type { FrameHelpers } from './frame-helpers.js';
 import { defaultThreadCount } from './threads.js';
 
@@ -169,6 +171,14 @@ async function measureVideo(
     // where the exact formula does not apply, and only when a chosen metric reads rgb24.
     const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
     const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
+    const geometry = streams[0].geometry;
+    if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');
+    // Frames measured in this thread are read straight into the metric kernels' memory (pool/frame-memory.ts):
+    // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
+    const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
+    if (memory) scope.defer(() => memory.close());
+    const accumulator = createVideoAccumulatorOn(memory?.kernels ?? kernels(), geometry, metrics, { rgb });
+    const buffers = memory?.buffers();
     // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts).
     const [a, b] = (await blame(
       'both',
@@ -179,11 +189,9 @@ async function measureVideo(
           { file: files[0], label: 'baseline', video: streams[0], audio: audio[0] },
           { file: files[1], label: 'candidate', video: streams[1], audio: audio[1] },
         ],
-        { capacity, rgb24 },
+        { capacity, rgb24, buffers: [buffers, buffers] },
       ),
     )) as [VideoDecoder, VideoDecoder];
-    const geometry = a.geometry;
-    const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
     const framesTotal = streams[0].frames;
     let framesRead = 0;
     let framesDone = 0;
