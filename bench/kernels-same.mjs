@@ -140,6 +140,26 @@ function videoCase(what, w, h, ya, yb, ua, ub, va, vb) {
     }
     m.ex.diff_stats(at.ya, at.yb, w * h, at.out);
     r.diffY = f64(m, at.out, 2).slice();
+    // Both sides' rgb24 and their differences in one pass (yuv_rgb24_pair), against the two conversions and diff_stats.
+    for (const [name, table, vshift] of [['pair601l', 0, 1], ['pair709f', 3, 1], ['pair422', 0, 0]]) {
+      if (vshift === 1 && h % 2) continue;
+      if ((vshift ? chh : h) * cw > ua.length) continue;
+      if ('yuv_rgb24_pair' in m.ex) {
+        r[`${name}Rc`] = m.ex.yuv_rgb24_pair(at.ya, at.ua, at.va, at.yb, at.ub, at.vb, w, h, cw, vshift, table, 0, 0, at.out);
+        r[`${name}Stats`] = f64(m, at.out, 2).slice();
+        u8(m, at.ra, rgb).fill(7);
+        r[`${name}Rc2`] = m.ex.yuv_rgb24_pair(at.ya, at.ua, at.va, at.yb, at.ub, at.vb, w, h, cw, vshift, table, at.ra, at.rb, at.out);
+        r[`${name}Stats2`] = f64(m, at.out, 2).slice();
+      } else {
+        r[`${name}Rc`] = m.ex.yuv_rgb24(at.ya, at.ua, at.va, w, h, cw, vshift, table, at.ra) + m.ex.yuv_rgb24(at.yb, at.ub, at.vb, w, h, cw, vshift, table, at.rb);
+        m.ex.diff_stats(at.ra, at.rb, rgb, at.out);
+        r[`${name}Stats`] = f64(m, at.out, 2).slice();
+        r[`${name}Rc2`] = r[`${name}Rc`];
+        r[`${name}Stats2`] = r[`${name}Stats`];
+      }
+      r[`${name}A`] = u8(m, at.ra, rgb).slice();
+      r[`${name}B`] = u8(m, at.rb, rgb).slice();
+    }
     results.push(r);
   }
   const [o, n] = results;

@@ -23,7 +23,7 @@ import { FfmpegSsimState, checkFfmpegSize, ffmpegPlaneWeights } from './ssim-ffm
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
 import { GAUSSIAN_TAPS_BYTES, checkGaussianSize, gaussianScratchBytes, writeGaussianTaps } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
-import { DEFAULT_RGB_CONVERSION, checkRgbConversion, convertRgb24At } from './rgb24.js';
+import { DEFAULT_RGB_CONVERSION, checkRgbConversion, convertRgb24At, rgb24DiffAt } from './rgb24.js';
 import type { RgbConversion } from './rgb24.js';
 import { kernels, Layout } from './wasm.js';
 import type { Kernels } from './wasm.js';
@@ -43,6 +43,8 @@ export interface FrameContext {
   equal(plane: PlaneName): boolean;
   /** Where the baseline and candidate plane lie in the kernels' memory; copied on the first call of the frame. */
   at(plane: PlaneName): [number, number];
+  /** diff_stats of the two frames' rgb24: from the converted images when a metric reads them, else in one pass from the planes. */
+  rgbDiff(): DiffStats;
   /** 16 bytes for a kernel's small results. */
   readonly out: number;
   /** The Gaussian taps' place. */
@@ -165,10 +167,9 @@ const RGB_DIFF = defineMetric<{ samples: number }, DiffStats>({
   temporal: false,
   init: (g) => ({ samples: 3 * g.width * g.height }),
   scratchBytes: () => 0,
-  frame(s, f) {
+  frame(_s, f) {
     if (f.equal('rgb')) return { sad: 0, sse: 0 };
-    const [pa, pb] = f.at('rgb');
-    return diffStatsAt(f.k, pa, pb, s.samples, f.out);
+    return f.rgbDiff();
   },
   finish(values, g, chosen) {
     const pooled = new PooledDiff();
@@ -319,6 +320,15 @@ export function createMetricRunner(
             copied.add(p);
           }
           return placedAt.get(p) ?? at;
+        },
+        rgbDiff() {
+          // Converted here and no metric reads the images: both conversions and the sums in one pass.
+          if (convert && !copied.has('rgb')) {
+            const [y, u, v] = [ctx.at('y'), ctx.at('u'), ctx.at('v')];
+            return rgb24DiffAt(k, { y: y[0], u: u[0], v: v[0] }, { y: y[1], u: u[1], v: v[1] }, out, g, convert);
+          }
+          const [pa, pb] = ctx.at('rgb');
+          return diffStatsAt(k, pa, pb, sizes.rgb, out);
         },
       };
       const metrics: Record<string, unknown> = {};

@@ -37,6 +37,11 @@ interface KernelExports {
   diff_stats(a: number, b: number, n: number, out: number): void;
   /** rgb24 from planar 4:2:0 (vshift 1) or 4:2:2 (vshift 0); table = 2 * matrix + full range; 0, or -1 when refused. */
   yuv_rgb24(y: number, u: number, v: number, w: number, h: number, cw: number, vshift: number, table: number, out: number): number;
+  /** Both sides' rgb24 (written only where outa and outb are nonzero) and diff_stats of them into stats (metrics/rgb24.ts). */
+  yuv_rgb24_pair(
+    ya: number, ua: number, va: number, yb: number, ub: number, vb: number,
+    w: number, h: number, cw: number, vshift: number, table: number, outa: number, outb: number, stats: number,
+  ): number;
   /** In-place radix-2 FFT of n float64 (re, im), twiddles cos/sin of every stage (metrics/fft.ts). */
   fft_f64(re: number, im: number, n: number, cos: number, sin: number, inverse: number): void;
   /** conj(X) * Y from Z = FFT(x + i y) of real x, y (metrics/lag.ts). */

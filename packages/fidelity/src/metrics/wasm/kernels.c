@@ -670,18 +670,63 @@ INLINE v128_t rgb_pick(v128_t r, v128_t g, v128_t b, v128_t mr, v128_t mg, v128_
 
 /* 16 pixels of one row: L from Y (split into even and odd pixels, which line up with the 8 chroma
  * samples), the chroma terms added, narrowed with unsigned saturation (the clamp: every sum fits
- * int16), and interleaved into 48 bytes of RGB. */
-INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, uint8_t *out, v128_t rv, v128_t gc, v128_t bu) {
+ * int16): R, G and B of the 16 pixels, the even pixels in lanes 0-7 and the odd ones in 8-15. */
+INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, v128_t rv, v128_t gc, v128_t bu, v128_t *r, v128_t *g, v128_t *b) {
   v128_t y16 = wasm_v128_load(yrow);
   v128_t ye = wasm_i16x8_sub(wasm_i16x8_shl(wasm_v128_and(y16, k->lo8), 3), k->yo);
   v128_t yo = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_shr(y16, 8), 3), k->yo);
   v128_t le = mulhi16(ye, k->yce, k->yco), lo = mulhi16(yo, k->yce, k->yco);
-  v128_t r = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, rv), wasm_i16x8_add(lo, rv));
-  v128_t g = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, gc), wasm_i16x8_add(lo, gc));
-  v128_t b = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, bu), wasm_i16x8_add(lo, bu));
+  *r = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, rv), wasm_i16x8_add(lo, rv));
+  *g = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, gc), wasm_i16x8_add(lo, gc));
+  *b = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, bu), wasm_i16x8_add(lo, bu));
+}
+
+/* The 16 pixels interleaved into 48 bytes of RGB. */
+INLINE void rgb_store48(uint8_t *out, v128_t r, v128_t g, v128_t b) {
   wasm_v128_store(out, rgb_pick(r, g, b, RGB_MASK_0R, RGB_MASK_0G, RGB_MASK_0B));
   wasm_v128_store(out + 16, rgb_pick(r, g, b, RGB_MASK_1R, RGB_MASK_1G, RGB_MASK_1B));
   wasm_v128_store(out + 32, rgb_pick(r, g, b, RGB_MASK_2R, RGB_MASK_2G, RGB_MASK_2B));
+}
+
+/* The per-table constants of the converter, as 16-bit SIMD lanes. */
+static int yuv_rgb_consts(int table, YuvRgbConsts *k, int *scalar) {
+  if (table < 0 || table >= YUV_RGB_TABLES) return -1;
+  const int16_t *t = YUV_RGB[table];
+  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  for (int i = 0; i < 6; i++) scalar[i] = t[i];
+  k->yce = wasm_i16x8_make(yc, 0, yc, 0, yc, 0, yc, 0);
+  k->yco = wasm_i16x8_make(0, yc, 0, yc, 0, yc, 0, yc);
+  k->vre = wasm_i16x8_make(vr, 0, vr, 0, vr, 0, vr, 0);
+  k->vro = wasm_i16x8_make(0, vr, 0, vr, 0, vr, 0, vr);
+  k->ube = wasm_i16x8_make(ub, 0, ub, 0, ub, 0, ub, 0);
+  k->ubo = wasm_i16x8_make(0, ub, 0, ub, 0, ub, 0, ub);
+  k->uge = wasm_i16x8_make(ug, 0, ug, 0, ug, 0, ug, 0);
+  k->ugo = wasm_i16x8_make(0, ug, 0, ug, 0, ug, 0, ug);
+  k->vge = wasm_i16x8_make(vg, 0, vg, 0, vg, 0, vg, 0);
+  k->vgo = wasm_i16x8_make(0, vg, 0, vg, 0, vg, 0, vg);
+  k->yo = wasm_i16x8_splat((int16_t)yo);
+  k->c1024 = wasm_i16x8_splat(1024);
+  k->lo8 = wasm_i16x8_splat(0xFF);
+  return 0;
+}
+
+/* The chroma terms of 16 pixels (8 chroma samples): V for R, U and V for G, U for B. */
+INLINE void yuv_chroma8(const YuvRgbConsts *k, const uint8_t *u, const uint8_t *v, v128_t *rv, v128_t *gc, v128_t *bu) {
+  v128_t uu = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(u), 3), k->c1024);
+  v128_t vv = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(v), 3), k->c1024);
+  *rv = mulhi16(vv, k->vre, k->vro);
+  *bu = mulhi16(uu, k->ube, k->ubo);
+  *gc = wasm_i16x8_add(mulhi16(uu, k->uge, k->ugo), mulhi16(vv, k->vge, k->vgo));
+}
+
+/* One pixel in scalar code (the last w mod 16 of a row): the same formula. */
+INLINE void yuv_rgb1(const int *t, int Y, int Ub, int Vb, uint8_t *px) {
+  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  const int U = 8 * Ub - 1024, V = 8 * Vb - 1024;
+  const int L = ((8 * Y - yo) * yc) >> 16;
+  px[0] = clamp_u8(L + ((V * vr) >> 16));
+  px[1] = clamp_u8(L + (((U * ug) >> 16) + ((V * vg) >> 16)));
+  px[2] = clamp_u8(L + ((U * ub) >> 16));
 }
 
 /*
@@ -693,50 +738,109 @@ INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, uint8_t *out, 
  */
 EXPORT(yuv_rgb24)
 int yuv_rgb24(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, int h, int cw, int vshift, int table, uint8_t *out) {
-  if (table < 0 || table >= YUV_RGB_TABLES || (vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 ||
-      (h & vshift) != 0)
-    return -1;
-  const int16_t *t = YUV_RGB[table];
-  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  if ((vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 || (h & vshift) != 0) return -1;
   YuvRgbConsts k;
-  k.yce = wasm_i16x8_make(yc, 0, yc, 0, yc, 0, yc, 0);
-  k.yco = wasm_i16x8_make(0, yc, 0, yc, 0, yc, 0, yc);
-  k.vre = wasm_i16x8_make(vr, 0, vr, 0, vr, 0, vr, 0);
-  k.vro = wasm_i16x8_make(0, vr, 0, vr, 0, vr, 0, vr);
-  k.ube = wasm_i16x8_make(ub, 0, ub, 0, ub, 0, ub, 0);
-  k.ubo = wasm_i16x8_make(0, ub, 0, ub, 0, ub, 0, ub);
-  k.uge = wasm_i16x8_make(ug, 0, ug, 0, ug, 0, ug, 0);
-  k.ugo = wasm_i16x8_make(0, ug, 0, ug, 0, ug, 0, ug);
-  k.vge = wasm_i16x8_make(vg, 0, vg, 0, vg, 0, vg, 0);
-  k.vgo = wasm_i16x8_make(0, vg, 0, vg, 0, vg, 0, vg);
-  k.yo = wasm_i16x8_splat((int16_t)yo);
-  k.c1024 = wasm_i16x8_splat(1024);
-  k.lo8 = wasm_i16x8_splat(0xFF);
+  int t[6];
+  if (yuv_rgb_consts(table, &k, t) != 0) return -1;
   const int rows = 1 << vshift, full = w & ~15;
   for (int cy = 0; cy < h >> vshift; cy++) {
     const uint8_t *ur = u + (long)cy * cw, *vrow = v + (long)cy * cw;
     const uint8_t *y0 = y + (long)(cy << vshift) * w;
     uint8_t *o0 = out + (long)(cy << vshift) * w * 3;
     for (int x = 0; x < full; x += 16) {
-      v128_t uu = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(ur + x / 2), 3), k.c1024);
-      v128_t vv = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(vrow + x / 2), 3), k.c1024);
-      v128_t rv = mulhi16(vv, k.vre, k.vro), bu = mulhi16(uu, k.ube, k.ubo);
-      v128_t gc = wasm_i16x8_add(mulhi16(uu, k.uge, k.ugo), mulhi16(vv, k.vge, k.vgo));
-      for (int r = 0; r < rows; r++) yuv_rgb16(&k, y0 + (long)r * w + x, o0 + ((long)r * w + x) * 3, rv, gc, bu);
+      v128_t rv, gc, bu;
+      yuv_chroma8(&k, ur + x / 2, vrow + x / 2, &rv, &gc, &bu);
+      for (int r = 0; r < rows; r++) {
+        v128_t R, G, B;
+        yuv_rgb16(&k, y0 + (long)r * w + x, rv, gc, bu, &R, &G, &B);
+        rgb_store48(o0 + ((long)r * w + x) * 3, R, G, B);
+      }
     }
     /* The last w mod 16 pixels of each row (an odd width's last column uses the last chroma sample). */
-    for (int x = full; x < w; x++) {
-      const int U = 8 * ur[x >> 1] - 1024, V = 8 * vrow[x >> 1] - 1024;
-      const int rv = (V * vr) >> 16, gc = ((U * ug) >> 16) + ((V * vg) >> 16), bu = (U * ub) >> 16;
+    for (int x = full; x < w; x++)
+      for (int r = 0; r < rows; r++) yuv_rgb1(t, y0[(long)r * w + x], ur[x >> 1], vrow[x >> 1], o0 + ((long)r * w + x) * 3);
+  }
+  return 0;
+}
+
+/* sum |a - b| and sum (a - b)^2 of 16 bytes into 32-bit lanes (at most 4 * 65025 and 4 * 255 a lane per call). */
+INLINE void diff16(v128_t a, v128_t b, v128_t *sad, v128_t *sse) {
+  v128_t dl = wasm_i16x8_sub(wasm_u16x8_extend_low_u8x16(a), wasm_u16x8_extend_low_u8x16(b));
+  v128_t dh = wasm_i16x8_sub(wasm_u16x8_extend_high_u8x16(a), wasm_u16x8_extend_high_u8x16(b));
+  *sse = wasm_i32x4_add(*sse, wasm_i32x4_add(wasm_i32x4_dot_i16x8(dl, dl), wasm_i32x4_dot_i16x8(dh, dh)));
+  *sad = wasm_i32x4_add(*sad, wasm_u32x4_extadd_pairwise_u16x8(wasm_i16x8_add(wasm_i16x8_abs(dl), wasm_i16x8_abs(dh))));
+}
+
+INLINE double lanes_sum(v128_t v) {
+  return (double)wasm_i32x4_extract_lane(v, 0) + (double)wasm_i32x4_extract_lane(v, 1) + (double)wasm_i32x4_extract_lane(v, 2) +
+         (double)wasm_i32x4_extract_lane(v, 3);
+}
+
+/*
+ * Both frames' rgb24 and, in the same pass, diff_stats of the two rgb24
+ * images (sum |a - b| and sum (a - b)^2 over every R, G, B sample, into
+ * stats[0] and stats[1]): what yuv_rgb24 on each side and diff_stats on the
+ * results give, the same exact integer sums, without writing and reading the
+ * images again. The images are written only where asked (outa and outb
+ * nonzero: a metric reads them); the pooled RGB PSNR and MAE need only the
+ * sums. Returns 0, or -1 for arguments yuv_rgb24 refuses (nothing written).
+ */
+EXPORT(yuv_rgb24_pair)
+int yuv_rgb24_pair(const uint8_t *ya, const uint8_t *ua, const uint8_t *va, const uint8_t *yb, const uint8_t *ub, const uint8_t *vb, int w, int h,
+                   int cw, int vshift, int table, uint8_t *outa, uint8_t *outb, double *stats) {
+  if ((vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 || (h & vshift) != 0) return -1;
+  YuvRgbConsts k;
+  int t[6];
+  if (yuv_rgb_consts(table, &k, t) != 0) return -1;
+  const int rows = 1 << vshift, full = w & ~15, store = outa != 0 && outb != 0;
+  double sad = 0, sse = 0;
+  for (int cy = 0; cy < h >> vshift; cy++) {
+    const long crow = (long)cy * cw, yrow = (long)(cy << vshift) * w;
+    /* 32-bit lanes take at most 2 * 3 * 4 * 65025 per 16 pixels: flushed every 256 groups. */
+    v128_t vsad = wasm_i32x4_splat(0), vsse = vsad;
+    int groups = 0;
+    for (int x = 0; x < full; x += 16) {
+      v128_t rva, gca, bua, rvb, gcb, bub;
+      yuv_chroma8(&k, ua + crow + x / 2, va + crow + x / 2, &rva, &gca, &bua);
+      yuv_chroma8(&k, ub + crow + x / 2, vb + crow + x / 2, &rvb, &gcb, &bub);
       for (int r = 0; r < rows; r++) {
-        const int L = ((8 * y0[(long)r * w + x] - yo) * yc) >> 16;
-        uint8_t *px = o0 + ((long)r * w + x) * 3;
-        px[0] = clamp_u8(L + rv);
-        px[1] = clamp_u8(L + gc);
-        px[2] = clamp_u8(L + bu);
+        const long at = yrow + (long)r * w + x;
+        v128_t Ra, Ga, Ba, Rb, Gb, Bb;
+        yuv_rgb16(&k, ya + at, rva, gca, bua, &Ra, &Ga, &Ba);
+        yuv_rgb16(&k, yb + at, rvb, gcb, bub, &Rb, &Gb, &Bb);
+        if (store) {
+          rgb_store48(outa + at * 3, Ra, Ga, Ba);
+          rgb_store48(outb + at * 3, Rb, Gb, Bb);
+        }
+        diff16(Ra, Rb, &vsad, &vsse);
+        diff16(Ga, Gb, &vsad, &vsse);
+        diff16(Ba, Bb, &vsad, &vsse);
+      }
+      if (++groups == 256) {
+        sad += lanes_sum(vsad);
+        sse += lanes_sum(vsse);
+        vsad = vsse = wasm_i32x4_splat(0);
+        groups = 0;
+      }
+    }
+    sad += lanes_sum(vsad);
+    sse += lanes_sum(vsse);
+    for (int x = full; x < w; x++) {
+      for (int r = 0; r < rows; r++) {
+        const long at = yrow + (long)r * w + x;
+        uint8_t pa[3], pb[3];
+        yuv_rgb1(t, ya[at], ua[crow + (x >> 1)], va[crow + (x >> 1)], store ? outa + at * 3 : pa);
+        yuv_rgb1(t, yb[at], ub[crow + (x >> 1)], vb[crow + (x >> 1)], store ? outb + at * 3 : pb);
+        for (int c = 0; c < 3; c++) {
+          const int d = (int)(store ? outa[at * 3 + c] : pa[c]) - (int)(store ? outb[at * 3 + c] : pb[c]);
+          sad += d < 0 ? -d : d;
+          sse += d * d;
+        }
       }
     }
   }
+  stats[0] = sad;
+  stats[1] = sse;
   return 0;
 }
 
