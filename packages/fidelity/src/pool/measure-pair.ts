@@ -25,10 +25,11 @@ import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/pr
 import { InputsFailure, ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoders } from '../media/video-decoder.js';
 import type { VideoDecoder } from '../media/video-decoder.js';
-import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
+import { createMetricRunner, needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import { createVideoAccumulatorOn } from '../metrics/video.js';
+import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
 import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
@@ -36,6 +37,8 @@ import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
 import { FRAMES_PER_HELPER, openFrameHelpers } from './frame-helpers.js';
 import { leaseFrameMemory } from './frame-memory.js';
+import { openSsimHelper } from './ssim-helper.js';
+import type { SsimHelper } from './ssim-helper.js';
 import type { FrameHelpers } from './frame-helpers.js';
 import { defaultThreadCount } from './threads.js';
 
@@ -143,6 +146,18 @@ export function autoVideoThreads(video: VideoProbe, cores: number): number {
 /** The fewest cores for which a pair gets video helper threads by default (see autoVideoThreads). */
 export const AUTO_THREADS_MIN_CORES = 4;
 
+/**
+ * Whether a pair measured without helper threads, `videoThreads` left open, runs the Gaussian SSIM
+ * of its differing frames in a thread of its own (ssim-helper.ts): when it may use 2 cores or more
+ * and the stream is as large as autoVideoThreads asks (starting the thread costs about 40 ms of CPU,
+ * copying the Y planes there about 0.2 ms a frame, against 7-12 ms of SSIM per 1344x768 frame).
+ * The results are the same bytes either way.
+ */
+export function autoSsimAside(video: VideoProbe, cores: number): boolean {
+  const geometry = video.geometry;
+  return cores >= 2 && geometry !== null && geometry.width * geometry.height * video.frames >= AUTO_THREADS_MIN_SAMPLES;
+}
+
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 
@@ -160,10 +175,12 @@ async function measureVideo(
   audio: [AudioProbe | null, AudioProbe | null],
   metrics: readonly MetricName[],
   threads: number,
+  ssimAside: boolean,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
+  let ssim: SsimHelper | null = null;
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
@@ -177,7 +194,18 @@ async function measureVideo(
     // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
     const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
     if (memory) scope.defer(() => memory.close());
-    const accumulator = createVideoAccumulatorOn(memory?.kernels ?? kernels(), geometry, metrics, { rgb });
+    const k = memory?.kernels ?? kernels();
+    const accumulator = createVideoAccumulatorOn(k, geometry, metrics, { rgb });
+    // With a core to spare and no helper threads, the Gaussian SSIM of differing frames runs beside (ssim-helper.ts):
+    // the frame's other metrics in two runners here, its SSIM filed by index when it comes back.
+    const split =
+      ssimAside && threads === 0 && metrics.includes('ssim')
+        ? {
+            ordered: createMetricRunner(geometry, metrics, true, rgb, k),
+            values: createMetricRunner(geometry, metrics.filter((m) => m !== 'ssim'), false, rgb, k),
+            waiting: new Map<number, FrameValues>(),
+          }
+        : null;
     const buffers = memory?.buffers();
     // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts).
     const [a, b] = (await blame(
@@ -224,6 +252,27 @@ async function measureVideo(
       const index = framesRead++;
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
+      } else if (split) {
+        accumulator.addOrdered(index, split.ordered.frame(fa, fb));
+        const values = split.values.frame(fa, fb);
+        // Equal Y planes have SSIM exactly 1 (the kernel gives it; the definition skips it): only the others travel.
+        if (values.identical || Buffer.from(fa.y.buffer, fa.y.byteOffset, fa.y.length).equals(Buffer.from(fb.y.buffer, fb.y.byteOffset, fb.y.length))) {
+          values.metrics['ssim'] = 1;
+          accumulator.addValues(index, values);
+          done();
+        } else {
+          ssim ??= openSsimHelper(geometry.width, geometry.height, (i, value) => {
+            const waiting = split.waiting.get(i)!;
+            split.waiting.delete(i);
+            waiting.metrics['ssim'] = value;
+            accumulator.addValues(i, waiting);
+            done();
+          });
+          split.waiting.set(index, values);
+          await ssim.submit(index, fa.y, fb.y);
+        }
+        a.release(fa);
+        b.release(fb);
       } else {
         accumulator.addFrame(fa, fb);
         a.release(fa);
@@ -232,12 +281,14 @@ async function measureVideo(
       }
     }
     await helpers?.drain();
+    await ssim?.drain();
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
     return { metrics: accumulator.finish(), audio: facts };
   } finally {
     await helpers?.close();
+    await ssim?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
     onWarm();
   }
@@ -317,7 +368,7 @@ async function measureProbed(
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.onProgress, warm),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm),
     withAudio && aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
