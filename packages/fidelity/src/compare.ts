@@ -10,8 +10,8 @@
  * Every refusal happens before `out` is touched; the output is written in a
  * temp folder and renamed into place, so `out` is never half-written.
  */
-import { checkOut } from './bundle/atomic.js';
-import { claimOut } from './bundle/out-guard.js';
+import { checkOut } from './output/atomic.js';
+import { claimOut } from './output/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
 import { measurePairs } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
@@ -41,7 +41,7 @@ export type CompareProgress =
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
-  /** The bundle folder. See bundle/atomic.ts for what happens when it exists. */
+  /** The bundle folder. See output/atomic.ts for what happens when it exists. */
   out: string;
   /** Replace a non-empty `out` that is not a bundle. */
   force?: boolean;

@@ -86,8 +86,8 @@ export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrat
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
 export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
-export { verifyBundle } from './bundle/verify.js';
-export type { BundleCheck } from './bundle/verify.js';
+export { verifyBundle } from './bundle-check/verify.js';
+export type { BundleCheck } from './bundle-check/verify.js';
 export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.

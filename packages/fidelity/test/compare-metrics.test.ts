@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyBundle } from '../src/bundle/verify.js';
+import { verifyBundle } from '../src/bundle-check/verify.js';
 import { compare, type CompareResult } from '../src/compare.js';
 import { FidelityError } from '../src/errors.js';
 import { METRIC_SETS } from '../src/metrics/names.js';

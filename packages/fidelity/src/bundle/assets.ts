@@ -9,7 +9,7 @@
  * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a third to a seventh of a WAV).
  */
 import { mkdir } from 'node:fs/promises';
-import { writeDurable } from './files.js';
+import { writeDurable } from '../output/files.js';
 import path from 'node:path';
 import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';

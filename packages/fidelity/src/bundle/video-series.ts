@@ -6,7 +6,7 @@
  * frame, else PSNR Y's, else frame 0.
  */
 import type { SsimSeries, VideoMetrics } from '../schemas/measurement.js';
-import type { Messages } from './i18n.js';
+import type { Messages } from '../pages/i18n.js';
 
 /** A charted series, the label that names it, and the report path prefix of its figures. */
 export interface ChartedSeries {

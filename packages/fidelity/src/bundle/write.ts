@@ -12,13 +12,13 @@ import type { ResolveOptions } from '../media/ffmpeg.js';
 import { sha256File } from '../hash.js';
 import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
-import { copyVerified, writeDurable, walk } from './files.js';
+import { copyVerified, writeDurable, walk } from '../output/files.js';
 import { pairFramesCsv } from './frames-csv.js';
-import { renderReport } from './html.js';
+import { renderReport } from '../pages/html.js';
 import { jsonText } from './json-text.js';
-import { PAGE_FILE } from './i18n.js';
-import { mediaPath } from './report-model.js';
-import { formatSeal, SEAL_FILE } from './seal.js';
+import { PAGE_FILE } from '../pages/i18n.js';
+import { mediaPath } from '../comparison/report-model.js';
+import { formatSeal, SEAL_FILE } from '../output/seal.js';
 
 export interface BundleMedia {
   sha256: string;

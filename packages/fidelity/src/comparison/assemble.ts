@@ -3,7 +3,7 @@
  * pairs alone. Nothing here measures or writes, so a merge that read the
  * measurements from partials builds the very same report.
  */
-import { comparisonReport, pairReport, runReport } from '../bundle/report-model.js';
+import { comparisonReport, pairReport, runReport } from './report-model.js';
 import { FidelityError } from '../errors.js';
 import type { FfmpegToolchain } from '../media/ffmpeg.js';
 import { disclaimerFor } from '../policy/default.js';

@@ -7,7 +7,7 @@
  */
 import type { VerifiedRun } from '../archive/types.js';
 import { verifyRun } from '../archive/verify.js';
-import { runKey, sourceName } from '../bundle/report-model.js';
+import { runKey, sourceName } from './report-model.js';
 import { FidelityError, type Problem } from '../errors.js';
 import { pairSlots, type PlannedPair } from '../pairing/slots.js';
 import { workloadProblems } from '../pairing/workload.js';

@@ -1,15 +1,15 @@
 /**
  * Phase 4 of compare(): the bundle. Built in a temp folder and renamed into
- * place (bundle/atomic.ts), so `out` is either the whole new bundle or what
+ * place (output/atomic.ts), so `out` is either the whole new bundle or what
  * it was before.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VerifiedRun } from '../archive/types.js';
-import { commitAtomically } from '../bundle/atomic.js';
-import { evidenceFiles, runKey, sourceName, sourcesDir } from '../bundle/report-model.js';
-import { SEAL_FILE } from '../bundle/seal.js';
+import { commitAtomically } from '../output/atomic.js';
+import { evidenceFiles, runKey, sourceName, sourcesDir } from './report-model.js';
+import { SEAL_FILE } from '../output/seal.js';
 import { PAGES, writeBundleContents, type BundleMedia } from '../bundle/write.js';
 import type { CompareResult } from '../compare.js';
 import { FidelityError } from '../errors.js';

@@ -20,12 +20,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkOut } from '../bundle/atomic.js';
+import { checkOut } from '../output/atomic.js';
 import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
 import { pairFramesCsv } from '../bundle/frames-csv.js';
-import { claimOut } from '../bundle/out-guard.js';
-import { writeDurable } from '../bundle/files.js';
-import { isSafeRelativePath } from '../bundle/seal.js';
+import { claimOut } from '../output/out-guard.js';
+import { writeDurable } from '../output/files.js';
+import { isSafeRelativePath } from '../output/seal.js';
 import type { CompareProgress, CompareResult } from '../compare.js';
 import { assembleReport, decoderIdentity, type DecoderIdentity } from '../comparison/assemble.js';
 import { measurePairs, type MeasuredPair } from '../comparison/measure.js';

@@ -3,16 +3,16 @@
  * per-pair files the bundle will hold (CSV, stills, heat map, difference audio) at the
  * paths the bundle will hold them, and SHA256SUMS over all of it. No MP4
  * copies: merge takes the media from the runs. Written like a bundle
- * (bundle/atomic.ts): complete or absent.
+ * (output/atomic.ts): complete or absent.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VerifiedRun } from '../archive/types.js';
-import { commitAtomically } from '../bundle/atomic.js';
-import { writeDurable, walk } from '../bundle/files.js';
-import { pairReport } from '../bundle/report-model.js';
-import { formatSeal, SEAL_FILE } from '../bundle/seal.js';
+import { commitAtomically } from '../output/atomic.js';
+import { writeDurable, walk } from '../output/files.js';
+import { pairReport } from '../comparison/report-model.js';
+import { formatSeal, SEAL_FILE } from '../output/seal.js';
 import { writePairFiles } from '../bundle/write.js';
 import type { DecoderIdentity } from '../comparison/assemble.js';
 import type { MeasuredPair } from '../comparison/measure.js';

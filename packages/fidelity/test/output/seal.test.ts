@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSeal, isSafeRelativePath, parseSeal } from '../../src/bundle/seal.js';
+import { formatSeal, isSafeRelativePath, parseSeal } from '../../src/output/seal.js';
 
 const h = (c: string) => c.repeat(64);
 

@@ -23,7 +23,7 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../errors.js';
 import { Report } from '../schemas/report.js';
-import { bundleFileKind, fileKindProblem, pairFilesProblem } from './file-kinds.js';
+import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
 import { allowedOrigins, judgeExternal, judgeLink } from './links.js';
 import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
 import type { FoundLink } from './scan.js';

@@ -6,11 +6,11 @@
 import type { AudioMetrics, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult, Policy } from '../schemas/policy.js';
 import type { PairReport, RunReport } from '../schemas/report.js';
-import { ABS_DIFF_GAIN, AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from './assets-keys.js';
-import { HEATMAP_BLOCK, HEATMAP_FLOOR, heatmapGrid, heatmapSize, stillSize } from './assets-geometry.js';
+import { ABS_DIFF_GAIN, AUDIO_DIFF_SECONDS, AUDIO_NORMALIZED_PEAK_DBFS, audioNormalizationGain, PAIR_FILE_KEYS } from '../bundle/assets-keys.js';
+import { HEATMAP_BLOCK, HEATMAP_FLOOR, heatmapGrid, heatmapSize, stillSize } from '../bundle/assets-geometry.js';
 import { ssimChart } from './html-chart.js';
-import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
-import { chartedSeries, worstFrameOf } from './video-series.js';
+import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from '../bundle/waveform-size.js';
+import { chartedSeries, worstFrameOf } from '../bundle/video-series.js';
 import { pairNoiseBlock } from './html-noise.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';

@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/archive/verify.js';
 import type { VerifiedRun } from '../../src/archive/types.js';
-import { renderReport } from '../../src/bundle/html.js';
-import { comparisonReport, evidenceFiles, runEvidence, runReport } from '../../src/bundle/report-model.js';
+import { renderReport } from '../../src/pages/html.js';
+import { comparisonReport, evidenceFiles, runEvidence, runReport } from '../../src/comparison/report-model.js';
 import { reportSchemaText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
 import { PowerAudit } from '../../src/power/schemas.js';
 import { Report, RunReport } from '../../src/schemas/report.js';
-import { duration, kilojoules } from '../../src/bundle/html-format.js';
+import { duration, kilojoules } from '../../src/pages/html-format.js';
 import type { RunJson } from '../../src/schemas/run-archive.js';
 import { nvidiaSmiMs, oracleEnergy, relativeError } from './evidence-oracle.js';
 

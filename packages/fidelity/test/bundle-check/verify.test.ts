@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { verifyBundle } from '../../src/bundle/verify.js';
+import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { reportJsonText } from '../../src/bundle/write.js';
 import type { Report } from '../../src/schemas/report.js';
 import { BG, makeBundle, PAGE, sealDir } from './make-bundle.js';

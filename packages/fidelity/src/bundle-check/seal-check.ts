@@ -10,8 +10,8 @@ import path from 'node:path';
 import type { Problem } from '../errors.js';
 import { sha256File } from '../hash.js';
 import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
-import { walk } from './files.js';
-import { parseSeal, SEAL_FILE, type SealEntry } from './seal.js';
+import { walk } from '../output/files.js';
+import { parseSeal, SEAL_FILE, type SealEntry } from '../output/seal.js';
 
 /** What checking a bundle's seal found. */
 export type SealCheck =

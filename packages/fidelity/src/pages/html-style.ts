@@ -3,7 +3,7 @@
  * fetched. Under 700 px the side-by-side pieces stack and wide tables scroll
  * inside their own box, so the page itself never scrolls sideways on a phone.
  */
-import { rampCss } from './assets-geometry.js';
+import { rampCss } from '../bundle/assets-geometry.js';
 
 export function pageCss(): string {
   return `

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOut, checkOutAgainstInputs, commitAtomically, inspectOut } from '../../src/bundle/atomic.js';
+import { checkOut, checkOutAgainstInputs, commitAtomically, inspectOut } from '../../src/output/atomic.js';
 import { FidelityError } from '../../src/errors.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-atomic-'));

@@ -3,12 +3,12 @@
  * self-attested, said next to each run, and never as an outside link.
  */
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/bundle/html.js';
-import { esc } from '../../src/bundle/html-escape.js';
-import { messages } from '../../src/bundle/i18n.js';
-import { identityReport } from '../../src/bundle/report-model.js';
+import { renderReport } from '../../src/pages/html.js';
+import { esc } from '../../src/pages/html-escape.js';
+import { messages } from '../../src/pages/i18n.js';
+import { identityReport } from '../../src/comparison/report-model.js';
 import { Report, RunIdentity } from '../../src/schemas/report.js';
-import { sampleReport } from './html-fixture.js';
+import { sampleReport } from '../pages/html-fixture.js';
 
 const MEDIA = {
   width: 64,

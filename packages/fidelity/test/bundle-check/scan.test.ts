@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cssLinks } from '../../src/bundle/css.js';
-import { judgePolicy } from '../../src/bundle/csp.js';
-import { scanPage, srcsetUrls } from '../../src/bundle/scan.js';
+import { cssLinks } from '../../src/bundle-check/css.js';
+import { judgePolicy } from '../../src/bundle-check/csp.js';
+import { scanPage, srcsetUrls } from '../../src/bundle-check/scan.js';
 import { HEAD } from './make-bundle.js';
 
 const page = (body: string) => Buffer.from(`${HEAD}</head><body>${body}</body></html>`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedOrigins, judgeLink } from '../../src/bundle/links.js';
+import { allowedOrigins, judgeLink } from '../../src/bundle-check/links.js';
 
 const origins = allowedOrigins(['https://github.com', 'http://insecure.example', 'not a url']);
 

@@ -1,6 +1,6 @@
 /**
  * Output files (not folders) a command writes, e.g. `calibrate --out` and
- * `--policy-out`, guarded as `--out` folders are (bundle/out-guard.ts):
+ * `--policy-out`, guarded as `--out` folders are (out-guard.ts):
  * - decided before any work, on real paths through every link: never inside
  *   an input run, never an input archive or the digest or provenance file
  *   beside one, never two outputs in one file;
@@ -15,10 +15,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside, makeFolders, outputError, realPathOf } from './bundle/out-guard.js';
-import { FidelityError } from './errors.js';
-import { ownerTag } from './owner.js';
-import { readSideFile } from './side-file.js';
+import { isInside, makeFolders, outputError, realPathOf } from './out-guard.js';
+import { FidelityError } from '../errors.js';
+import { ownerTag } from '../owner.js';
+import { readSideFile } from '../side-file.js';
 
 /** One output file and how to recognise this command's own earlier output there. */
 export interface OutFile {

@@ -4,7 +4,7 @@
  * that pair), and the overview of every pair, worst first, with status
  * filters that work without a script (radio buttons and `:has()`).
  */
-import { chartedSeries } from './video-series.js';
+import { chartedSeries } from '../bundle/video-series.js';
 import type { CheckResult } from '../schemas/policy.js';
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { esc } from './html-escape.js';

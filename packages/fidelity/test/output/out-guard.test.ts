@@ -1,5 +1,5 @@
 /**
- * What compare() decides about --out before any work (bundle/out-guard.ts):
+ * What compare() decides about --out before any work (output/out-guard.ts):
  * real paths through symbolic links, only a sealed bundle of this tool is
  * replaced without force, a writable parent, one writer at a time, and the
  * sweep of what a killed run left next to --out. The compare() cases run on
@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOut } from '../../src/bundle/atomic.js';
-import { claimOut, isSealedBundle, lockPath, realPathOf, sweepStaleSiblings } from '../../src/bundle/out-guard.js';
+import { checkOut } from '../../src/output/atomic.js';
+import { claimOut, isSealedBundle, lockPath, realPathOf, sweepStaleSiblings } from '../../src/output/out-guard.js';
 import { compare, type CompareProgress } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { refusal } from '../refusal.js';
@@ -190,7 +190,7 @@ describe('writability and the lock', () => {
 
   it('is released by the exit hook when the process ends without releasing it (a forced stop)', () => {
     const out = path.join(fresh(), 'bundle');
-    const dist = path.join(ROOT, 'packages', 'fidelity', 'dist', 'bundle');
+    const dist = path.join(ROOT, 'packages', 'fidelity', 'dist', 'output');
     const script = `
       const { claimOut } = await import(${JSON.stringify(path.join(dist, 'out-guard.js'))});
       const { checkOut, commitAtomically } = await import(${JSON.stringify(path.join(dist, 'atomic.js'))});

@@ -5,8 +5,8 @@
  * reverse the rest of its heading.
  */
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/bundle/html.js';
-import { esc } from '../../src/bundle/html-escape.js';
+import { renderReport } from '../../src/pages/html.js';
+import { esc } from '../../src/pages/html-escape.js';
 import { Report } from '../../src/schemas/report.js';
 import { sampleReport } from './html-fixture.js';
 

@@ -2,10 +2,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatSeal } from '../../src/bundle/seal.js';
+import { formatSeal } from '../../src/output/seal.js';
 import { reportJsonText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
-import { renderReport } from '../../src/bundle/html.js';
+import { renderReport } from '../../src/pages/html.js';
 import { Report } from '../../src/schemas/report.js';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/bundle/html.js';
+import { renderReport } from '../../src/pages/html.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
-import { esc } from '../../src/bundle/html-escape.js';
-import { messages } from '../../src/bundle/i18n.js';
-import { duration, kilojoules } from '../../src/bundle/html-format.js';
-import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/bundle/html-script.js';
-import type { MessageKey } from '../../src/bundle/i18n.js';
+import { esc } from '../../src/pages/html-escape.js';
+import { messages } from '../../src/pages/i18n.js';
+import { duration, kilojoules } from '../../src/pages/html-format.js';
+import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/html-script.js';
+import type { MessageKey } from '../../src/pages/i18n.js';
 import { Report } from '../../src/schemas/report.js';
 import { HOSTILE_ERROR, HOSTILE_PROMPT, sampleReport } from './html-fixture.js';
 
