@@ -50,7 +50,8 @@ export type {
 } from './archive/types.js';
 // Comparing runs: pairing, thresholds, the bundle and its check.
 export { compare } from './compare.js';
-export type { CompareOptions, CompareProgress, CompareResult } from './compare.js';
+export type { CompareOptions } from './compare.js';
+export type { CompareProgress, CompareResult, DecoderIdentity } from './comparison/types.js';
 // Scale-out: the phases of compare(), shards and their merge (docs/scale-out.md).
 export { planComparison } from './comparison/plan.js';
 export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
@@ -58,7 +59,7 @@ export type { PairSide, PlannedPair } from './pairing/slots.js';
 export { measurePairs, MeasuredPair } from './comparison/measure.js';
 export type { MeasureSettings } from './comparison/measure.js';
 export { assembleReport, decoderIdentity } from './comparison/assemble.js';
-export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js';
+export type { AssembleSettings } from './comparison/assemble.js';
 export { writeBundle } from './comparison/write.js';
 export type { WriteBundleSettings } from './comparison/write.js';
 export { merge } from './shard/merge.js';

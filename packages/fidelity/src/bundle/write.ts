@@ -1,7 +1,7 @@
 /**
  * Fills a (temporary) bundle folder: media copies, source metadata,
- * per-frame CSV, per-pair assets, report.json and its JSON Schema, the pages,
- * and last the seal. commitAtomically() decides when it becomes `--out`.
+ * per-frame CSV, per-pair assets, report.json and its JSON Schema, the pages
+ * (rendered by the caller), and last the seal. commitAtomically() decides when it becomes `--out`.
  *
  * Only report.json and the pages carry the generation time, so two bundles
  * of the same inputs differ in those SHA256SUMS lines and nowhere else.
@@ -14,10 +14,8 @@ import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
 import { copyVerified, writeDurable, walk } from '../output/files.js';
 import { pairFramesCsv } from './frames-csv.js';
-import { renderReport } from '../pages/html.js';
 import { jsonText } from './json-text.js';
-import { PAGE_FILE } from '../pages/i18n.js';
-import { mediaPath } from '../comparison/report-model.js';
+import { mediaPath } from './layout.js';
 import { formatSeal, SEAL_FILE } from '../output/seal.js';
 
 export interface BundleMedia {
@@ -54,6 +52,12 @@ export interface BundleContents {
    * the files its shards already made instead.
    */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
+  /**
+   * The report pages, rendered from the report as written (pair files filled
+   * in): bundle-relative path and text. The caller renders them (pages/), so
+   * the bundle's files and its pages stay apart.
+   */
+  pages: (report: Report) => { path: string; text: string }[];
 }
 
 /** One pair's files to write: where, for which pair report, from which media. */
@@ -98,8 +102,6 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   }
   return files;
 }
-
-export const PAGES = PAGE_FILE;
 
 /** report.json's bytes: schema-checked, schema key order, objects indented, arrays of numbers on one line (json-text.ts). */
 export function reportJsonText(report: Report): string {
@@ -169,9 +171,9 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   const written = Report.parse(report);
   await writeDurable(at('report.json'), reportJsonText(written));
   await writeDurable(at('report.schema.json'), reportSchemaText());
-  progress({ step: 'pages', done: 0, total: 2 });
-  await writeDurable(at(PAGES.en), renderReport(written, 'en'));
-  await writeDurable(at(PAGES.zh), renderReport(written, 'zh'));
+  const pages = contents.pages(written);
+  progress({ step: 'pages', done: 0, total: pages.length });
+  for (const page of pages) await writeDurable(at(page.path), page.text);
 
   const entries = [];
   const all = (await walk(dir)).filter((e) => e.kind === 'file' && e.path !== SEAL_FILE);

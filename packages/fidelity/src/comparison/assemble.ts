@@ -12,10 +12,8 @@ import type { Policy } from '../schemas/policy.js';
 import type { Report } from '../schemas/report.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { MeasuredPair } from './measure.js';
+import type { DecoderIdentity } from './types.js';
 import type { ComparisonPlan } from './plan.js';
-
-/** report.json's `decoder`: the ffmpeg and ffprobe that measured. */
-export type DecoderIdentity = Report['decoder'];
 
 /** The identity of a resolved toolchain, as report.json and partial.json record it. */
 export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {

@@ -2,8 +2,8 @@
  * Turns typed pipeline results into report.json objects. Nothing here reads
  * a machine path: a run is named by its archive's base name only.
  */
-import path from 'node:path';
 import { describeCi } from '../archive/identity.js';
+import { sourceName } from '../archive/source.js';
 import type { CiDescription, VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
@@ -17,28 +17,7 @@ import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunRepor
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
 import { timingSideBySide } from '../timing/side-by-side.js';
-
-export function runKey(run: Pick<VerifiedRun, 'ci'>): string {
-  return `${run.ci.run_id}-${run.ci.run_attempt}`;
-}
-
-export function sourcesDir(run: Pick<VerifiedRun, 'ci'>): string {
-  return `sources/${runKey(run)}`;
-}
-
-export function mediaPath(sha256: string): string {
-  return `media/${sha256}.mp4`;
-}
-
-/** The base name of an archive path, without a trailing separator. */
-export function sourceName(source: string): string {
-  return path.basename(source.replace(/[\\/]+$/, '')) || source;
-}
-
-/** Bundle-relative path of a run's power audit sidecar. */
-export function powerAuditPath(run: Pick<VerifiedRun, 'ci'>): string {
-  return `power/${runKey(run)}.json`;
-}
+import { mediaPath, powerAuditPath, sourcesDir } from '../bundle/layout.js';
 
 /** What a run's evidence needs from a verified run (tests may hand in a plain object). */
 export type EvidenceSource = Pick<VerifiedRun, 'ci' | 'run' | 'records' | 'telemetry'>;

@@ -297,6 +297,15 @@ function linksBlock(pair: PairReport, ctx: PairContext): string {
   );
 }
 
+/** The name of a charted SSIM series (bundle/video-series.ts) in the page's language. */
+function seriesLabel(path: string, m: Messages): string {
+  if (path === 'video.ssim') return m.ssim_gaussian;
+  if (path === 'video.ssim_ffmpeg.all') return m.ssim_ffmpeg_all;
+  if (path === 'video.ssim_rgb7') return m.ssim_rgb7;
+  const plane = /^video\.ssim_ffmpeg\.([yuv])$/.exec(path);
+  return plane ? `SSIM (FFmpeg, ${plane[1]!.toUpperCase()})` : path;
+}
+
 export function pairSection(pair: PairReport, ctx: PairContext): string {
   const { m } = ctx;
   const id = pairAnchor(ctx.comparisonIndex, pair.slot_id);
@@ -304,7 +313,7 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
   const ssimCheck = ctx.policy?.checks.find((c) => c.name === 'min_ssim' && c.enabled);
   const charted = pair.video ? chartedSeries(pair.video, ssimCheck?.metric) : null;
   const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null) : null;
-  const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${charted.label(m)}` : m.chart_title;
+  const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${seriesLabel(charted.path, m)}` : m.chart_title;
   const body = [
     isIdentical(pair) ? `<p class="identical-note">${esc(m.identical_note)}</p>` : '',
     kv([

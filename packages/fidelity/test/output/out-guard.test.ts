@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkOut } from '../../src/output/atomic.js';
 import { claimOut, isSealedBundle, lockPath, realPathOf, sweepStaleSiblings } from '../../src/output/out-guard.js';
-import { compare, type CompareProgress } from '../../src/compare.js';
+import { compare } from '../../src/compare.js';
+import type { CompareProgress } from '../../src/comparison/types.js';
 import { FidelityError } from '../../src/errors.js';
 import { refusal } from '../refusal.js';
 
