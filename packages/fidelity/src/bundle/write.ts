@@ -64,7 +64,8 @@ export interface BundleContents {
 export interface PairFilesInput {
   /** The folder being written (bundle or partial). */
   dir: string;
-  pair: PairReport;
+  /** The pair's figures: a pair has video figures only when it was measured (an invalid pair has none). */
+  pair: Pick<PairReport, 'video' | 'audio'>;
   /** Folder-relative prefix of this pair's files, `pairs/<candidate run>/<slot_id>`. */
   prefix: string;
   /** Readable files with the pair's media bytes; null where that side has none. */
@@ -87,7 +88,7 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   const rel = `${prefix}/frames.csv`;
   await writeDurable(path.join(dir, ...rel.split('/')), pairFramesCsv(pair.video));
   let files: Record<string, string> = { frames_csv: rel };
-  if (pair.status !== 'invalid' && input.baselinePath !== null && input.candidatePath !== null) {
+  if (input.baselinePath !== null && input.candidatePath !== null) {
     const assets = await makePairAssets({
       pair,
       baselinePath: input.baselinePath,

@@ -7,12 +7,10 @@ import { sourceName } from '../archive/source.js';
 import type { CiDescription, VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
-import { evaluatePolicy, pairStatus } from '../policy/evaluate.js';
 import type { GpuAccounting } from '../power/accounting.js';
 import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import type { Policy } from '../schemas/policy.js';
 import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
@@ -150,19 +148,21 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
   };
 }
 
-/** `outcome` is null when the pair was never sent to measuring (its reasons say why). */
-export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, policy: Policy): PairReport {
+/** A pair's verdict: the policy's checks and the status they give (judged in comparison/assemble.ts, never here). */
+export type PairVerdict = Pick<PairReport, 'status' | 'checks'>;
+
+/** `outcome` is null when the pair was never sent to measuring (its reasons say why); `verdict` is the assemble phase's judgement of it. */
+export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict): PairReport {
   const reasons: Reason[] = [...planned.reasons];
   if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: outcome.failure.side ?? null });
   const measurement = outcome?.ok ? outcome.measurement : null;
-  const checks = evaluatePolicy(policy, measurement);
   return {
     slot_id: planned.slot_id,
     case_id: planned.case_id,
     prompt: planned.prompt,
     seed: planned.seed,
     repetition: planned.repetition,
-    status: pairStatus(measurement !== null, checks),
+    status: verdict.status,
     reasons: reasons.map((r) => r.code),
     reason_details: reasons,
     baseline_media: planned.baseline.media ? mediaPath(planned.baseline.media.sha256) : null,
@@ -174,7 +174,7 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     // timings_ms is left out on purpose: it differs run to run and report.json must not.
     video: measurement?.video ?? null,
     ...(measurement && measurement.audio === undefined ? {} : { audio: measurement?.audio ?? null }),
-    checks,
+    checks: verdict.checks,
     files: {},
   };
 }

@@ -11,7 +11,6 @@ import path from 'node:path';
 import type { VerifiedRun } from '../archive/types.js';
 import { commitAtomically } from '../output/atomic.js';
 import { writeDurable, walk } from '../output/files.js';
-import { pairReport } from '../comparison/report-model.js';
 import { formatSeal, SEAL_FILE } from '../output/seal.js';
 import { writePairFiles } from '../bundle/write.js';
 import { comparisonDir } from '../bundle/layout.js';
@@ -75,14 +74,15 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
     for (const [i, m] of measured.entries()) {
       progress({ step: 'pairs', done: i, total: measured.length });
       const ref = plan.pairs[m.index]!;
-      const report = pairReport(ref.pair, m.outcome, settings.policy);
+      // The pair's figures only: a partial holds measurements, and merge judges them (comparison/assemble.ts).
+      const measurement = m.outcome?.ok ? m.outcome.measurement : null;
       const slot = ref.pair.slot_id;
       const files = await writePairFiles({
         dir,
-        pair: report,
+        pair: { video: measurement?.video ?? null, audio: measurement?.audio ?? null },
         prefix: `${comparisonDir(ref.candidate)}/${slot}`,
-        baselinePath: report.baseline_media ? await plan.baseline.mediaPath(slot) : null,
-        candidatePath: report.candidate_media ? await ref.candidate.mediaPath(slot) : null,
+        baselinePath: ref.pair.baseline.media ? await plan.baseline.mediaPath(slot) : null,
+        candidatePath: ref.pair.candidate.media ? await ref.candidate.mediaPath(slot) : null,
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });
