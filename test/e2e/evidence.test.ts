@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oracleEnergy, relativeError } from '../../packages/fidelity/test/comparison/evidence-oracle.js';
-import { duration, kilojoules } from '../../packages/fidelity/src/pages/html-format.js';
+import { duration, kilojoules } from '../../packages/fidelity/src/pages/format.js';
 import { PowerAudit } from '../../packages/fidelity/src/power/schemas.js';
 import { Report } from '../../packages/fidelity/src/schemas/report.js';
 import type { RunJson } from '../../packages/fidelity/src/schemas/run-archive.js';

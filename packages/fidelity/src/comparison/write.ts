@@ -14,7 +14,7 @@ import { comparisonDir, sourcesDir } from '../bundle/layout.js';
 import { evidenceFiles } from './report-model.js';
 import { SEAL_FILE } from '../output/seal.js';
 import { writeBundleContents, type BundleMedia } from '../bundle/write.js';
-import { renderReport } from '../pages/html.js';
+import { renderReport } from '../pages/page.js';
 import { PAGE_FILE, type Lang } from '../pages/i18n.js';
 import type { CompareResult } from './types.js';
 import { FidelityError } from '../errors.js';

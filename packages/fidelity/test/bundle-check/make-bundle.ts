@@ -5,7 +5,7 @@ import path from 'node:path';
 import { formatSeal } from '../../src/output/seal.js';
 import { reportJsonText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
-import { renderReport } from '../../src/pages/html.js';
+import { renderReport } from '../../src/pages/page.js';
 import { Report } from '../../src/schemas/report.js';
 
 const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');

@@ -9,7 +9,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/html-script.js';
+import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/script.js';
 import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { makeRealBundle, realPages, sealDir } from './make-bundle.js';
 

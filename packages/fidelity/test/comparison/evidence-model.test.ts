@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRun } from '../../src/archive/verify.js';
 import type { VerifiedRun } from '../../src/archive/types.js';
-import { renderReport } from '../../src/pages/html.js';
+import { renderReport } from '../../src/pages/page.js';
 import { comparisonReport, evidenceFiles, runEvidence, runReport } from '../../src/comparison/report-model.js';
 import { reportSchemaText } from '../../src/bundle/write.js';
 import { DEFAULT_POLICY, disclaimerFor } from '../../src/policy/default.js';
 import { PowerAudit } from '../../src/power/schemas.js';
 import { Report, RunReport } from '../../src/schemas/report.js';
-import { duration, kilojoules } from '../../src/pages/html-format.js';
+import { duration, kilojoules } from '../../src/pages/format.js';
 import type { RunJson } from '../../src/schemas/run-archive.js';
 import { nvidiaSmiMs, oracleEnergy, relativeError } from './evidence-oracle.js';
 
@@ -300,8 +300,8 @@ describe('the pages show the evidence in both languages', () => {
     expect(reasons[2]).toBe('<code>GAP_EXCEEDED</code> Two consecutive readings of a GPU are further apart than the allowed gap.');
     expect(rowCells(zh, '原因')[2]).toBe('<code>GAP_EXCEEDED</code> 某个 GPU 的两个相邻读数间隔超过了允许的最大间隔。');
     const perGpu = rowCells(en, 'Per GPU');
-    expect(perGpu[0]).toMatch(/^GPU 0: [\d\u202f]+\.\d{3} kJ, average \d+\.\d W; \d+ readings used, largest gap 1\.\d{3} s<br>GPU 1: /);
-    expect(perGpu[2]).toBe('GPU 0: <code>GAP_EXCEEDED</code><br>GPU 1: <code>GAP_EXCEEDED</code>');
+    expect(perGpu[0]).toMatch(/^GPU 0: [\d\u202f]+\.\d{3} kJ, average \d+\.\d W; \d+ readings used, largest gap 1\.\d{3} s<br\/>GPU 1: /);
+    expect(perGpu[2]).toBe('GPU 0: <code>GAP_EXCEEDED</code><br/>GPU 1: <code>GAP_EXCEEDED</code>');
     expect(rowCells(en, 'Power figures valid')).toEqual(['yes', 'yes', 'no: no energy figures']);
   });
 

@@ -3,12 +3,11 @@
  * self-attested, said next to each run, and never as an outside link.
  */
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/pages/html.js';
-import { esc } from '../../src/pages/html-escape.js';
+import { renderReport } from '../../src/pages/page.js';
 import { messages } from '../../src/pages/i18n.js';
 import { identityReport } from '../../src/comparison/report-model.js';
 import { Report, RunIdentity } from '../../src/schemas/report.js';
-import { sampleReport } from '../pages/html-fixture.js';
+import { htmlText, sampleReport } from '../pages/html-fixture.js';
 
 const MEDIA = {
   width: 64,
@@ -77,8 +76,8 @@ describe('runs[].identity', () => {
       expect(baseline).toContain('<code>https://api.github.com</code>');
       expect(baseline).toContain('2026-11-30T10:00:00.000Z');
       expect(baseline).toContain(`title="${DIGEST}"`);
-      expect(baseline).toContain(esc(m.identity_provider.split('{')[0]!));
-      expect(candidate).toContain(esc(m.identity_self));
+      expect(baseline).toContain(htmlText(m.identity_provider.split('{')[0]!));
+      expect(candidate).toContain(htmlText(m.identity_self));
       // Text, not a link: the API host is not the runs' server, so verify-bundle would refuse a link to it.
       expect(html).not.toContain('href="https://api.github.com');
     });

@@ -5,8 +5,8 @@
  * reverse the rest of its heading.
  */
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/pages/html.js';
-import { esc } from '../../src/pages/html-escape.js';
+import { renderReport } from '../../src/pages/page.js';
+import { isolateBidi } from '../../src/pages/render.js';
 import { Report } from '../../src/schemas/report.js';
 import { sampleReport } from './html-fixture.js';
 
@@ -33,21 +33,21 @@ function allIsolated(text: string): boolean {
   return depth === 0;
 }
 
-describe('esc isolates direction-changing text', () => {
+describe('the renderer isolates direction-changing text', () => {
   it('wraps a value with an override, an RTL name or a zero-width space; leaves plain text as it was', () => {
-    expect(esc(`H200${RLO}evil`)).toBe(`${FSI}H200${RLO}evil${PDI}`);
-    expect(esc('שלום <b>')).toBe(`${FSI}שלום &lt;b&gt;${PDI}`);
-    expect(esc('H2\u200b00')).toBe(`${FSI}H2\u200b00${PDI}`);
-    expect(esc('H200 — 你好 <b> & "x"')).toBe('H200 — 你好 &lt;b&gt; &amp; &quot;x&quot;');
-    expect(esc(42)).toBe('42');
+    expect(isolateBidi(`H200${RLO}evil`)).toBe(`${FSI}H200${RLO}evil${PDI}`);
+    expect(isolateBidi('שלום <b>')).toBe(`${FSI}שלום <b>${PDI}`);
+    expect(isolateBidi('H2\u200b00')).toBe(`${FSI}H2\u200b00${PDI}`);
+    expect(isolateBidi('H200 — 你好 <b> & "x"')).toBe('H200 — 你好 <b> & "x"');
+    expect(isolateBidi('42')).toBe('42');
   });
 
   it('a PDI of the value with nothing to close cannot end the isolate early', () => {
-    const out = esc(`${PDI}${RLO}gotcha`);
+    const out = isolateBidi(`${PDI}${RLO}gotcha`);
     expect(out).toBe(`${FSI}${RLO}gotcha${PDI}`);
     expect(allIsolated(out)).toBe(true);
     // Balanced isolates of the value are kept.
-    expect(esc(`a\u2067ب${PDI}c`)).toBe(`${FSI}a\u2067ب${PDI}c${PDI}`);
+    expect(isolateBidi(`a\u2067ب${PDI}c`)).toBe(`${FSI}a\u2067ب${PDI}c${PDI}`);
   });
 });
 

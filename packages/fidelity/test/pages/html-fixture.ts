@@ -10,6 +10,7 @@ import { Report } from '../../src/schemas/report.js';
 import type { PairReport, RunReport } from '../../src/schemas/report.js';
 import type { AudioMetrics, SsimSeries, VideoMetrics } from '../../src/schemas/measurement.js';
 import type { RunRecord } from '../../src/schemas/run-archive.js';
+import { isolateBidi } from '../../src/pages/render.js';
 import { deriveServerTiming } from '../../src/timing/derive.js';
 
 export interface FixtureMedia {
@@ -233,4 +234,9 @@ export function sampleReport(media: FixtureMedia): Report {
     ],
   };
   return Report.parse(report);
+}
+
+/** A text value as the pages write it: direction-changing text isolated (pages/render.ts), then `&`, `<` and `"` escaped as preact-render-to-string escapes them. */
+export function htmlText(value: string): string {
+  return isolateBidi(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 }

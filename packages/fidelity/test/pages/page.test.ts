@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/pages/html.js';
+import { renderReport } from '../../src/pages/page.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
-import { esc } from '../../src/pages/html-escape.js';
 import { messages } from '../../src/pages/i18n.js';
-import { duration, kilojoules } from '../../src/pages/html-format.js';
-import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/html-script.js';
+import { duration, kilojoules } from '../../src/pages/format.js';
+import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/script.js';
 import type { MessageKey } from '../../src/pages/i18n.js';
 import { Report } from '../../src/schemas/report.js';
-import { HOSTILE_ERROR, HOSTILE_PROMPT, sampleReport } from './html-fixture.js';
+import { HOSTILE_ERROR, HOSTILE_PROMPT, htmlText, sampleReport } from './html-fixture.js';
 
 const MEDIA = {
   width: 64,
@@ -68,17 +67,17 @@ describe('renderReport', () => {
   });
 
   it('says in both languages that the example thresholds are not a verdict', () => {
-    expect(en).toContain(esc(messages('en').disclaimer_title));
+    expect(en).toContain(htmlText(messages('en').disclaimer_title));
     expect(en).toContain('not a quality or release verdict');
     expect(zh).toContain('不是质量结论，也不是发布结论');
-    expect(zh).toContain(esc(messages('zh').disclaimer_uncalibrated));
-    for (const page of [en, zh]) expect(page).toContain(esc(report.disclaimer));
+    expect(zh).toContain(htmlText(messages('zh').disclaimer_uncalibrated));
+    for (const page of [en, zh]) expect(page).toContain(htmlText(report.disclaimer));
   });
 
   it('escapes run text everywhere, prompts and errors included', () => {
     for (const page of [en, zh]) {
-      expect(page).toContain(esc(HOSTILE_PROMPT));
-      expect(page).toContain(esc(HOSTILE_ERROR));
+      expect(page).toContain(htmlText(HOSTILE_PROMPT));
+      expect(page).toContain(htmlText(HOSTILE_ERROR));
       expect(page).not.toContain('<b>chef</b>');
       expect(page).not.toContain('<img src=x');
       expect(page).not.toContain('</textarea><script>');
@@ -100,7 +99,7 @@ describe('renderReport', () => {
     // two sides of two valid pairs, plus the invalid pair's baseline
     expect(videos).toHaveLength(5);
     for (const v of videos) expect(v).toContain('preload="none"');
-    expect(en).toContain(esc(messages('en').no_media));
+    expect(en).toContain(htmlText(messages('en').no_media));
     const audios = en.match(/<audio\b[^>]*>/g) ?? [];
     expect(audios).toHaveLength(1);
     expect(audios[0]).toContain('preload="none"');
@@ -217,7 +216,7 @@ describe('renderReport', () => {
     const r = structuredClone(report);
     r.policy = { ...structuredClone(DEFAULT_POLICY), calibration_status: 'uncalibrated' } as typeof r.policy;
     const zh = renderReport(r, 'zh');
-    expect(zh).toContain(esc(messages('zh').policy_desc_default));
+    expect(zh).toContain(htmlText(messages('zh').policy_desc_default));
     expect(zh).not.toContain('Example thresholds from metrics.md');
     expect(zh).toContain('SGLang 的视频默认值');
     expect(zh).not.toContain('InferenceX example policy');
@@ -257,8 +256,8 @@ describe('renderReport', () => {
       expect(section).toContain(`src="${still}"`);
       expect(section.match(new RegExp(`poster="${still}"`, 'g'))).toHaveLength(2);
       expect(section).not.toMatch(/abs-diff|ssim-heatmap|class="heat"|class="legend"/);
-      expect(section).toContain(esc(m.video_identical_no_diff));
-      expect(section).toContain(esc(m.still_identical_title));
+      expect(section).toContain(htmlText(m.video_identical_no_diff));
+      expect(section).toContain(htmlText(m.still_identical_title));
     }
     // The Chinese sentences are Chinese throughout.
     for (const k of ['video_identical_no_diff', 'still_identical_title', 'audio_diff_normalized_note'] as const) expect(messages('zh')[k].replace(/\{[a-z]+\}|dBFS|dB/g, ''), k).not.toMatch(/[A-Za-z]/);
