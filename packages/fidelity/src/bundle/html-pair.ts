@@ -12,6 +12,7 @@ import { ssimChart } from './html-chart.js';
 import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 import { chartedSeries, worstFrameOf } from './video-series.js';
 import { pairNoiseBlock } from './html-noise.js';
+import { audioLagBlock, lagMs, pairPlanBlock, temporalOffsetBlock } from './html-plan.js';
 import { bundleHref, esc } from './html-escape.js';
 import { num } from './html-format.js';
 import { reasonText } from './html-reasons.js';
@@ -237,7 +238,7 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.spectral_cosine, (c) => n(c.spectral_cosine, 6)),
     line(m.newly_silent, (c) => yn(c.newly_silent), false),
     line(m.identical, (c) => yn(c.identical), false),
-    line(m.lag, (c) => esc(c.lag_estimate_samples)),
+    line(m.lag, (c) => esc(`${c.lag_estimate_samples} (${lagMs(c.lag_estimate_samples, audio.sample_rate)} ms)`)),
   ];
   const head = [esc(m.figure), ...ch.map((c) => `${esc(m.channel)} ${esc(c.channel)}`)];
   const player = (path: string | undefined, note: string): string => {
@@ -262,6 +263,7 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     ]) +
     `<p>${tx(m, 'audio_aggregate', { cos: num(audio.spectral_cosine, 6, m.unavailable), ratio: num(audio.rms_ratio, 4, m.unavailable) })}</p>` +
     table(head, rows) +
+    audioLagBlock(audio, m) +
     listen
   );
 }
@@ -315,6 +317,7 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
       [esc(m.prompt), `<div class="prompt">${esc(pair.prompt)}</div>`],
     ]),
     reasonsBlock(pair, m),
+    pairPlanBlock(pair, ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec, m),
     recordsBlock(pair, m),
     checksBlock(pair.checks, m),
     `<h4>${esc(m.videos)}</h4>` + abPlayer(pair, ctx),
@@ -332,7 +335,7 @@ export function pairSection(pair: PairReport, ctx: PairContext): string {
       : '',
     pairNoiseBlock(pair, m),
     stillsBlock(pair, ctx),
-    pair.video ? videoBlock(pair.video, m) : '',
+    pair.video ? videoBlock(pair.video, m) + temporalOffsetBlock(pair.video, m) : '',
     pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? '' : audioBlock(pair, pair.audio, m),
     linksBlock(pair, ctx),
   ];

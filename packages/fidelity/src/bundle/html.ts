@@ -10,6 +10,7 @@ import { evidenceSection, identityCell } from './html-evidence.js';
 import { esc } from './html-escape.js';
 import { shortHash } from './html-format.js';
 import { pairSection } from './html-pair.js';
+import { planSpecText } from './html-plan.js';
 import { comparisonNoiseBlock } from './html-noise.js';
 import { checkLabel, extLink, fileLink, headCell, kv, numCell, table, tx, txHtml } from './html-parts.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH, pageDataJson } from './html-script.js';
@@ -65,7 +66,9 @@ function comparedBlock(report: Report, m: Messages): string {
   });
   const plans = [...new Set(report.runs.map((r) => `${r.plan_id}\u0000${r.plan_sha256}`))].sort().map((p) => {
     const [id, sha] = p.split('\u0000') as [string, string];
-    return `<code>${esc(id)}</code> <span class="muted mono" title="${esc(sha)}">sha256 ${esc(shortHash(sha))}</span>`;
+    // The plan's media spec, which every measured file was checked against (reports before that check have none).
+    const spec = report.runs.find((r) => r.plan_sha256 === sha && r.plan_spec)?.plan_spec;
+    return `<code>${esc(id)}</code> <span class="muted mono" title="${esc(sha)}">sha256 ${esc(shortHash(sha))}</span>${spec ? `<br>${planSpecText(spec, m)}` : ''}`;
   });
   return (
     `<h3>${esc(m.what_compared)}</h3><ul class="links">${items.join('')}</ul>` +
