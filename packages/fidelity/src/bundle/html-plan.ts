@@ -14,7 +14,8 @@ import type { MessageKey, Messages } from './i18n.js';
 /** "1344×768, 24 fps, 192 frames; 32000 Hz, 2 channels" (escaped). */
 export function planSpecText(spec: PlanSpec, m: Messages): string {
   const { video: v, audio: a } = spec;
-  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: v.fps, frames: v.frames, rate: a.sample_rate, channels: a.channels });
+  const unit = a.channels === 1 ? m.channel_one : m.channel_many;
+  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: v.fps, frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
 }
 
 function fieldValue(field: PlanField, value: number | null, m: Messages): string {

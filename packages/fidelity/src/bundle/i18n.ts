@@ -392,7 +392,9 @@ const en = {
   video_identical_no_diff: 'Every video frame of the two sides is bit-identical: this one still stands for both, and there is no difference picture or heat map (they would be all black and flat).',
 
   // Media against the plan and the temporal offset diagnosis (html-plan.ts).
-  plan_spec: '{width}×{height}, {fps} fps, {frames} frames; {rate} Hz, {channels} channels',
+  plan_spec: '{width}×{height}, {fps} fps, {frames} frames; {rate} Hz, {channels} {channels_unit}',
+  channel_one: 'channel',
+  channel_many: 'channels',
   plan_media_title: 'Media against the plan',
   plan_media_ok: 'Both files as the plan says: {spec} (checked before measuring).',
   plan_media_off: 'The media differ from the plan: the pair was not measured.',
@@ -801,7 +803,9 @@ const zh: Messages = {
   still_identical_title: '基线与候选：同一帧',
   video_identical_no_diff: '两侧每一视频帧都逐位相同：这一张静帧即代表双方，因此没有差值图和热力图（它们只会是全黑、毫无起伏的图）。',
 
-  plan_spec: '{width}×{height}，{fps} 帧/秒，{frames} 帧；{rate} Hz，{channels} 声道',
+  plan_spec: '{width}×{height}，{fps} 帧/秒，{frames} 帧；{rate} Hz，{channels} {channels_unit}',
+  channel_one: '声道',
+  channel_many: '声道',
   plan_media_title: '媒体与计划对照',
   plan_media_ok: '两个文件都符合计划：{spec}（测量前已检查）。',
   plan_media_off: '媒体与计划不符：此配对未测量。',
