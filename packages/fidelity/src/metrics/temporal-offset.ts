@@ -15,7 +15,7 @@
  * series when the set computed it (the same kernel on the same planes: the
  * same bits) and computed here otherwise.
  *
- * Cost, bounded: at most K * 2M = 48 SSIMs per pair (K * (2M + 1) without
+ * Cost, bounded: at most K * 2M = 32 SSIMs per pair (K * (2M + 1) = 40 without
  * the `ssim` series), and the Y planes of at most 2M + 2 frames held at a
  * time: the measuring thread keeps a copy of the baseline frames around
  * each sampled frame as they stream past, and measures a sample as soon as
@@ -35,7 +35,7 @@ import { GAUSSIAN_WINDOW, ssimGaussian } from './ssim-gaussian.js';
 /** The largest shift searched either way, in frames. */
 export const MAX_OFFSET = 2;
 /** The most candidate frames sampled per pair. */
-export const SAMPLED_FRAMES = 12;
+export const SAMPLED_FRAMES = 8;
 /** How much higher the best offset's mean SSIM must be than offset 0's. */
 export const MIN_GAIN = 0.01;
 /** The share of offset 0's gap to 1 (1 - mean) the best offset must close. */

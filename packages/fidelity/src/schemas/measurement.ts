@@ -73,7 +73,7 @@ export const TemporalOffset = z.object({
   searched: z.object({
     /** The offsets searched, ascending (-2..2; fewer for a stream under 5 frames). */
     offsets: z.array(z.number().int()),
-    /** The candidate frames sampled (evenly spaced, at most 12), ascending. */
+    /** The candidate frames sampled (evenly spaced, at most 8), ascending. */
     sampled_frames: z.array(z.number().int().min(0)),
     /** Per sampled frame, the SSIM at each offset, in the order of `offsets`. */
     ssim_by_frame: z.array(z.array(z.number())),
