@@ -104,7 +104,7 @@ describe('fidelity verify', () => {
         '',
       ].join('\n'),
     );
-    expect(b200.err).toContain('warning MEDIA_PLAN_MISMATCH slot measurement-r000-c007: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): frames: plan 12, media 10 (media/measurement-r000-c007.mp4)\n');
+    expect(b200.err).toContain('warning MEDIA_PLAN_MISMATCH slot measurement-r000-c007: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): frames 10 (plan 12) (media/measurement-r000-c007.mp4)\n');
     const json = await cli('verify', path.join(fixtures, 'b200'), '--json');
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.out);

@@ -90,16 +90,16 @@ export function planFieldMismatches(probe: Pick<MediaProbe, 'video' | 'audio'>, 
 
 const UNITS: Record<PlanField, string> = { width: ' px', height: ' px', fps: ' fps', frames: '', sample_rate: ' Hz', channels: '' };
 
-/** A value as the messages show it: fps with up to 6 decimals (24, 23.976024), the rest as integers. */
+/** A value as the messages show it: fps with up to 6 decimals (24, 23.976024), the rest as integers; null is "none" (no audio stream). */
 export function planValueText(field: PlanField, value: number | null): string {
-  if (value === null) return 'none (no audio stream)';
+  if (value === null) return 'none';
   const shown = field === 'fps' ? String(Number(value.toFixed(6))) : String(value);
   return `${shown}${UNITS[field]}`;
 }
 
-/** "width: plan 1344 px, media 640 px; frames: plan 192, media 96". */
+/** "width 640 px (plan 1344 px), frames 96 (plan 192)": the media's value first, the plan's beside it. */
 export function describeFieldMismatches(list: readonly FieldMismatch[]): string {
-  return list.map((x) => `${x.field}: plan ${planValueText(x.field, x.plan)}, media ${planValueText(x.field, x.media)}`).join('; ');
+  return list.map((x) => `${x.field} ${planValueText(x.field, x.media)} (plan ${planValueText(x.field, x.plan)})`).join(', ');
 }
 
 /** "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels": the plan's media spec in one line. */
@@ -123,12 +123,9 @@ export function checkPlanConformance(baseline: MediaProbe, candidate: MediaProbe
   if (off.length === 0) return null;
   const side: FailureSide = off.length === 2 ? 'both' : off[0]![0];
   const mismatches: PlanMismatch[] = off.flatMap(([s, list]) => list.map((x) => ({ side: s, ...x })));
-  const parts = off.map(([s, list]) => `${s}: ${describeFieldMismatches(list)}`);
-  const who = side === 'both' ? "Both sides' media differ" : `The ${side}'s media differ`;
-  return {
-    code: 'MEDIA_PLAN_MISMATCH',
-    message: `${who} from the plan (${describePlanSpec(plan)}): ${parts.join('; ')}`,
-    side,
-    plan_mismatches: mismatches,
-  };
+  // Short enough for the verdict line: the fields once when both sides differ alike (clips made the same way), else per side.
+  const alike = off.length === 2 && describeFieldMismatches(off[0]![1]) === describeFieldMismatches(off[1]![1]);
+  const parts = alike ? [describeFieldMismatches(off[0]![1])] : off.map(([s, list]) => `${off.length === 2 ? `${s} ` : ''}${describeFieldMismatches(list)}`);
+  const who = side === 'both' ? (alike ? "Both sides' media differ alike" : "Both sides' media differ") : `The ${side}'s media differ`;
+  return { code: 'MEDIA_PLAN_MISMATCH', message: `${who} from the plan: ${parts.join('; ')}`, side, plan_mismatches: mismatches };
 }

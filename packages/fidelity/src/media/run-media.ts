@@ -97,7 +97,7 @@ async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T)
  * const checked = await verifyRun('runs/h200.zip');
  * if (checked.ok) {
  *   const media = await checkRunMedia(checked.run);
- *   for (const w of media.warnings) console.warn(w.code, w.message); // MEDIA_PLAN_MISMATCH slot measurement-r000-c001: its media differ from the plan (...): width: plan 1344 px, media 640 px
+ *   for (const w of media.warnings) console.warn(w.code, w.message); // MEDIA_PLAN_MISMATCH slot measurement-r000-c001: its media differ from the plan (...): width 640 px (plan 1344 px)
  *   await checked.run.close();
  * }
  * ```

@@ -57,13 +57,13 @@ describe('checkRunMedia', () => {
     expect(media.warnings).toEqual([
       {
         code: 'MEDIA_PLAN_MISMATCH',
-        message: 'slot measurement-r000-c007: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): frames: plan 12, media 10',
+        message: 'slot measurement-r000-c007: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): frames 10 (plan 12)',
         where: { file: 'media/measurement-r000-c007.mp4' },
       },
       {
         code: 'MEDIA_PLAN_MISMATCH',
         message:
-          'slot measurement-r000-c008: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): sample_rate: plan 32000 Hz, media none (no audio stream); channels: plan 2, media none (no audio stream)',
+          'slot measurement-r000-c008: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): sample_rate none (plan 32000 Hz), channels none (plan 2)',
         where: { file: 'media/measurement-r000-c008.mp4' },
       },
     ]);
