@@ -115,7 +115,7 @@ export const ReasonCodes = {
   OUT_NOT_DIRECTORY: '--out is a file or a symbolic link',
   OUT_INSIDE_INPUT: '--out lies inside an input run (runs are read-only)',
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
-  // --out safety: locking and writability (bundle/out-guard.ts)
+  // --out safety: locking and writability (output/out-guard.ts)
   OUT_LOCKED: 'another comparison is writing the same --out right now',
   OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)',
   OUT_EXISTS: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)',

@@ -13,9 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVerifiedRun } from '../src/archive/verify.js';
-import { verifyBundle } from '../src/bundle/verify.js';
-import { compare, type CompareResult } from '../src/compare.js';
-import { checkRunMedia } from '../src/media/run-media.js';
+import { verifyBundle } from '../src/bundle-check/verify.js';
+import { compare } from '../src/compare.js';
+import type { CompareResult } from '../src/comparison/types.js';
+import { checkRunMedia } from '../src/archive/run-media.js';
 import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-compare-plan-'));

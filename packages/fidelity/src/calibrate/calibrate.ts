@@ -5,7 +5,7 @@
  *   -> calibration.json (and, when asked, a calibrated policy).
  */
 import type { VerifiedRun } from '../archive/types.js';
-import { sourceName } from '../bundle/report-model.js';
+import { sourceName } from '../archive/source.js';
 import { verifyAll } from '../comparison/plan.js';
 import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';

@@ -20,17 +20,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkOut } from '../bundle/atomic.js';
+import { checkOut } from '../output/atomic.js';
 import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
 import { pairFramesCsv } from '../bundle/frames-csv.js';
-import { claimOut } from '../bundle/out-guard.js';
-import { writeDurable } from '../bundle/files.js';
-import { isSafeRelativePath } from '../bundle/seal.js';
-import type { CompareProgress, CompareResult } from '../compare.js';
-import { assembleReport, decoderIdentity, type DecoderIdentity } from '../comparison/assemble.js';
+import { claimOut } from '../output/out-guard.js';
+import { writeDurable } from '../output/files.js';
+import { isSafeRelativePath } from '../output/seal.js';
+import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
+import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
 import { measurePairs, type MeasuredPair } from '../comparison/measure.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
-import { comparisonDir, writeBundle } from '../comparison/write.js';
+import { writeBundle } from '../comparison/write.js';
+import { comparisonDir } from '../bundle/layout.js';
 import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';

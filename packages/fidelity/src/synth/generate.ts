@@ -8,7 +8,7 @@
  * then assemble each run in a staging folder (JSON, media copies, telemetry,
  * seal), and only when every run is complete rename them into place.
  */
-import { makeFolders } from '../bundle/out-guard.js';
+import { makeFolders } from '../output/out-guard.js';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
