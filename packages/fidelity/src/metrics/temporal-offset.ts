@@ -6,22 +6,29 @@
  * changes a metric or a check.
  *
  * What it measures: on K evenly spaced candidate frames n (at most
- * SAMPLED_FRAMES), the Gaussian SSIM on Y (ssim-gaussian.ts, the `ssim`
- * metric's own kernel, whatever the metric set) of baseline frame n + k
+ * SAMPLED_FRAMES), FFmpeg's SSIM on the Y plane (the x264 approximation of
+ * ssim-ffmpeg.ts, the `ssim_ffmpeg` metric's kernel) of baseline frame n + k
  * against candidate frame n, for every offset k in -M..M (M = MAX_OFFSET,
  * less for a stream under 5 frames). Only frames n with every n + k inside
- * the stream are sampled, so each offset's mean is over the same frames. At
- * offset 0 the value is the `ssim` metric of that frame, taken from its
- * series when the set computed it (the same kernel on the same planes: the
- * same bits) and computed here otherwise.
+ * the stream are sampled, so each offset's mean is over the same frames.
  *
- * Cost, bounded: at most K * 2M = 32 SSIMs per pair (K * (2M + 1) = 40 without
- * the `ssim` series), and the Y planes of at most 2M + 2 frames held at a
- * time: the measuring thread keeps a copy of the baseline frames around
- * each sampled frame as they stream past, and measures a sample as soon as
- * its last baseline frame (n + M) has arrived. The copies are made before a
- * frame is moved to a helper thread, and the SSIMs run in the measuring
- * thread, in frame order: the same bytes for every helper thread count.
+ * Why that SSIM, and not the Gaussian one of the `ssim` metric: cost. It is
+ * about 0.5 ms per 1344x768 Y plane where the Gaussian kernel takes several,
+ * so the 40 SSIMs of a pair cost about 20 ms of CPU in every metric set. A
+ * diagnosis needs to rank five offsets, not to be a metric. Each SSIM
+ * starts from zeroed line buffers of its own (ssimFfmpegPlane's rule): the
+ * metric's buffers, which carry from frame to frame, are never touched, so
+ * the values are the same whatever the metric set, and offset 0 is measured
+ * here too (it differs from the `ssim_ffmpeg` Y series in the last float
+ * bits, by that carry).
+ *
+ * Cost, bounded: K * (2M + 1) = 40 plane SSIMs per pair at most, and the Y
+ * planes of at most 2M + 2 frames held at a time: the measuring thread keeps
+ * a copy of the baseline frames around each sampled frame as they stream
+ * past, and measures a sample as soon as its last baseline frame (n + M) has
+ * arrived. The copies are made before a frame is moved to a helper thread,
+ * and the SSIMs run in the measuring thread, in frame order: the same bytes
+ * for every helper thread count.
  *
  * The choice (chooseOffset): the offset with the highest mean (ties to the
  * smaller |k|, then the negative one) is reported when it beats offset 0 by
@@ -30,7 +37,8 @@
  */
 import { FidelityError } from '../errors.js';
 import type { TemporalOffset } from '../schemas/measurement.js';
-import { GAUSSIAN_WINDOW, ssimGaussian } from './ssim-gaussian.js';
+import { ffmpegPlaneAt, ffmpegTempInts } from './ssim-ffmpeg.js';
+import { kernels, Layout } from './wasm.js';
 
 /** The largest shift searched either way, in frames. */
 export const MAX_OFFSET = 2;
@@ -92,30 +100,66 @@ export function temporalOffsetOf(offsets: readonly number[], sampled: readonly n
   };
 }
 
+/** The smallest plane side FFmpeg's SSIM takes: two whole 4x4 blocks (ssim-ffmpeg.ts, checkFfmpegSize). */
+export const MIN_PLANE_SIDE = 8;
+
+/** Whether a stream of `frames` frames of `width` x `height` Y planes is searched (the report has the field exactly then, for video that differs). */
+export function canSearch(width: number, height: number, frames: number): boolean {
+  return width >= MIN_PLANE_SIDE && height >= MIN_PLANE_SIDE && offsetSearchPlan(frames) !== null;
+}
+
+/**
+ * FFmpeg's SSIM on Y of candidate plane `b` against each of `baselines`, in order, every one from
+ * zeroed line buffers of its own: `b` is written into wasm memory once, each baseline plane in turn.
+ */
+export function ssimAgainst(baselines: readonly Uint8Array[], b: Uint8Array, width: number, height: number): number[] {
+  const k = kernels();
+  const bytes = width * height;
+  const ints = ffmpegTempInts(width);
+  const layout = new Layout(k.base);
+  const [pa, pb, temp] = [layout.take(bytes), layout.take(bytes), layout.take(4 * ints)];
+  k.reserve(layout.size - k.base);
+  k.u8(pb, bytes).set(b);
+  return baselines.map((a) => {
+    // Equal planes: the kernel gives exactly 1 there (every window's numerator is its denominator), without the work.
+    if (equalBytes(a, b)) return 1;
+    k.u8(pa, bytes).set(a);
+    k.i32(temp, ints).fill(0);
+    return ffmpegPlaneAt(k, pa, pb, width, height, temp);
+  });
+}
+
+/**
+ * How far offset 0's value (fresh line buffers) may be from the `ssim_ffmpeg` metric's Y of the same
+ * frame (buffers carried from frame to frame) for planes `height` rows high. The carry changes only
+ * the windows the kernel computes past a row's end and subtracts again, so only float32 rounding
+ * moves: at most about one unit in the last place of the running sum per row of windows, that is
+ * (height / 4 + 3) * 2^-23 of the mean. Twice that, so an honest value is never refused: 4.6e-5 at
+ * 768 rows. Measured: about 1e-6 (docs/metrics.md, "Temporal offset").
+ */
+export function carryTolerance(height: number): number {
+  return ((height >> 2) + 3) * 2 ** -22;
+}
+
 /** One stream's search: feed every frame's Y planes in order, then finish. */
 export interface TemporalOffsetSearch {
   /** Frame `index` (0, 1, 2, ... in order) of both streams: keeps the Y planes the search needs (copied), measures a sample whose frames are all in. */
   add(index: number, a: Uint8Array, b: Uint8Array): void;
-  /**
-   * The diagnosis once every frame was added. `ssimPerFrame`: the pair's `ssim` series, when the set
-   * computed it and the search was started with `zeroFromSeries` (its values are offset 0's).
-   */
-  finish(ssimPerFrame?: readonly number[]): TemporalOffset;
+  /** The diagnosis once every frame was added. */
+  finish(): TemporalOffset;
 }
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 /**
  * Starts the search for a stream of `frames` frames of `width` x `height` Y planes; null when it
- * cannot run (fewer than 3 frames, or a plane smaller than the Gaussian window). `zeroFromSeries`:
- * offset 0 is taken from the pair's `ssim` series at finish (the set computes it), not measured here.
+ * cannot run ({@link canSearch}: fewer than 3 frames, or a side under 8 pixels).
  */
-export function createTemporalOffsetSearch(width: number, height: number, frames: number, options: { zeroFromSeries: boolean }): TemporalOffsetSearch | null {
+export function createTemporalOffsetSearch(width: number, height: number, frames: number): TemporalOffsetSearch | null {
   const plan = offsetSearchPlan(frames);
-  if (!plan || width < GAUSSIAN_WINDOW || height < GAUSSIAN_WINDOW) return null;
+  if (!plan || !canSearch(width, height, frames)) return null;
   const { offsets, sampled } = plan;
   const m = offsets[offsets.length - 1]!;
-  const zero = offsets.indexOf(0);
   const neededBaseline = new Set(sampled.flatMap((n) => offsets.map((k) => n + k)));
   const neededCandidate = new Set(sampled);
   const baseline = new Map<number, Uint8Array>();
@@ -125,14 +169,7 @@ export function createTemporalOffsetSearch(width: number, height: number, frames
   let expected = 0;
 
   const measure = (n: number): void => {
-    const b = candidate.get(n)!;
-    const row = offsets.map((k, j) => {
-      if (j === zero && options.zeroFromSeries) return Number.NaN; // filled from the series at finish
-      const a = baseline.get(n + k)!;
-      // Equal planes: the kernel gives exactly 1 (as the `ssim` metric skips them too).
-      return equalBytes(a, b) ? 1 : ssimGaussian(a, b, width, height);
-    });
-    byFrame.push(row);
+    byFrame.push(ssimAgainst(offsets.map((k) => baseline.get(n + k)!), candidate.get(n)!, width, height));
     candidate.delete(n);
   };
 
@@ -150,12 +187,8 @@ export function createTemporalOffsetSearch(width: number, height: number, frames
         for (const j of baseline.keys()) if (j < from) baseline.delete(j);
       }
     },
-    finish(ssimPerFrame) {
+    finish() {
       if (nextSample !== sampled.length) throw new FidelityError('INTERNAL', `temporal offset search finished after ${expected} of ${frames} frames`);
-      if (options.zeroFromSeries) {
-        if (!ssimPerFrame || ssimPerFrame.length !== frames) throw new FidelityError('INTERNAL', 'temporal offset search: offset 0 needs the ssim series of every frame');
-        sampled.forEach((n, i) => (byFrame[i]![zero] = ssimPerFrame[n]!));
-      }
       return temporalOffsetOf(offsets, sampled, byFrame);
     },
   };

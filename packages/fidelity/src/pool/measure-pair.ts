@@ -174,7 +174,7 @@ async function measureVideo(
     const framesTotal = streams[0].frames;
     // The temporal offset diagnosis (metrics/temporal-offset.ts) keeps copies of a few Y planes, taken here,
     // before a frame is moved to a helper: it runs in this thread, in frame order, for every thread count.
-    const offsetSearch = createTemporalOffsetSearch(geometry.width, geometry.height, framesTotal, { zeroFromSeries: metrics.includes('ssim') });
+    const offsetSearch = createTemporalOffsetSearch(geometry.width, geometry.height, framesTotal);
     let framesRead = 0;
     let framesDone = 0;
     const done = (): void => {
@@ -220,7 +220,7 @@ async function measureVideo(
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
     const video = accumulator.finish();
     // A diagnosis of video that differs; identical video has nothing to diagnose.
-    const offset = offsetSearch && !video.identical ? offsetSearch.finish(video.ssim?.per_frame) : null;
+    const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
     return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts };
   } finally {
     await helpers?.close();

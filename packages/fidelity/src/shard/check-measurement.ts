@@ -14,8 +14,7 @@
 import { worstRmsRatio } from '../metrics/audio.js';
 import type { MetricSelection } from '../metrics/names.js';
 import { summarizePsnr, summarizeSsim } from '../metrics/series.js';
-import { GAUSSIAN_WINDOW } from '../metrics/ssim-gaussian.js';
-import { offsetSearchPlan, temporalOffsetOf } from '../metrics/temporal-offset.js';
+import { canSearch, carryTolerance, offsetSearchPlan, temporalOffsetOf } from '../metrics/temporal-offset.js';
 import type { PairFacts } from '../pool/measure-pair.js';
 import { MeasureFailureCodes } from '../pool/api.js';
 import type { AudioMetrics, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
@@ -74,12 +73,14 @@ function psnrProblems(name: string, s: PsnrSeries, v: VideoMetrics, out: string[
 /**
  * The temporal offset diagnosis (metrics/temporal-offset.ts): present exactly when the video differs and
  * the stream can be searched; the offsets and sampled frames those of the stream's length; every SSIM in
- * [-1, 1]; the means and the choice exactly what its per-frame values give; offset 0 the pair's own `ssim`
- * of the sampled frames when the set computed it.
+ * [-1, 1]; the means and the choice exactly what its per-frame values give; offset 0 within
+ * carryTolerance of the pair's own `ssim_ffmpeg` Y of the sampled frames when the set computed it (the
+ * same kernel on the same planes; only the metric's line buffers, carried from frame to frame, move the
+ * last float bits). Without `ssim_ffmpeg` offset 0 is checked against nothing: no other metric is that SSIM.
  */
 function temporalOffsetProblems(v: VideoMetrics, out: string[]): void {
   const t = v.temporal_offset;
-  const plan = v.width >= GAUSSIAN_WINDOW && v.height >= GAUSSIAN_WINDOW ? offsetSearchPlan(v.frames) : null;
+  const plan = canSearch(v.width, v.height, v.frames) ? offsetSearchPlan(v.frames) : null;
   if (!t) {
     if (!v.identical && plan) out.push('video.temporal_offset is missing, though the video differs and its frames can be searched');
     return;
@@ -101,9 +102,15 @@ function temporalOffsetProblems(v: VideoMetrics, out: string[]): void {
   if (JSON.stringify(t.searched.ssim_means) !== JSON.stringify(derived.searched.ssim_means)) {
     return void out.push(`video.temporal_offset.searched.ssim_means is ${shown(t.searched.ssim_means)}, but its per-frame values give ${shown(derived.searched.ssim_means)}`);
   }
+  const y = v.ssim_ffmpeg?.y.per_frame;
+  if (!y) return;
   const zero = offsets.indexOf(0);
-  const off = v.ssim ? sampled.findIndex((n, i) => rows[i]![zero] !== v.ssim!.per_frame[n]) : -1;
-  if (off >= 0) out.push(`video.temporal_offset: frame ${sampled[off]} at offset 0 is ${shown(rows[off]![zero])}, but video.ssim.per_frame has ${shown(v.ssim!.per_frame[sampled[off]!])}`);
+  const tolerance = carryTolerance(v.height);
+  const off = sampled.findIndex((n, i) => !(Math.abs(rows[i]![zero]! - y[n]!) <= tolerance));
+  if (off >= 0) {
+    const n = sampled[off]!;
+    out.push(`video.temporal_offset: frame ${n} at offset 0 is ${shown(rows[off]![zero])}, but video.ssim_ffmpeg.y.per_frame has ${shown(y[n])} (more than ${tolerance.toExponential(2)} apart)`);
+  }
 }
 
 function videoProblems(v: VideoMetrics, metrics: MetricSelection, out: string[]): void {

@@ -2,15 +2,21 @@
  * The temporal offset diagnosis (metrics/temporal-offset.ts): which frames
  * are sampled and which offsets searched, the documented choice, the search
  * on planes made here (a shifted stream is found, an unshifted noisy one
- * reports 0, every value is the Gaussian SSIM of the frames it names), and
+ * reports 0, every value is FFmpeg's SSIM on Y of the frames it names from
+ * zeroed line buffers, and the ssim_ffmpeg metric's carried buffers neither
+ * reach it nor are touched by it), and
  * through measurePair on clips made for it: a candidate that is the baseline
  * delayed by one frame (its first frame repeated), one with a dropped frame
  * (and its last frame repeated), and a noisy unshifted one, with the metrics
- * still frame-aligned and the same bytes for every helper thread count.
+ * still frame-aligned and the same bytes for every helper thread count and
+ * every metric set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ssimGaussian } from '../../src/metrics/ssim-gaussian.js';
+import { ssimFfmpegPlane } from '../../src/metrics/ssim-ffmpeg.js';
+import { createFfmpegSeries, type PlanarFrame } from '../../src/metrics/video.js';
 import {
+  canSearch,
+  carryTolerance,
   chooseOffset,
   createTemporalOffsetSearch,
   GAP_SHARE,
@@ -24,6 +30,7 @@ import {
 import { measurePair } from '../../src/pool/measure-pair.js';
 import { TemporalOffset, type VideoMetrics } from '../../src/schemas/measurement.js';
 import { ClipFactory } from '../media/clips.js';
+import { decodePlanes, ffmpegSsimGray } from './oracle.js';
 
 describe('offsetSearchPlan', () => {
   it('searches -2..+2 on at most 8 evenly spaced frames whose every shift is inside the stream', () => {
@@ -89,10 +96,10 @@ function noisy(frame: Uint8Array, seed: number, amplitude: number): Uint8Array {
   });
 }
 
-function search(a: Uint8Array[], b: Uint8Array[], width: number, height: number, zeroFromSeries = false): TemporalOffset {
-  const s = createTemporalOffsetSearch(width, height, a.length, { zeroFromSeries })!;
+function search(a: Uint8Array[], b: Uint8Array[], width: number, height: number): TemporalOffset {
+  const s = createTemporalOffsetSearch(width, height, a.length)!;
   a.forEach((fa, i) => s.add(i, fa, b[i]!));
-  return s.finish(zeroFromSeries ? a.map((fa, i) => ssimGaussian(fa, b[i]!, width, height)) : undefined);
+  return s.finish();
 }
 
 describe('createTemporalOffsetSearch', () => {
@@ -112,7 +119,7 @@ describe('createTemporalOffsetSearch', () => {
     expect(TemporalOffset.parse(behind)).toEqual(behind);
   });
 
-  it('reports 0 for an unshifted noisy candidate, and every value is the Gaussian SSIM of the frames it names', () => {
+  it("reports 0 for an unshifted noisy candidate, and every value is FFmpeg's SSIM on Y of the frames it names, from zeroed line buffers", () => {
     const candidate = baseline.map((f, i) => noisy(f, i + 7, 12));
     const t = search(baseline, candidate, W, H);
     expect(t.frames).toBe(0);
@@ -120,20 +127,49 @@ describe('createTemporalOffsetSearch', () => {
     const { offsets, sampled_frames: sampled, ssim_by_frame: rows } = t.searched;
     expect(offsets).toEqual([-2, -1, 0, 1, 2]);
     expect(sampled).toEqual(offsetSearchPlan(N)!.sampled);
-    sampled.forEach((n, i) => offsets.forEach((k, j) => expect(rows[i]![j]).toBe(ssimGaussian(baseline[n + k]!, candidate[n]!, W, H))));
+    sampled.forEach((n, i) => offsets.forEach((k, j) => expect(rows[i]![j]).toBe(ssimFfmpegPlane(baseline[n + k]!, candidate[n]!, W, H))));
     expect(t.searched.ssim_means).toEqual(offsetMeans(rows, offsets.length));
     expect(t).toEqual(temporalOffsetOf(offsets, sampled, rows));
   });
 
-  it('gives the same bits with offset 0 taken from the ssim series as measured here', () => {
-    const candidate = baseline.map((f, i) => noisy(f, i + 3, 30));
-    expect(search(baseline, candidate, W, H, true)).toEqual(search(baseline, candidate, W, H, false));
+  it("is FFmpeg's ssim filter on each pair of planes alone (the oracle, one value)", async () => {
+    const candidate = baseline.map((f, i) => noisy(f, i + 5, 20));
+    const t = search(baseline, candidate, W, H);
+    const [n, j] = [t.searched.sampled_frames[1]!, t.searched.offsets.indexOf(1)];
+    const line = await ffmpegSsimGray(baseline[n + 1]!, candidate[n]!, W, H);
+    expect(Math.abs(t.searched.ssim_by_frame[1]![j]! - Number(line.Y))).toBeLessThanOrEqual(1e-6);
   });
 
-  it('does not run below the Gaussian window or under 3 frames, and takes frames in order only', () => {
-    expect(createTemporalOffsetSearch(10, 40, 30, { zeroFromSeries: false })).toBeNull();
-    expect(createTemporalOffsetSearch(48, 40, 2, { zeroFromSeries: false })).toBeNull();
-    const s = createTemporalOffsetSearch(W, H, N, { zeroFromSeries: false })!;
+  it("leaves the ssim_ffmpeg metric's line buffers alone, both ways, and offset 0 is within carryTolerance of its Y", () => {
+    // 4:2:0 frames: the metric's chroma planes write into the part of its buffers its next Y plane over-reads.
+    const geometry = { width: W, height: H, chromaWidth: W / 2, chromaHeight: H / 2 };
+    const chroma = (seed: number): Uint8Array => noisy(new Uint8Array((W / 2) * (H / 2)).fill(128), seed, 60);
+    const frames = (ys: Uint8Array[], seed: number): PlanarFrame[] => ys.map((y, i) => ({ ...geometry, y, u: chroma(seed + 2 * i), v: chroma(seed + 2 * i + 1) }));
+    const [fa, fb] = [frames(baseline, 100), frames(baseline.map((f, i) => noisy(f, i + 11, 25)), 200)];
+    const alone = createFfmpegSeries(geometry);
+    const seriesAlone = fa.map((f, i) => alone.next(f, fb[i]!).y);
+    // The same stream with the search interleaved in the same thread, as the measuring thread runs them.
+    const together = createFfmpegSeries(geometry);
+    const s = createTemporalOffsetSearch(W, H, N)!;
+    const seriesTogether = fa.map((f, i) => {
+      s.add(i, f.y, fb[i]!.y);
+      return together.next(f, fb[i]!).y;
+    });
+    expect(seriesTogether).toEqual(seriesAlone);
+    const t = s.finish();
+    expect(t).toEqual(search(baseline, fb.map((f) => f.y), W, H));
+    // Offset 0 against the metric: the carry moves the last float bits only, within the tolerance merge allows.
+    const zero = t.searched.offsets.indexOf(0);
+    t.searched.sampled_frames.forEach((n, i) => expect(Math.abs(t.searched.ssim_by_frame[i]![zero]! - seriesAlone[n]!)).toBeLessThanOrEqual(carryTolerance(H)));
+  });
+
+  it('does not run under 8 pixels a side or under 3 frames, and takes frames in order only', () => {
+    expect(createTemporalOffsetSearch(7, 40, 30)).toBeNull();
+    expect(createTemporalOffsetSearch(48, 7, 30)).toBeNull();
+    expect(createTemporalOffsetSearch(48, 40, 2)).toBeNull();
+    expect(canSearch(8, 8, 3)).toBe(true);
+    expect(createTemporalOffsetSearch(8, 8, 3)).not.toBeNull();
+    const s = createTemporalOffsetSearch(W, H, N)!;
     s.add(0, baseline[0]!, baseline[0]!);
     expect(() => s.add(2, baseline[2]!, baseline[2]!)).toThrow(/frame 2 added where 1 was expected/);
     expect(() => s.finish()).toThrow(/finished after/);
@@ -141,7 +177,7 @@ describe('createTemporalOffsetSearch', () => {
 
   it('copies the planes it keeps: a buffer reused by the decoder after add() changes nothing', () => {
     const candidate = base.slice(1, N + 1);
-    const s = createTemporalOffsetSearch(W, H, N, { zeroFromSeries: false })!;
+    const s = createTemporalOffsetSearch(W, H, N)!;
     const [bufA, bufB] = [new Uint8Array(W * H), new Uint8Array(W * H)];
     for (let i = 0; i < N; i++) {
       bufA.set(baseline[i]!);
@@ -186,9 +222,11 @@ describe('the diagnosis on clips (measurePair)', () => {
     // Frame-aligned: frame 0 is the same picture on both sides, the others are one frame apart.
     expect(v.ssim!.per_frame[0]).toBe(1);
     expect(v.ssim!.min).toBeLessThan(0.99);
-    // Offset 0 is the pair's own ssim of the sampled frames.
-    const zero = t.searched.offsets.indexOf(0);
-    t.searched.sampled_frames.forEach((n, i) => expect(t.searched.ssim_by_frame[i]![zero]).toBe(v.ssim!.per_frame[n]));
+    // Every value is FFmpeg's SSIM on Y of the decoded planes it names.
+    const [pa, pb] = await Promise.all([decodePlanes(base), decodePlanes(delayed)]);
+    t.searched.sampled_frames.forEach((n, i) =>
+      t.searched.offsets.forEach((k, j) => expect(t.searched.ssim_by_frame[i]![j]).toBe(ssimFfmpegPlane(pa[n + k]!.y, pb[n]!.y, spec.width, spec.height))),
+    );
   });
 
   it('a dropped frame (the last one repeated) looks 1 frame ahead', async () => {
@@ -210,11 +248,12 @@ describe('the diagnosis on clips (measurePair)', () => {
     expect((await video(base)).temporal_offset).toBeUndefined();
   });
 
-  it('is the same bytes with the video metrics spread over helper threads, and in the `ffmpeg` set', async () => {
+  it('is the same bytes with the video metrics spread over helper threads, and the same values in every metric set', async () => {
     const one = await video(dropped, { videoThreads: 0 });
     for (const videoThreads of [1, 3]) expect(JSON.stringify(await video(dropped, { videoThreads }))).toBe(JSON.stringify(one));
-    const ffmpegSet = await video(dropped, { metrics: 'ffmpeg', videoThreads: 2 });
-    expect(ffmpegSet.ssim).toBeUndefined();
-    expect(ffmpegSet.temporal_offset).toEqual(one.temporal_offset);
+    for (const metrics of ['ffmpeg', 'inferencex', 'all'] as const) {
+      const other = await video(dropped, { metrics, videoThreads: 2 });
+      expect(JSON.stringify(other.temporal_offset), metrics).toBe(JSON.stringify(one.temporal_offset));
+    }
   });
 });

@@ -295,7 +295,7 @@ describe('renderReport', () => {
     const en = section(renderReport(Report.parse(r), 'en'));
     expect(en).toContain('<p class="why">The candidate looks 1 frame ahead (SSIM 0.998 at +1 against 0.919 at 0): a dropped frame?</p>');
     expect(en).toContain('<th>−2</th><th>−1</th><th>0</th><th>+1</th><th>+2</th>');
-    expect(en).toContain('Gaussian SSIM on Y of 2 sampled candidate frames against the baseline shifted by each offset');
+    expect(en).toContain("FFmpeg's SSIM on Y of 2 sampled candidate frames against the baseline shifted by each offset");
     expect(en).toContain("The candidate's audio looks 24 samples (3.00 ms) late on channel 1 (the cross-correlation peaks there).");
     expect(en).toContain('<td class="n">24 (3.00 ms)</td>');
     const zh = section(renderReport(Report.parse(r), 'zh'));
