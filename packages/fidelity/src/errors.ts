@@ -166,6 +166,8 @@ export const ReasonCodes = {
   INCOMPATIBLE_VIDEO_EDIT_LIST: 'the video edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_EDIT_LIST: 'the audio edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',
+  // Pair reason, and a warning of fidelity verify: media against the plan (media/plan-conformance.ts, docs/media.md)
+  MEDIA_PLAN_MISMATCH: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels)",
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
   MEDIA_EXTRACT_FAILED: 'ffmpeg could not extract a frame or the audio for the bundle assets',
   FRAME_NOT_FOUND: 'the requested frame index is past the end of the stream',

@@ -27,7 +27,11 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange, PlanField, FieldMismatch, PlanMismatch } from './schemas/measurement.js';
+export { FPS_SLACK, PLAN_FIELDS } from './media/plan-conformance.js';
+export type { MediaPlanSpec } from './media/plan-conformance.js';
+export { checkRunMedia } from './archive/run-media.js';
+export type { RunMediaCheck, RunMediaOptions, SlotMediaCheck } from './archive/run-media.js';
 export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
 export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES, DEFAULT_SITES } from './synth/index.js';
@@ -91,7 +95,7 @@ export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle-check/verify.js';
 export type { BundleCheck } from './bundle-check/verify.js';
-export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
+export { Report, RunIdentity, PairReport, Reason, PlanSpec } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, GithubCiJson, GitlabCiJson, OtherCiJson, CI_PROVIDERS, ciProvider, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';

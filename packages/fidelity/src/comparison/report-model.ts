@@ -131,6 +131,10 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
     runtime: run.ci.runtime ?? null,
     plan_id: run.plan.plan_id,
     plan_sha256: run.plan_sha256,
+    plan_spec: {
+      video: { width: run.plan.video.width, height: run.plan.video.height, fps: run.plan.video.fps, frames: run.plan.video.frames },
+      audio: { sample_rate: run.plan.audio.sample_rate, channels: run.plan.audio.channels },
+    },
     source: { name: sourceName(run.source.path), kind: run.source.kind },
     digest: { checked: run.digest.checked, archive_sha256: run.digest.archive_sha256, expected: run.digest.expected },
     links: { run: run.links.run, artifact: run.links.artifact, ...(run.links.pipeline ? { pipeline: run.links.pipeline } : {}) },
@@ -154,7 +158,10 @@ export type PairVerdict = Pick<PairReport, 'status' | 'checks'>;
 /** `outcome` is null when the pair was never sent to measuring (its reasons say why); `verdict` is the assemble phase's judgement of it. */
 export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict): PairReport {
   const reasons: Reason[] = [...planned.reasons];
-  if (outcome && !outcome.ok) reasons.push({ code: outcome.failure.code, message: outcome.failure.message, side: outcome.failure.side ?? null });
+  if (outcome && !outcome.ok) {
+    const f = outcome.failure;
+    reasons.push({ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) });
+  }
   const measurement = outcome?.ok ? outcome.measurement : null;
   return {
     slot_id: planned.slot_id,

@@ -13,6 +13,7 @@ import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from '../bundle/waveform-size.js';
 import { chartedSeries, worstFrameOf } from '../bundle/video-series.js';
 import { ssimChart } from './chart.js';
 import { pairNoiseBlock } from './noise.js';
+import { AudioLag, lagMs, PairPlan, TemporalOffsetBlock } from './plan.js';
 import { bundleHref } from './link-gates.js';
 import { num } from './format.js';
 import { reasonText } from './reasons.js';
@@ -305,7 +306,7 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.spectral_cosine, (c) => n(c.spectral_cosine, 6)),
     line(m.newly_silent, (c) => yn(c.newly_silent), false),
     line(m.identical, (c) => yn(c.identical), false),
-    line(m.lag, (c) => String(c.lag_estimate_samples)),
+    line(m.lag, (c) => `${c.lag_estimate_samples} (${lagMs(c.lag_estimate_samples, audio.sample_rate)} ms)`),
   ];
   const head: Child[] = [m.figure, ...ch.map((c) => [m.channel, ' ', String(c.channel)])];
   const player = (path: string | undefined, note: Child): Child => {
@@ -339,6 +340,7 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     />,
     <p>{tx(m, 'audio_aggregate', { cos: num(audio.spectral_cosine, 6, m.unavailable), ratio: num(audio.rms_ratio, 4, m.unavailable) })}</p>,
     <Table head={head} rows={rows} />,
+    <AudioLag audio={audio} m={m} />,
     listen,
   ];
 }
@@ -417,6 +419,7 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
           ]}
         />
         {reasonsBlock(pair, m)}
+        <PairPlan pair={pair} spec={ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec} m={m} />
         {recordsBlock(pair, m)}
         {checksBlock(pair.checks, m)}
         <h4>{m.videos}</h4>
@@ -438,6 +441,7 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
         {pairNoiseBlock(pair, m)}
         {stillsBlock(pair, ctx)}
         {pair.video ? videoBlock(pair.video, m) : null}
+        <TemporalOffsetBlock offset={pair.video?.temporal_offset} m={m} />
         {pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? null : audioBlock(pair, pair.audio, m)}
         {linksBlock(pair, ctx)}
       </div>

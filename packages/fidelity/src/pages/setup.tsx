@@ -10,6 +10,7 @@ import { shortHash } from './format.js';
 import { fill } from './i18n.js';
 import type { Messages } from './i18n.js';
 import { checkLabel, extLink, fileLink, headCell, KeyValues, lines, numCell, Table, tx, type Child } from './parts.js';
+import { planSpecText } from './plan.js';
 import { checkSourceText, policyDescriptionText } from './policy-text.js';
 
 /** The files of a run's sources folder (cli-and-report.md, bundle layout). */
@@ -45,12 +46,15 @@ function comparedBlock(report: Report, m: Messages): Child {
   });
   const plans = [...new Set(report.runs.map((r) => `${r.plan_id}\u0000${r.plan_sha256}`))].sort().map((p) => {
     const [id, sha] = p.split('\u0000') as [string, string];
+    // The plan's media spec, which every measured file was checked against (reports before that check have none).
+    const spec = report.runs.find((r) => r.plan_sha256 === sha && r.plan_spec)?.plan_spec;
     return [
       <code>{id}</code>,
       ' ',
       <span class="muted mono" title={sha}>
         sha256 {shortHash(sha)}
       </span>,
+      spec ? [<br />, planSpecText(spec, m)] : null,
     ];
   });
   return [<h3>{m.what_compared}</h3>, <ul class="links">{items}</ul>, plans.length ? <KeyValues items={[[m.plan, lines(plans)]]} /> : null];

@@ -19,6 +19,7 @@ import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { openAudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
 import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
+import { PlanJson } from '../schemas/run-archive.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
@@ -26,6 +27,7 @@ import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video
 import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
+import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
 import { createVideoAccumulator } from '../metrics/video.js';
 import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
@@ -46,6 +48,9 @@ export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
 export const MAX_VIDEO_THREADS = 64;
 
 const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
+
+/** The part of plan.json MeasureOptions.plan takes. */
+const MediaPlanSpecSchema = PlanJson.pick({ video: true, audio: true });
 
 /** Frames after which every video buffer and the metrics' memory are in use (the audio starts then). */
 const WARM_FRAMES = 8;
@@ -167,6 +172,9 @@ async function measureVideo(
     const geometry = a.geometry;
     const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
     const framesTotal = streams[0].frames;
+    // The temporal offset diagnosis (metrics/temporal-offset.ts) keeps copies of a few Y planes, taken here,
+    // before a frame is moved to a helper: it runs in this thread, in frame order, for every thread count.
+    const offsetSearch = createTemporalOffsetSearch(geometry.width, geometry.height, framesTotal);
     let framesRead = 0;
     let framesDone = 0;
     const done = (): void => {
@@ -196,6 +204,7 @@ async function measureVideo(
         throw new SideFailure('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`, 'both');
       }
       const index = framesRead++;
+      offsetSearch?.add(index, fa.y, fb.y);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else {
@@ -209,7 +218,10 @@ async function measureVideo(
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
-    return { metrics: accumulator.finish(), audio: facts };
+    const video = accumulator.finish();
+    // A diagnosis of video that differs; identical video has nothing to diagnose.
+    const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
+    return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts };
   } finally {
     await helpers?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
@@ -273,7 +285,7 @@ async function measureProbed(
   cores: number,
 ): Promise<MeasureOutcome> {
   // Everything the probes can tell is checked before any frame is decoded.
-  const early = checkBeforeDecoding(probes[0], probes[1]);
+  const early = checkBeforeDecoding(probes[0], probes[1], options.plan);
   if (early) return { ok: false, failure: early };
   const files: [string, string] = [probes[0].file, probes[1].file];
   const [va, vb] = [probes[0].video!, probes[1].video!];
@@ -304,7 +316,7 @@ async function measureProbed(
       }
     }
   });
-  const failure = checkCompatibility(full[0], full[1]);
+  const failure = checkCompatibility(full[0], full[1], options.plan);
   if (failure) return { ok: false, failure };
   if (audio) {
     // The measuring decoders delivered what the counting ones decoded (the same decoder, another process).
@@ -329,6 +341,14 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
   }
   checkVideoThreads(options.videoThreads);
   if (options.metrics !== undefined) resolveMetrics(options.metrics);
+  checkPlanSpec(options.plan);
+}
+
+/** MeasureOptions.plan and PoolOptions.plan: absent, or plan.json's `video` and `audio` as its schema has them. */
+export function checkPlanSpec(plan: unknown): void {
+  if (plan !== undefined && !MediaPlanSpecSchema.safeParse(plan).success) {
+    throw invalidParameter('options.plan', 'plan.json\'s { video: { width, height, fps, frames }, audio: { sample_rate, channels } }', plan);
+  }
 }
 
 /** MeasureOptions.videoThreads and PoolOptions.videoThreads: absent, or 0 to MAX_VIDEO_THREADS. */
@@ -400,7 +420,7 @@ export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe 
  *
  * @throws FidelityError ABORTED when `signal` aborts; FFMPEG_NOT_FOUND / FFMPEG_BROKEN.
  */
-export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal'> = {}): Promise<PairFacts> {
+export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal' | 'plan'> = {}): Promise<PairFacts> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled');
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -409,7 +429,7 @@ export async function probePair(baseline: string, candidate: string, options: Pi
   try {
     const probes = await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    const failure = checkCompatibility(probes[0], probes[1]);
+    const failure = checkCompatibility(probes[0], probes[1], options.plan);
     return failure ? { ok: false, failure } : { ok: true, baseline: probes[0], candidate: probes[1] };
   } catch (error) {
     if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled', { cause: error });

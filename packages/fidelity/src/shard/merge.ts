@@ -330,6 +330,8 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
     const slot = job.ref.pair.slot_id;
     const facts: PairFacts = await probePair(await plan.baseline.mediaPath(slot), await job.ref.candidate.mediaPath(slot), {
+      // The plan's media spec too, as measuring checks it: a partial cannot measure media that break the plan.
+      plan: { video: plan.baseline.plan.video, audio: plan.baseline.plan.audio },
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),

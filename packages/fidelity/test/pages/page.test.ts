@@ -279,6 +279,53 @@ describe('renderReport', () => {
     expect(loud).toContain('at its true level (not amplified)');
   });
 
+  it('says the temporal offset and the audio lag in words, in both languages, with what was searched', () => {
+    const r = structuredClone(report);
+    const p0 = r.comparisons[0]!.pairs[0]!;
+    const section = (page: string): string => page.slice(page.indexOf('id="pair-0-measurement-r000-c000"'), page.indexOf('</details>', page.indexOf('id="pair-0-measurement-r000-c000"')));
+    const offset = (frames: number, means: number[]) => ({
+      frames,
+      ssim_mean_at_offset: means[frames + 2]!,
+      ssim_mean_at_zero: means[2]!,
+      searched: { offsets: [-2, -1, 0, 1, 2], sampled_frames: [2, 5], ssim_by_frame: [means, means], ssim_means: means },
+    });
+    // The example, word for word.
+    p0.video!.temporal_offset = offset(1, [0.85, 0.88, 0.919, 0.998, 0.9]);
+    p0.audio!.channels[1]!.lag_estimate_samples = 24;
+    const en = section(renderReport(Report.parse(r), 'en'));
+    expect(en).toContain('<p class="why">The candidate looks 1 frame ahead (SSIM 0.998 at +1 against 0.919 at 0): a dropped frame?</p>');
+    expect(en).toContain('<th>−2</th><th>−1</th><th>0</th><th>+1</th><th>+2</th>');
+    expect(en).toContain("FFmpeg's SSIM on Y of 2 sampled candidate frames against the baseline shifted by each offset");
+    expect(en).toContain("The candidate's audio looks 24 samples (3.00 ms) late on channel 1 (the cross-correlation peaks there).");
+    expect(en).toContain('<td class="n">24 (3.00 ms)</td>');
+    const zh = section(renderReport(Report.parse(r), 'zh'));
+    expect(zh).toContain('候选视频看起来超前 1 帧（偏移 +1 时 SSIM 为 0.998，偏移 0 时为 0.919）：是否丢了一帧？');
+    expect(zh).toContain('候选音频在声道 1 上看起来晚了 24 个采样（3.00 毫秒）');
+    p0.video!.temporal_offset = offset(-2, [0.97, 0.6, 0.5, 0.55, 0.5]);
+    p0.audio!.channels[1]!.lag_estimate_samples = -8;
+    expect(section(renderReport(Report.parse(r), 'en'))).toContain('The candidate looks 2 frames behind (SSIM 0.970 at −2 against 0.500 at 0): a repeated frame?');
+    expect(section(renderReport(Report.parse(r), 'en'))).toContain("audio looks 8 samples (1.00 ms) early on channel 1");
+    expect(section(renderReport(Report.parse(r), 'zh'))).toContain('候选视频看起来落后 2 帧（偏移 −2 时 SSIM 为 0.970，偏移 0 时为 0.500）：是否重复了一帧？');
+    p0.video!.temporal_offset = offset(0, [0.9, 0.93, 0.95, 0.94, 0.9]);
+    p0.audio!.channels[1]!.lag_estimate_samples = 0;
+    const none = section(renderReport(Report.parse(r), 'en'));
+    expect(none).toContain('<p>No temporal offset: no shift of −2..+2 frames matches better than the frames as they are aligned (SSIM 0.950 at 0).</p>');
+    expect(none).toContain('No audio lag: the cross-correlation peaks at 0 samples on every channel.');
+    delete p0.video!.temporal_offset;
+    expect(section(renderReport(Report.parse(r), 'en'))).not.toContain('Temporal offset');
+  });
+
+  it("shows the plan's media spec in the summary and, per measured pair, that both files are as planned", () => {
+    const r = structuredClone(report);
+    for (const run of r.runs) run.plan_spec = { video: { width: 64, height: 48, fps: 24, frames: 10 }, audio: { sample_rate: 8000, channels: 2 } };
+    const en = renderReport(Report.parse(r), 'en');
+    expect(en).toMatch(/sha256 [0-9a-f]{12}<\/span><br\/>64×48, 24 fps, 10 frames; 8000 Hz, 2 channels<\/dd>/);
+    expect(en).toContain('<h4>Media against the plan</h4><p class="muted">Both files as the plan says: 64×48, 24 fps, 10 frames; 8000 Hz, 2 channels (checked before measuring).</p>');
+    expect(renderReport(Report.parse(r), 'zh')).toContain('两个文件都符合计划：64×48，24 帧/秒，10 帧；8000 Hz，2 声道（测量前已检查）。');
+    // Reports written before the check have no plan_spec: nothing is claimed.
+    expect(renderReport(report, 'en')).not.toContain('Media against the plan');
+  });
+
   it('translates every UI string into Chinese', () => {
     const enM = messages('en');
     const zhM = messages('zh');
