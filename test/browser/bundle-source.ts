@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compare } from '../../packages/fidelity/src/compare.js';
-import { PAGE_FILE } from '../../packages/fidelity/src/bundle/i18n.js';
+import { PAGE_FILE } from '../../packages/fidelity/src/pages/i18n.js';
 import type { Report } from '../../packages/fidelity/src/schemas/report.js';
 
 const RUNS = fileURLToPath(new URL('../../fixtures/runs/', import.meta.url));

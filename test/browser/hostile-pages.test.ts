@@ -13,8 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyBundle } from '../../packages/fidelity/src/bundle/verify.js';
-import { makeRealBundle } from '../../packages/fidelity/test/bundle/make-bundle.js';
+import { verifyBundle } from '../../packages/fidelity/src/bundle-check/verify.js';
+import { makeRealBundle } from '../../packages/fidelity/test/bundle-check/make-bundle.js';
 
 const CHROMIUM = process.env.FIDELITY_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];

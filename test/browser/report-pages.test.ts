@@ -13,8 +13,8 @@ import { chromium } from 'playwright-core';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIO_DIFF_SECONDS } from '../../packages/fidelity/src/bundle/assets-keys.js';
-import { messages } from '../../packages/fidelity/src/bundle/i18n.js';
-import type { Lang } from '../../packages/fidelity/src/bundle/i18n.js';
+import { messages } from '../../packages/fidelity/src/pages/i18n.js';
+import type { Lang } from '../../packages/fidelity/src/pages/i18n.js';
 import { makeReportBundle } from './bundle-source.js';
 import type { ReportBundle } from './bundle-source.js';
 

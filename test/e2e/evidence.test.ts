@@ -3,15 +3,15 @@
  * accounting and server timing in report.json and both pages; a truncated
  * telemetry CSV; and repeated requests where only the first repetition of a
  * case fails. Energy is checked against an independent reading of the CSV
- * (packages/fidelity/test/bundle/evidence-oracle.ts), never against the
+ * (packages/fidelity/test/comparison/evidence-oracle.ts), never against the
  * library's own integrator.
  */
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oracleEnergy, relativeError } from '../../packages/fidelity/test/bundle/evidence-oracle.js';
-import { duration, kilojoules } from '../../packages/fidelity/src/bundle/html-format.js';
+import { oracleEnergy, relativeError } from '../../packages/fidelity/test/comparison/evidence-oracle.js';
+import { duration, kilojoules } from '../../packages/fidelity/src/pages/format.js';
 import { PowerAudit } from '../../packages/fidelity/src/power/schemas.js';
 import { Report } from '../../packages/fidelity/src/schemas/report.js';
 import type { RunJson } from '../../packages/fidelity/src/schemas/run-archive.js';

@@ -60,7 +60,7 @@ for _ in $(seq 1 100); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || { echo "munged did not start" >&2; cat "$dir/log/munged.out" >&2 || true; exit 1; }
 
 host=$(hostname -s)
-node=$(slurmd -C | head -n 1)
+node=$(slurmd -C | sed -n 1p)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=fidelitytest
 SlurmctldHost=$host(127.0.0.1)
@@ -100,7 +100,7 @@ slurmd -D -f "$SLURM_CONF" > "$dir/log/slurmd.out" 2>&1 &
 echo $! >> "$dir/pids"
 
 for _ in $(seq 1 120); do
-  state=$(sinfo -h -o %T 2>/dev/null | head -n 1 || true)
+  state=$(sinfo -h -o %T 2>/dev/null | sed -n 1p || true)
   [ "$state" = idle ] && { echo "slurm ready: $host"; exit 0; }
   sleep 0.5
 done

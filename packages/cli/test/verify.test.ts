@@ -73,7 +73,9 @@ describe('fidelity verify', () => {
     for (const source of [dir, zip, tgz]) {
       const { code, out, err } = await cli('verify', source);
       expect(code, err).toBe(0);
-      expect(err).toBe('');
+      // The fixture's "media" are a few bytes of text: ffprobe cannot read them, which is a warning per slot, never a refusal.
+      expect(err.trim().split('\n').map((l) => l.replace(/:.*/, ''))).toEqual(['warmup-000', 'measurement-r000-c000', 'measurement-r000-c001', 'measurement-r001-c000'].map((s) => `warning UNDECODABLE slot ${s}`));
+      expect(out).toMatch(/media\s+4 ok slots probed against the plan \(64x48, 24 fps, 12 frames; 32000 Hz, 2 channels\): 0 as planned, 4 not\n/);
       expect(out).toContain(`valid run archive: ${source}`);
       expect(out).toMatch(/site\s+H200 \(2 of 8 GPUs\)/);
       expect(out).toMatch(/run\s+30054883436 attempt 1/);
@@ -83,6 +85,43 @@ describe('fidelity verify', () => {
       expect(out).toContain('https://github.com/example-org/video-serving-bench/actions/runs/30054883436/attempts/1');
       expect(out).toContain(source === dir ? 'not applicable' : 'not checked');
     }
+  });
+
+  it('probes each ok slot against the plan: media that break it are warnings listed like failed requests, and the run stays valid', async () => {
+    const fixtures = fileURLToPath(new URL('../../../fixtures/runs/', import.meta.url));
+    const h200 = await cli('verify', path.join(fixtures, 'h200'));
+    expect(h200.code, h200.err).toBe(0);
+    expect(h200.err).toBe('');
+    expect(h200.out).toContain('  media     11 ok slots probed against the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): 11 as planned, 0 not\n');
+    const b200 = await cli('verify', path.join(fixtures, 'b200'));
+    expect(b200.code, b200.err).toBe(0);
+    expect(b200.out).toContain(
+      [
+        '            failed measurement-r000-c006: request timed out after 75 s',
+        '  media     10 ok slots probed against the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): 8 as planned, 2 not',
+        '            MEDIA_PLAN_MISMATCH measurement-r000-c007: frames 10 (plan 12)',
+        '            MEDIA_PLAN_MISMATCH measurement-r000-c008: sample_rate none (plan 32000), channels none (plan 2)',
+        '',
+      ].join('\n'),
+    );
+    expect(b200.err).toContain('warning MEDIA_PLAN_MISMATCH slot measurement-r000-c007: its media differ from the plan (112x64, 12 fps, 12 frames; 32000 Hz, 2 channels): frames 10 (plan 12) (media/measurement-r000-c007.mp4)\n');
+    const json = await cli('verify', path.join(fixtures, 'b200'), '--json');
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.out);
+    expect(doc.warnings.map((w: { code: string }) => w.code)).toEqual(['MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH']);
+    expect(doc.media).toMatchObject({ checked: true, plan: { video: { width: 112, height: 64, fps: 12, frames: 12 } } });
+    expect(doc.media.slots.filter((x: { outcome: string }) => x.outcome === 'mismatch').map((x: { slot_id: string }) => x.slot_id)).toEqual(['measurement-r000-c007', 'measurement-r000-c008']);
+  });
+
+  it('without a usable ffprobe verifies the archive and says the media were not checked (exit 0, a warning)', () => {
+    const bin = fileURLToPath(new URL('../bin/fidelity.js', import.meta.url));
+    if (!existsSync(fileURLToPath(new URL('../dist/main.js', import.meta.url)))) return; // built by npm test
+    const fixtures = fileURLToPath(new URL('../../../fixtures/runs/', import.meta.url));
+    const missing = path.join(root, 'no-such-folder', 'ffprobe');
+    const r = spawnSync(process.execPath, [bin, 'verify', path.join(fixtures, 'h200')], { encoding: 'utf8', env: { ...process.env, FIDELITY_FFPROBE: missing, FIDELITY_FFMPEG: '' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/media\s+not checked against the plan \(112x64, 12 fps, 12 frames; 32000 Hz, 2 channels\): no usable ffprobe \(warning FFMPEG_(NOT_FOUND|BROKEN)\)/);
+    expect(r.stderr).toMatch(/^warning FFMPEG_(NOT_FOUND|BROKEN) the media were not checked against the plan/m);
   });
 
   it('lists every problem with its code and where, and exits 2', async () => {

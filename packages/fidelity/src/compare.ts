@@ -10,8 +10,8 @@
  * Every refusal happens before `out` is touched; the output is written in a
  * temp folder and renamed into place, so `out` is never half-written.
  */
-import { checkOut } from './bundle/atomic.js';
-import { claimOut } from './bundle/out-guard.js';
+import { checkOut } from './output/atomic.js';
+import { claimOut } from './output/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
 import { measurePairs } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
@@ -23,25 +23,17 @@ import { parsePolicy } from './policy/load.js';
 import { checkPolicyMetrics, examplePolicyFor } from './policy/metric-set.js';
 import { resolveMetrics, type MetricSelection, type MetricsSpec } from './metrics/names.js';
 import type { Policy } from './schemas/policy.js';
-import type { Report } from './schemas/report.js';
 import { checkShard, shardIndices, type ShardSpec } from './shard/spec.js';
 import { writePartial, type PartialResult } from './shard/write-partial.js';
 import { resolveGeneratedAt } from './time.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from './calibrate/apply.js';
 import { parseCalibration } from './calibrate/load.js';
 import type { Calibration } from './calibrate/schema.js';
-
-/** Progress events of compare() and merge(), by stage, in order: verify, measure (compare only) or merge, bundle. */
-export type CompareProgress =
-  | { stage: 'verify'; done: number; total: number; run: string }
-  | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
-  | { stage: 'bundle'; step: string; done: number; total: number }
-  /** merge(): reading and checking the partials, then probing the media of every measured pair (then `measure` for the pairs it re-measures). */
-  | { stage: 'merge'; step: 'partials' | 'media'; done: number; total: number };
+import type { CompareProgress, CompareResult } from './comparison/types.js';
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
-  /** The bundle folder. See bundle/atomic.ts for what happens when it exists. */
+  /** The bundle folder. See output/atomic.ts for what happens when it exists. */
   out: string;
   /** Replace a non-empty `out` that is not a bundle. */
   force?: boolean;
@@ -94,19 +86,6 @@ export interface CompareOptions {
    * comma-separated list / array of those metric names. Default `default`. report.json records it.
    */
   metrics?: MetricsSpec;
-}
-
-/** What compare() (without a shard) and merge() return: the written bundle. */
-export interface CompareResult {
-  /** The bundle folder, as given. */
-  out: string;
-  /** The English page inside it. */
-  index: string;
-  report: Report;
-  /** Files sealed in SHA256SUMS (every file of the bundle but SHA256SUMS itself), as verify-bundle counts them. */
-  files: number;
-  /** SHA-256 of the bundle's SHA256SUMS: publish it to pin the whole bundle. */
-  seal_sha256: string;
 }
 
 /**

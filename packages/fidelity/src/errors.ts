@@ -115,7 +115,7 @@ export const ReasonCodes = {
   OUT_NOT_DIRECTORY: '--out is a file or a symbolic link',
   OUT_INSIDE_INPUT: '--out lies inside an input run (runs are read-only)',
   OUT_CONTAINS_INPUT: '--out contains an input run (replacing it would delete the run)',
-  // --out safety: locking and writability (bundle/out-guard.ts)
+  // --out safety: locking and writability (output/out-guard.ts)
   OUT_LOCKED: 'another comparison is writing the same --out right now',
   OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)',
   OUT_EXISTS: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)',
@@ -166,6 +166,8 @@ export const ReasonCodes = {
   INCOMPATIBLE_VIDEO_EDIT_LIST: 'the video edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_EDIT_LIST: 'the audio edit lists show different delays, durations or rates',
   INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',
+  // Pair reason, and a warning of fidelity verify: media against the plan (media/plan-conformance.ts, docs/media.md)
+  MEDIA_PLAN_MISMATCH: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels)",
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
   MEDIA_EXTRACT_FAILED: 'ffmpeg could not extract a frame or the audio for the bundle assets',
   FRAME_NOT_FOUND: 'the requested frame index is past the end of the stream',

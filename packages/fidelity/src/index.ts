@@ -27,7 +27,11 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange, PlanField, FieldMismatch, PlanMismatch } from './schemas/measurement.js';
+export { FPS_SLACK, PLAN_FIELDS } from './media/plan-conformance.js';
+export type { MediaPlanSpec } from './media/plan-conformance.js';
+export { checkRunMedia } from './archive/run-media.js';
+export type { RunMediaCheck, RunMediaOptions, SlotMediaCheck } from './archive/run-media.js';
 export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
 export { generateRuns, MANIFEST_FILE, RUN_FORMAT_SUFFIX, DIFFERENCES, DIFFERENCE_INFO, SITE_DIFFERENCES, TELEMETRY_GAP_SITE, SITE_NAMES, DEFAULT_SITES } from './synth/index.js';
@@ -52,7 +56,8 @@ export type {
 } from './archive/types.js';
 // Comparing runs: pairing, thresholds, the bundle and its check.
 export { compare } from './compare.js';
-export type { CompareOptions, CompareProgress, CompareResult } from './compare.js';
+export type { CompareOptions } from './compare.js';
+export type { CompareProgress, CompareResult, DecoderIdentity } from './comparison/types.js';
 // Scale-out: the phases of compare(), shards and their merge (docs/scale-out.md).
 export { planComparison } from './comparison/plan.js';
 export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
@@ -60,7 +65,7 @@ export type { PairSide, PlannedPair } from './pairing/slots.js';
 export { measurePairs, MeasuredPair } from './comparison/measure.js';
 export type { MeasureSettings } from './comparison/measure.js';
 export { assembleReport, decoderIdentity } from './comparison/assemble.js';
-export type { AssembleSettings, DecoderIdentity } from './comparison/assemble.js';
+export type { AssembleSettings } from './comparison/assemble.js';
 export { writeBundle } from './comparison/write.js';
 export type { WriteBundleSettings } from './comparison/write.js';
 export { merge } from './shard/merge.js';
@@ -88,9 +93,9 @@ export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrat
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
 export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
-export { verifyBundle } from './bundle/verify.js';
-export type { BundleCheck } from './bundle/verify.js';
-export { Report, RunIdentity, PairReport, Reason } from './schemas/report.js';
+export { verifyBundle } from './bundle-check/verify.js';
+export type { BundleCheck } from './bundle-check/verify.js';
+export { Report, RunIdentity, PairReport, Reason, PlanSpec } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, GithubCiJson, GitlabCiJson, OtherCiJson, CI_PROVIDERS, ciProvider, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';

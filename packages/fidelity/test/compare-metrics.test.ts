@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyBundle } from '../src/bundle/verify.js';
-import { compare, type CompareResult } from '../src/compare.js';
+import { verifyBundle } from '../src/bundle-check/verify.js';
+import { compare } from '../src/compare.js';
+import type { CompareResult } from '../src/comparison/types.js';
 import { FidelityError } from '../src/errors.js';
 import { METRIC_SETS } from '../src/metrics/names.js';
 import { DEFAULT_POLICY } from '../src/policy/default.js';
@@ -63,7 +64,10 @@ describe('compare() with a metric set', () => {
       const allPairs = measuredPairs(bundles['all']!);
       pairs.forEach((p, i) => {
         const rgbFields = ['rgb_conversion', 'rgb_matrix', 'rgb_range'];
-        const fields = Object.keys(p.video!).filter((k) => !['width', 'height', 'frames', 'identical', ...rgbFields].includes(k)).sort();
+        const fields = Object.keys(p.video!).filter((k) => !['width', 'height', 'frames', 'identical', 'temporal_offset', ...rgbFields].includes(k)).sort();
+        // The temporal offset diagnosis is no metric of a set: every set has it for video that differs, the same bits.
+        expect(p.video!.temporal_offset === undefined, set).toBe(p.video!.identical);
+        expect(JSON.stringify(p.video!.temporal_offset), set).toBe(JSON.stringify(allPairs[i]!.video!.temporal_offset));
         expect(fields, set).toEqual(METRIC_SETS[set as keyof typeof METRIC_SETS].filter((n) => n !== 'audio').sort());
         // How rgb24 was made, exactly when the set reads it (not for `ffmpeg`).
         expect(rgbFields.map((f) => (p.video as Record<string, unknown>)[f]), set).toEqual(set === 'ffmpeg' ? [undefined, undefined, undefined] : ['fidelity', 'bt601', 'limited']);

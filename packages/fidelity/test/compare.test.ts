@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare, type CompareProgress, type CompareResult } from '../src/compare.js';
+import { compare } from '../src/compare.js';
+import type { CompareProgress, CompareResult } from '../src/comparison/types.js';
 import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
 import { refusal } from './refusal.js';
 

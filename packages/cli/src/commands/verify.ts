@@ -1,9 +1,12 @@
 /**
  * `fidelity verify <run>`: checks one run archive (folder, .zip or .tar.gz)
  * against docs/run-archive.md. Exit 0 valid, 2 invalid (every problem listed with
- * its reason code), 1 internal error.
+ * its reason code), 1 internal error. A valid run's ok slots are then probed
+ * (one ffprobe each) against the plan's media spec: a slot that differs is a
+ * warning (MEDIA_PLAN_MISMATCH), listed like a failed request; no ffprobe is a
+ * warning too (docs/media.md, "Media against the plan").
  */
-import { DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunSummary } from 'media-fidelity';
+import { checkRunMedia, DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command, OptionSpec } from './types.js';
@@ -70,6 +73,28 @@ const PROVIDER_NAMES = { github: 'GitHub Actions', gitlab: 'GitLab CI', other: '
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** The plan's media spec in one line: "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels". */
+function planSpecText(p: RunMediaCheck['plan']): string {
+  return `${p.video.width}x${p.video.height}, ${p.video.fps} fps, ${p.video.frames} frames; ${p.audio.sample_rate} Hz, ${plural(p.audio.channels, 'channel')}`;
+}
+
+/**
+ * The media against the plan, listed like the failed requests: one line per slot that differs (or
+ * that ffprobe cannot read), with its fields; the warnings on stderr carry the whole message.
+ */
+function mediaLines(media: RunMediaCheck): string[] {
+  if (!media.checked) return [`  media     not checked against the plan (${planSpecText(media.plan)}): no usable ffprobe (warning ${media.warnings[0]?.code ?? ''})`];
+  const off = media.slots.filter((x) => x.outcome !== 'conforms');
+  const lines = [`  media     ${plural(media.slots.length, 'ok slot')} probed against the plan (${planSpecText(media.plan)}): ${media.slots.length - off.length} as planned, ${off.length} not`];
+  for (const x of off) {
+    const what = x.outcome === 'mismatch'
+      ? x.mismatches!.map((f) => `${f.field} ${f.media === null ? 'none' : f.field === 'fps' ? Number(f.media.toFixed(6)) : f.media} (plan ${f.plan})`).join(', ')
+      : 'ffprobe cannot read it';
+    lines.push(`            ${x.outcome === 'mismatch' ? 'MEDIA_PLAN_MISMATCH' : x.code} ${inline(x.slot_id)}: ${inline(what)}`);
+  }
+  return lines;
+}
+
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
   const digest = s.digest.checked
     ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${inline(s.digest.file ?? '')}`
@@ -119,10 +144,18 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   try {
     const summary = summarizeRun(verified);
     const failed = verified.records.filter((r) => r.status === 'failed').map((r) => ({ slot_id: r.slot_id, error: r.error ?? '' }));
-    if (json) printJson(io, { ok: true, source, run: summary, failed, errors: [], warnings: result.warnings });
+    // Each ok slot's media against the plan (docs/media.md, "Media against the plan"): warnings, never a refusal.
+    const media = await checkRunMedia(verified, signal ? { signal } : {});
+    const { warnings: mediaWarnings, ...mediaCheck } = media;
+    const warnings = [...result.warnings, ...mediaWarnings];
+    if (json) printJson(io, { ok: true, source, run: summary, failed, media: mediaCheck, errors: [], warnings });
     else {
-      io.out(`${summaryLines(summary, failed).join('\n')}\n`);
-      for (const w of result.warnings) io.err(`warning ${formatProblem(w)}\n`);
+      const lines = summaryLines(summary, failed);
+      // After the slots line and its failed requests: the media belong with the slots.
+      const at = lines.findIndex((l) => l.startsWith('  digest'));
+      lines.splice(at < 0 ? lines.length : at, 0, ...mediaLines(media));
+      io.out(`${lines.join('\n')}\n`);
+      for (const w of warnings) io.err(`warning ${formatProblem(w)}\n`);
     }
     return EXIT.ok;
   } finally {
@@ -133,7 +166,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 export const verifyCommand: Command = {
   name: 'verify',
   args: '<run>',
-  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records; exit 0 valid, 2 invalid',
+  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records, and each ok slot\'s media against the plan (warnings); exit 0 valid, 2 invalid',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
     provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },

@@ -4,6 +4,7 @@
  * inventory.ts judge; nothing here writes anywhere.
  */
 import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { ArchiveKind } from './types.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'hardlink' | 'special';
@@ -86,4 +87,9 @@ export async function detectKind(path: string): Promise<SourceKind> {
   } finally {
     await handle.close();
   }
+}
+
+/** The name a run is known by in reports and messages: its archive path's base name, without a trailing separator (never a machine path). */
+export function sourceName(source: string): string {
+  return path.basename(source.replace(/[\\/]+$/, '')) || source;
 }

@@ -1,6 +1,6 @@
 /**
  * Sizes and colours of the per-pair images, without the image library: the
- * writer (stills.ts, heatmap.ts) and the page (html-pair.ts) both need them,
+ * writer (stills.ts, heatmap.ts) and the page (pages/pair.tsx) both need them,
  * and rendering a page must not load a native image module.
  */
 

@@ -9,7 +9,7 @@
  * video frame is bit-identical; one difference audio file per pair, in FLAC (lossless, a third to a seventh of a WAV).
  */
 import { mkdir } from 'node:fs/promises';
-import { writeDurable } from './files.js';
+import { writeDurable } from '../output/files.js';
 import path from 'node:path';
 import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -24,7 +24,8 @@ import { worstFrameOf } from './video-series.js';
 import { writeWaveformPng } from './waveform.js';
 
 export interface PairAssetsInput {
-  pair: PairReport;
+  /** The pair's figures: only a measured pair has video figures (an invalid one has none, and gets no assets). */
+  pair: Pick<PairReport, 'video' | 'audio'>;
   baselinePath: string;
   candidatePath: string;
   /** The bundle root being written. */
@@ -57,7 +58,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
   checkPrefix(prefix);
   const files: Record<string, string> = {};
   const video = pair.video;
-  if (pair.status === 'invalid' || video === null) return files;
+  if (video === null) return files;
 
   const dir = path.join(input.outDir, ...prefix.split('/'));
   await mkdir(dir, { recursive: true });

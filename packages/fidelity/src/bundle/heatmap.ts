@@ -5,7 +5,7 @@
  * uniform weights, no overlap and the partial edge blocks left out is a
  * different (coarser) number and must never be quoted as the metric.
  */
-import { writeDurable } from './files.js';
+import { writeDurable } from '../output/files.js';
 import sharp from 'sharp';
 import { invalidParameter } from '../errors.js';
 import { SSIM_C1 as C1, SSIM_C2 as C2 } from '../metrics/ssim-constants.js';

@@ -7,7 +7,7 @@
  * looks the same at that size. The flat-coloured heat map and waveform stay
  * PNG, where lossless is both exact and small.
  */
-import { writeDurable } from './files.js';
+import { writeDurable } from '../output/files.js';
 import sharp from 'sharp';
 import { invalidParameter } from '../errors.js';
 import { STILL_MAX_WIDTH } from './assets-geometry.js';

@@ -6,23 +6,21 @@
  * frame, else PSNR Y's, else frame 0.
  */
 import type { SsimSeries, VideoMetrics } from '../schemas/measurement.js';
-import type { Messages } from './i18n.js';
 
-/** A charted series, the label that names it, and the report path prefix of its figures. */
+/** A charted series and the report path prefix of its figures (the pages name it by that path). */
 export interface ChartedSeries {
   series: SsimSeries;
-  label: (m: Messages) => string;
   path: string;
 }
 
 function candidates(video: VideoMetrics): ChartedSeries[] {
   const list: ChartedSeries[] = [];
-  if (video.ssim) list.push({ series: video.ssim, label: (m) => m.ssim_gaussian, path: 'video.ssim' });
+  if (video.ssim) list.push({ series: video.ssim, path: 'video.ssim' });
   if (video.ssim_ffmpeg) {
-    list.push({ series: video.ssim_ffmpeg.all, label: (m) => m.ssim_ffmpeg_all, path: 'video.ssim_ffmpeg.all' });
-    for (const p of ['y', 'u', 'v'] as const) list.push({ series: video.ssim_ffmpeg[p], label: () => `SSIM (FFmpeg, ${p.toUpperCase()})`, path: `video.ssim_ffmpeg.${p}` });
+    list.push({ series: video.ssim_ffmpeg.all, path: 'video.ssim_ffmpeg.all' });
+    for (const p of ['y', 'u', 'v'] as const) list.push({ series: video.ssim_ffmpeg[p], path: `video.ssim_ffmpeg.${p}` });
   }
-  if (video.ssim_rgb7) list.push({ series: video.ssim_rgb7, label: (m) => m.ssim_rgb7, path: 'video.ssim_rgb7' });
+  if (video.ssim_rgb7) list.push({ series: video.ssim_rgb7, path: 'video.ssim_rgb7' });
   return list;
 }
 

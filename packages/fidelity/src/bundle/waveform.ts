@@ -6,7 +6,7 @@
  * page states (the normalised WAV's), so a small difference is visible; both
  * sides are drawn at their true level.
  */
-import { writeDurable } from './files.js';
+import { writeDurable } from '../output/files.js';
 import sharp from 'sharp';
 import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 

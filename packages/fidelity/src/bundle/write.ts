@@ -1,7 +1,7 @@
 /**
  * Fills a (temporary) bundle folder: media copies, source metadata,
- * per-frame CSV, per-pair assets, report.json and its JSON Schema, the pages,
- * and last the seal. commitAtomically() decides when it becomes `--out`.
+ * per-frame CSV, per-pair assets, report.json and its JSON Schema, the pages
+ * (rendered by the caller), and last the seal. commitAtomically() decides when it becomes `--out`.
  *
  * Only report.json and the pages carry the generation time, so two bundles
  * of the same inputs differ in those SHA256SUMS lines and nowhere else.
@@ -12,13 +12,11 @@ import type { ResolveOptions } from '../media/ffmpeg.js';
 import { sha256File } from '../hash.js';
 import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
-import { copyVerified, writeDurable, walk } from './files.js';
+import { copyVerified, writeDurable, walk } from '../output/files.js';
 import { pairFramesCsv } from './frames-csv.js';
-import { renderReport } from './html.js';
 import { jsonText } from './json-text.js';
-import { PAGE_FILE } from './i18n.js';
-import { mediaPath } from './report-model.js';
-import { formatSeal, SEAL_FILE } from './seal.js';
+import { mediaPath } from './layout.js';
+import { formatSeal, SEAL_FILE } from '../output/seal.js';
 
 export interface BundleMedia {
   sha256: string;
@@ -54,13 +52,20 @@ export interface BundleContents {
    * the files its shards already made instead.
    */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
+  /**
+   * The report pages, rendered from the report as written (pair files filled
+   * in): bundle-relative path and text. The caller renders them (pages/), so
+   * the bundle's files and its pages stay apart.
+   */
+  pages: (report: Report) => { path: string; text: string }[];
 }
 
 /** One pair's files to write: where, for which pair report, from which media. */
 export interface PairFilesInput {
   /** The folder being written (bundle or partial). */
   dir: string;
-  pair: PairReport;
+  /** The pair's figures: a pair has video figures only when it was measured (an invalid pair has none). */
+  pair: Pick<PairReport, 'video' | 'audio'>;
   /** Folder-relative prefix of this pair's files, `pairs/<candidate run>/<slot_id>`. */
   prefix: string;
   /** Readable files with the pair's media bytes; null where that side has none. */
@@ -83,7 +88,7 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   const rel = `${prefix}/frames.csv`;
   await writeDurable(path.join(dir, ...rel.split('/')), pairFramesCsv(pair.video));
   let files: Record<string, string> = { frames_csv: rel };
-  if (pair.status !== 'invalid' && input.baselinePath !== null && input.candidatePath !== null) {
+  if (input.baselinePath !== null && input.candidatePath !== null) {
     const assets = await makePairAssets({
       pair,
       baselinePath: input.baselinePath,
@@ -98,8 +103,6 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   }
   return files;
 }
-
-export const PAGES = PAGE_FILE;
 
 /** report.json's bytes: schema-checked, schema key order, objects indented, arrays of numbers on one line (json-text.ts). */
 export function reportJsonText(report: Report): string {
@@ -169,9 +172,9 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   const written = Report.parse(report);
   await writeDurable(at('report.json'), reportJsonText(written));
   await writeDurable(at('report.schema.json'), reportSchemaText());
-  progress({ step: 'pages', done: 0, total: 2 });
-  await writeDurable(at(PAGES.en), renderReport(written, 'en'));
-  await writeDurable(at(PAGES.zh), renderReport(written, 'zh'));
+  const pages = contents.pages(written);
+  progress({ step: 'pages', done: 0, total: pages.length });
+  for (const page of pages) await writeDurable(at(page.path), page.text);
 
   const entries = [];
   const all = (await walk(dir)).filter((e) => e.kind === 'file' && e.path !== SEAL_FILE);

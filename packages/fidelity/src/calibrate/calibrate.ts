@@ -5,9 +5,10 @@
  *   -> calibration.json (and, when asked, a calibrated policy).
  */
 import type { VerifiedRun } from '../archive/types.js';
-import { sourceName } from '../bundle/report-model.js';
+import { sourceName } from '../archive/source.js';
 import { verifyAll } from '../comparison/plan.js';
 import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
@@ -48,11 +49,13 @@ export interface CalibrateResult {
 const sortValues = (values: (number | null)[]): (number | null)[] =>
   values.sort((a, b) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b));
 
-async function measureNoisePairs(pairs: readonly NoisePair[], framesPerPair: number, options: CalibrateOptions): Promise<Map<string, MeasureOutcome>> {
+async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, options: CalibrateOptions): Promise<Map<string, MeasureOutcome>> {
   const jobs: MediaJob[] = pairs
     .filter((p) => p.reason === null)
     .map((p) => ({ id: p.id, baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id), candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id) }));
-  return measureMediaJobs(jobs, framesPerPair, {
+  // Media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
+  return measureMediaJobs(jobs, plan.video.frames, {
+    plan: { video: plan.video, audio: plan.audio },
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -99,7 +102,7 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
         'no same-hardware pair can be formed: give a run with repetitions > 1, or two or more runs of the same GPU model and count and the same workload',
       );
     }
-    const outcomes = await measureNoisePairs(pairs, runs[0]!.plan.video.frames, options);
+    const outcomes = await measureNoisePairs(pairs, runs[0]!.plan, options);
     const excluded: Calibration['excluded'] = [];
     const measured: Calibration['pairs'] = [];
     const values = new Map<string, (number | null)[]>(CALIBRATED_METRICS.map((m) => [m.key, []]));

@@ -1,12 +1,12 @@
 /**
  * Where `fidelity calibrate` writes: calibration.json (`--out`) and the
- * calibrated policy (`--policy-out`), guarded like every output (out-file.ts):
+ * calibrated policy (`--policy-out`), guarded like every output (output/out-file.ts):
  * checked before anything is measured, never into an input run or over an
  * input archive, never one file for both, an earlier calibration (or
  * calibrated policy) replaced, any other file only with force, written
  * atomically.
  */
-import { checkOutFiles, writeOutFiles, type OutFile } from '../out-file.js';
+import { checkOutFiles, writeOutFiles, type OutFile } from '../output/out-file.js';
 import { Policy } from '../schemas/policy.js';
 import { parseStrictJson, SIDE_FILE_LIMITS } from '../side-file.js';
 import { TOOL_NAME } from '../version.js';

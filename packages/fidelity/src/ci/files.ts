@@ -1,6 +1,6 @@
 /**
  * Where the JUnit file and the job summary go. Both are decided before any
- * run is read, like `--out` (bundle/out-guard.ts): not a folder or a
+ * run is read, like `--out` (output/out-guard.ts): not a folder or a
  * symbolic link, not inside `--out` (the bundle is sealed, and replaced
  * whole) or an input (runs and partials are read-only and sealed), not the
  * same file twice, and in a folder this process can really write. The JUnit
@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { realPathOf } from '../bundle/out-guard.js';
+import { realPathOf } from '../output/out-guard.js';
 import { FidelityError } from '../errors.js';
 import { ownerTag } from '../owner.js';
 

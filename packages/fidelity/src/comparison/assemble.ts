@@ -1,21 +1,22 @@
 /**
- * Phase 3 of compare(): the report model, from the plan and the measured
- * pairs alone. Nothing here measures or writes, so a merge that read the
- * measurements from partials builds the very same report.
+ * Phase 3 of compare(): judging and the report model, from the plan and the
+ * measured pairs alone. This is the only phase that applies the policy.
+ * Nothing here measures or writes, so a merge that read the measurements
+ * from partials builds the very same report.
  */
-import { comparisonReport, pairReport, runReport } from '../bundle/report-model.js';
+import { comparisonReport, pairReport, runReport, type PairVerdict } from './report-model.js';
 import { FidelityError } from '../errors.js';
 import type { FfmpegToolchain } from '../media/ffmpeg.js';
 import { disclaimerFor } from '../policy/default.js';
+import { evaluatePolicy, pairStatus } from '../policy/evaluate.js';
 import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
+import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Report } from '../schemas/report.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { MeasuredPair } from './measure.js';
+import type { DecoderIdentity } from './types.js';
 import type { ComparisonPlan } from './plan.js';
-
-/** report.json's `decoder`: the ffmpeg and ffprobe that measured. */
-export type DecoderIdentity = Report['decoder'];
 
 /** The identity of a resolved toolchain, as report.json and partial.json record it. */
 export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
@@ -39,6 +40,16 @@ export interface AssembleSettings {
   measuredHere?: number;
 }
 
+/**
+ * The one place a pair is judged: every check of the policy on its
+ * measurement, and the status they give (invalid when nothing was measured).
+ */
+export function judgePair(outcome: MeasureOutcome | null, policy: Policy): PairVerdict {
+  const measurement = outcome?.ok ? outcome.measurement : null;
+  const checks = evaluatePolicy(policy, measurement);
+  return { status: pairStatus(measurement !== null, checks), checks };
+}
+
 /** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
 export function assembleReport(plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: AssembleSettings): Report {
   const byIndex = new Map(measured.map((m) => [m.index, m]));
@@ -52,7 +63,10 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
     return comparisonReport(
       plan.baseline,
       cmp.candidate,
-      refs.map((r) => pairReport(r.pair, outcomeOf(r.index, r.id), settings.policy)),
+      refs.map((r) => {
+        const outcome = outcomeOf(r.index, r.id);
+        return pairReport(r.pair, outcome, judgePair(outcome, settings.policy));
+      }),
     );
   });
   // Pairs that went through measuring: pairing refused the others, so nobody measured them.

@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
 import { defaultThreadCount } from '../pool/threads.js';
@@ -31,6 +32,8 @@ export interface MeasureSettings {
   signal?: AbortSignal;
   /** The metric set (MeasureOptions.metrics); default `default`. */
   metrics?: MetricsSpec;
+  /** The plan every file's media are checked against (MeasureOptions.plan); measurePairs sets it from the runs' plan. */
+  plan?: MediaPlanSpec;
   onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
 }
 
@@ -54,7 +57,9 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
   const jobs: MediaJob[] = sorted
     .filter((r) => r.measurable)
     .map((r) => ({ id: r.id, baseline: () => plan.baseline.mediaPath(r.pair.slot_id), candidate: () => r.candidate.mediaPath(r.pair.slot_id) }));
-  const outcomes = await measureMediaJobs(jobs, plan.baseline.plan.video.frames, settings);
+  // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
+  const { video, audio } = plan.baseline.plan;
+  const outcomes = await measureMediaJobs(jobs, video.frames, { ...settings, plan: { video, audio } });
   return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
 }
 
@@ -99,6 +104,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     ...(settings.ffmpeg ? { ffmpeg: settings.ffmpeg } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.metrics !== undefined ? { metrics: settings.metrics } : {}),
+    ...(settings.plan ? { plan: settings.plan } : {}),
   });
   try {
     report();

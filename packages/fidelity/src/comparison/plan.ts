@@ -7,7 +7,8 @@
  */
 import type { VerifiedRun } from '../archive/types.js';
 import { verifyRun } from '../archive/verify.js';
-import { runKey, sourceName } from '../bundle/report-model.js';
+import { sourceName } from '../archive/source.js';
+import { runKey } from '../bundle/layout.js';
 import { FidelityError, type Problem } from '../errors.js';
 import { pairSlots, type PlannedPair } from '../pairing/slots.js';
 import { workloadProblems } from '../pairing/workload.js';

@@ -1,26 +1,29 @@
 /**
  * Phase 4 of compare(): the bundle. Built in a temp folder and renamed into
- * place (bundle/atomic.ts), so `out` is either the whole new bundle or what
- * it was before.
+ * place (output/atomic.ts), so `out` is either the whole new bundle or what
+ * it was before. The bundle's files come from bundle/, its pages from pages/:
+ * this phase is where the two meet.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VerifiedRun } from '../archive/types.js';
-import { commitAtomically } from '../bundle/atomic.js';
-import { evidenceFiles, runKey, sourceName, sourcesDir } from '../bundle/report-model.js';
-import { SEAL_FILE } from '../bundle/seal.js';
-import { PAGES, writeBundleContents, type BundleMedia } from '../bundle/write.js';
-import type { CompareResult } from '../compare.js';
+import { commitAtomically } from '../output/atomic.js';
+import { sourceName } from '../archive/source.js';
+import { comparisonDir, sourcesDir } from '../bundle/layout.js';
+import { evidenceFiles } from './report-model.js';
+import { SEAL_FILE } from '../output/seal.js';
+import { writeBundleContents, type BundleMedia } from '../bundle/write.js';
+import { renderReport } from '../pages/page.js';
+import { PAGE_FILE, type Lang } from '../pages/i18n.js';
+import type { CompareResult } from './types.js';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairReport, Report } from '../schemas/report.js';
 import type { ComparisonPlan } from './plan.js';
 
-/** Folder-relative folder of one comparison's per-pair files, the same in a bundle and in a partial. */
-export function comparisonDir(candidate: Pick<VerifiedRun, 'ci'>): string {
-  return `pairs/${runKey(candidate)}`;
-}
+/** The pages of a bundle, English first. */
+const LANGS: readonly Lang[] = ['en', 'zh'];
 
 /** Each distinct media file once, keyed by its sealed sha256, opened from the first run that has it. */
 function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
@@ -67,6 +70,7 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
       ...(settings.signal ? { signal: settings.signal } : {}),
       ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
       ...(settings.pairFiles ? { pairFiles: settings.pairFiles } : {}),
+      pages: (written) => LANGS.map((lang) => ({ path: PAGE_FILE[lang], text: renderReport(written, lang) })),
     });
     // Cancelled while writing: the finished temp folder is dropped rather than put in place.
     if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the comparison was cancelled; --out was left as it was');
@@ -75,7 +79,7 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
   const seal = await readFile(path.join(out, SEAL_FILE));
   return {
     out,
-    index: path.join(out, PAGES.en),
+    index: path.join(out, PAGE_FILE.en),
     report: written.report,
     files: written.files,
     seal_sha256: createHash('sha256').update(seal).digest('hex'),

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { hasBom, scanJson } from '../archive/json-strict.js';
-import { checkBundleSeal } from '../bundle/seal-check.js';
+import { checkBundleSeal } from '../bundle-check/seal-check.js';
 import { FidelityError, type Problem } from '../errors.js';
 import { Report } from '../schemas/report.js';
 

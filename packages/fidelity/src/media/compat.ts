@@ -17,6 +17,8 @@ import { checkGaussianSize } from '../metrics/ssim-gaussian.js';
 import { checkBoxSize } from '../metrics/ssim-rgb7.js';
 import { presentation } from './edit-list.js';
 import type { Segment, TrackEdits } from './edit-list.js';
+import { checkPlanConformance } from './plan-conformance.js';
+import type { MediaPlanSpec } from './plan-conformance.js';
 import type { AudioProbe, MediaProbe, Rational, StreamSummary, VideoProbe } from './probe.js';
 
 /** `side` where the disagreement is one side's (an extra stream, a frame too small); a difference between the two has none. */
@@ -186,13 +188,21 @@ function checkAudioStart(a: VideoProbe, x: AudioProbe, b: VideoProbe, y: AudioPr
   );
 }
 
-/** null when the pair is comparable; otherwise the reason, with both sides' values. The audio's samples and start must be known (decoded). */
-export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
-  return checkBeforeDecoding(baseline, candidate) ?? checkDecodedAudio(baseline, candidate);
+/**
+ * null when the pair is comparable; otherwise the reason, with both sides' values. The audio's samples and start must be known (decoded).
+ * With `plan`, each side's media are also checked against the plan (MEDIA_PLAN_MISMATCH, plan-conformance.ts), after every pair
+ * check that needs the probes only and before the decoded audio's: a pair whose sides differ from each other keeps that reason.
+ */
+export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe, plan?: MediaPlanSpec): MeasureFailure | null {
+  return checkBeforeDecoding(baseline, candidate, plan) ?? checkDecodedAudio(baseline, candidate);
 }
 
-/** The checks that come before the audio's sample count, on the probes alone: null when none fails. */
-export function checkBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
+/** The checks that come before the audio's sample count, on the probes alone (with `plan`, the plan's last): null when none fails. */
+export function checkBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe, plan?: MediaPlanSpec): MeasureFailure | null {
+  return checkPairBeforeDecoding(baseline, candidate) ?? (plan ? checkPlanConformance(baseline, candidate, plan) : null);
+}
+
+function checkPairBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {
   const a = baseline.video;
   const b = candidate.video;
   if (!a || !b) {

@@ -5,6 +5,7 @@
  */
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/registry.js';
 
 /** Progress of one pair: frames decoded and measured so far, out of the video's frame count. */
@@ -50,6 +51,12 @@ export interface MeasureOptions {
    * chosen metrics run: rgb24 is decoded only when one of them reads it, audio only with `audio`.
    */
   metrics?: MetricsSpec;
+  /**
+   * The plan's media spec (plan.json `video` and `audio`): each file's media are checked against it
+   * after the pair checks, before any frame is decoded, and a pair whose media differ from it fails
+   * with `MEDIA_PLAN_MISMATCH` (docs/media.md, "Media against the plan"). Absent: not checked.
+   */
+  plan?: MediaPlanSpec;
 }
 
 /** One pair for a {@link MeasurePool}: the two MP4 paths, and per-pair options. */
@@ -78,6 +85,8 @@ export interface PoolOptions {
   timeoutMs?: number;
   /** The metric set of every pair (MeasureOptions.metrics). */
   metrics?: MetricsSpec;
+  /** The plan every pair's media are checked against (MeasureOptions.plan). */
+  plan?: MediaPlanSpec;
 }
 
 /**
@@ -119,6 +128,8 @@ export const MeasureFailureCodes = [
   'INCOMPATIBLE_AUDIO_START',
   /** Both sides are smaller than a metric window: that pair is not measured, the others are. */
   'FRAME_TOO_SMALL',
+  /** A side's media differ from the plan's video / audio spec (MeasureOptions.plan), though the two sides may agree. */
+  'MEDIA_PLAN_MISMATCH',
   'UNDECODABLE',
   'DECODE_TIMEOUT',
   'ABORTED',

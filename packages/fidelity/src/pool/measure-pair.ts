@@ -20,6 +20,7 @@ import { openAudioDecoders } from '../media/audio-decoder.js';
 import type { AudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
 import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
+import { PlanJson } from '../schemas/run-archive.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { InputsFailure, ProcessScope } from '../media/process.js';
@@ -28,6 +29,7 @@ import type { VideoDecoder } from '../media/video-decoder.js';
 import { createMetricRunner, needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
+import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
 import { createVideoAccumulatorOn } from '../metrics/video.js';
 import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
@@ -53,6 +55,9 @@ export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
 export const MAX_VIDEO_THREADS = 64;
 
 const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
+
+/** The part of plan.json MeasureOptions.plan takes. */
+const MediaPlanSpecSchema = PlanJson.pick({ video: true, audio: true });
 
 /** Frames after which every video buffer and the metrics' memory are in use (the audio starts then). */
 const WARM_FRAMES = 8;
@@ -221,6 +226,9 @@ async function measureVideo(
       ),
     )) as [VideoDecoder, VideoDecoder];
     const framesTotal = streams[0].frames;
+    // The temporal offset diagnosis (metrics/temporal-offset.ts) keeps copies of a few Y planes, taken here,
+    // before a frame is moved to a helper: it runs in this thread, in frame order, for every thread count.
+    const offsetSearch = createTemporalOffsetSearch(geometry.width, geometry.height, framesTotal);
     let framesRead = 0;
     let framesDone = 0;
     const done = (): void => {
@@ -250,6 +258,7 @@ async function measureVideo(
         throw new SideFailure('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`, 'both');
       }
       const index = framesRead++;
+      offsetSearch?.add(index, fa.y, fb.y);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else if (split) {
@@ -285,7 +294,10 @@ async function measureVideo(
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
-    return { metrics: accumulator.finish(), audio: facts };
+    const video = accumulator.finish();
+    // A diagnosis of video that differs; identical video has nothing to diagnose.
+    const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
+    return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts };
   } finally {
     await helpers?.close();
     await ssim?.close();
@@ -354,7 +366,7 @@ async function measureProbed(
   cores: number,
 ): Promise<MeasureOutcome> {
   // Everything the probes can tell is checked before any frame is decoded.
-  const early = checkBeforeDecoding(probes[0], probes[1]);
+  const early = checkBeforeDecoding(probes[0], probes[1], options.plan);
   if (early) return { ok: false, failure: early };
   const files: [string, string] = [probes[0].file, probes[1].file];
   const [va, vb] = [probes[0].video!, probes[1].video!];
@@ -385,7 +397,7 @@ async function measureProbed(
       }
     }
   });
-  const failure = checkCompatibility(full[0], full[1]);
+  const failure = checkCompatibility(full[0], full[1], options.plan);
   if (failure) return { ok: false, failure };
   if (audio) {
     // The measuring decoders delivered what the counting ones decoded (the same decoder, another process).
@@ -410,6 +422,14 @@ function checkArguments(baseline: unknown, candidate: unknown, options: MeasureO
   }
   checkVideoThreads(options.videoThreads);
   if (options.metrics !== undefined) resolveMetrics(options.metrics);
+  checkPlanSpec(options.plan);
+}
+
+/** MeasureOptions.plan and PoolOptions.plan: absent, or plan.json's `video` and `audio` as its schema has them. */
+export function checkPlanSpec(plan: unknown): void {
+  if (plan !== undefined && !MediaPlanSpecSchema.safeParse(plan).success) {
+    throw invalidParameter('options.plan', 'plan.json\'s { video: { width, height, fps, frames }, audio: { sample_rate, channels } }', plan);
+  }
 }
 
 /** MeasureOptions.videoThreads and PoolOptions.videoThreads: absent, or 0 to MAX_VIDEO_THREADS. */
@@ -481,7 +501,7 @@ export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe 
  *
  * @throws FidelityError ABORTED when `signal` aborts; FFMPEG_NOT_FOUND / FFMPEG_BROKEN.
  */
-export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal'> = {}): Promise<PairFacts> {
+export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal' | 'plan'> = {}): Promise<PairFacts> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled');
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -490,7 +510,7 @@ export async function probePair(baseline: string, candidate: string, options: Pi
   try {
     const probes = await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    const failure = checkCompatibility(probes[0], probes[1]);
+    const failure = checkCompatibility(probes[0], probes[1], options.plan);
     return failure ? { ok: false, failure } : { ok: true, baseline: probes[0], candidate: probes[1] };
   } catch (error) {
     if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled', { cause: error });

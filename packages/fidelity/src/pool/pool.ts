@@ -16,7 +16,7 @@ import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
-import { checkVideoThreads } from './measure-pair.js';
+import { checkPlanSpec, checkVideoThreads } from './measure-pair.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
@@ -50,6 +50,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
   }
   checkVideoThreads(videoThreads);
+  checkPlanSpec(options.plan);
   const metrics = resolveMetrics(options.metrics).list;
   const cores = options.cores ?? defaultThreadCount();
   if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
@@ -88,6 +89,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       videoThreads,
       coresPerPair,
       metrics,
+      plan: options.plan,
       port: port2,
     };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;

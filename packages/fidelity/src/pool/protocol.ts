@@ -6,6 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Problem } from '../errors.js';
 import type { FfmpegToolchain, ResolveOptions } from '../media/ffmpeg.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricName } from '../metrics/registry.js';
 import type { PackedOutcome } from './transfer.js';
 
@@ -22,6 +23,8 @@ export interface WorkerTask {
   coresPerPair: number;
   /** The chosen metrics (resolved). */
   metrics: MetricName[];
+  /** The plan's media spec each file is checked against (MeasureOptions.plan); absent: not checked. */
+  plan: MediaPlanSpec | undefined;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }

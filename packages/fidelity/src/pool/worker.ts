@@ -36,6 +36,7 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
         ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
         ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
         metrics: task.metrics,
+        ...(task.plan ? { plan: task.plan } : {}),
         signal: controller.signal,
         onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
       },

@@ -26,7 +26,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 import { hashChunks } from '../archive/hash.js';
-import { makeFolders, outputError } from '../bundle/out-guard.js';
+import { makeFolders, outputError } from '../output/out-guard.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { createClient, providerFailure, type GitHubClient } from './client.js';

@@ -55,6 +55,35 @@ export const RgbRange = z.enum(['limited', 'full']);
 export type RgbRange = z.infer<typeof RgbRange>;
 
 /**
+ * A diagnosis, not a metric (docs/metrics.md, "Temporal offset"): does the candidate look shifted in
+ * time against the baseline? On a few sampled frames the Gaussian SSIM on Y of candidate frame n
+ * against baseline frame n + k is measured for every offset k searched (-2..+2). `frames` is the
+ * offset whose mean beats offset 0 by the documented margin, else 0; positive means candidate frame
+ * n shows baseline frame n + k (the candidate is ahead: a dropped frame?), negative that it is behind
+ * (a repeated frame?). The pair's metrics stay frame-aligned whatever this says.
+ */
+export const TemporalOffset = z.object({
+  /** The offset the candidate looks shifted by, or 0 when none beats offset 0 by the margin. */
+  frames: z.number().int(),
+  /** The mean SSIM of the sampled frames at `frames` (at 0 when `frames` is 0). */
+  ssim_mean_at_offset: z.number(),
+  /** The mean SSIM of the sampled frames at offset 0 (the frames as they are aligned). */
+  ssim_mean_at_zero: z.number(),
+  /** What was searched: the offsets, the candidate frames sampled, and the SSIM of each at each offset and their means. */
+  searched: z.object({
+    /** The offsets searched, ascending (-2..2; fewer for a stream under 5 frames). */
+    offsets: z.array(z.number().int()),
+    /** The candidate frames sampled (evenly spaced, at most 8), ascending. */
+    sampled_frames: z.array(z.number().int().min(0)),
+    /** Per sampled frame, the SSIM at each offset, in the order of `offsets`. */
+    ssim_by_frame: z.array(z.array(z.number())),
+    /** Per offset, the mean over the sampled frames, in the order of `offsets`. */
+    ssim_means: z.array(z.number()),
+  }),
+});
+export type TemporalOffset = z.infer<typeof TemporalOffset>;
+
+/**
  * The video metrics of one pair (docs/metrics.md): geometry, the three SSIM variants, PSNR on Y, pooled RGB PSNR and MAE.
  * A metric the metric set did not choose is absent, never null (report.json's `metrics` names the set;
  * docs/metrics.md, "Metric sets"). `width`, `height`, `frames` and `identical` are always there.
@@ -94,6 +123,12 @@ export const VideoMetrics = z.object({
   rgb_matrix: RgbMatrix.optional(),
   rgb_range: RgbRange.optional(),
   identical: z.boolean(),
+  /**
+   * A diagnosis, not a metric: whether the candidate looks shifted in time ({@link TemporalOffset}).
+   * Present when the video is not identical, every metric set alike; absent for identical video, a
+   * stream of fewer than 3 frames or smaller than 11x11, and in reports written before it existed.
+   */
+  temporal_offset: TemporalOffset.optional(),
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;
 
@@ -161,11 +196,30 @@ export type PairMeasurement = z.infer<typeof PairMeasurement>;
 export const FailureSide = z.enum(['baseline', 'candidate', 'both']);
 export type FailureSide = z.infer<typeof FailureSide>;
 
+/** A field of the plan's media spec (plan.json `video` and `audio`) that each file's media are checked against. */
+export const PlanField = z.enum(['width', 'height', 'fps', 'frames', 'sample_rate', 'channels']);
+export type PlanField = z.infer<typeof PlanField>;
+
+/**
+ * One field where a file's media differ from the plan (docs/media.md, "Media against the plan"):
+ * the plan's value and the media's. `media` is null for `sample_rate` and `channels` when the file
+ * has no audio stream; `fps` is the rate the frame timestamps give (frames - 1 over the span from
+ * the first to the last).
+ */
+export const FieldMismatch = z.object({ field: PlanField, plan: z.number(), media: z.number().nullable() });
+export type FieldMismatch = z.infer<typeof FieldMismatch>;
+
+/** A {@link FieldMismatch} of one side of a pair (`MEDIA_PLAN_MISMATCH`). */
+export const PlanMismatch = FieldMismatch.extend({ side: z.enum(['baseline', 'candidate']) });
+export type PlanMismatch = z.infer<typeof PlanMismatch>;
+
 /** A pair that could not be measured: a reason code and the detail, never partial metrics. */
 export const MeasureFailure = z.object({
   code: z.string(),
   message: z.string(),
   side: FailureSide.optional(),
+  /** `MEDIA_PLAN_MISMATCH` only: every field where a side's media differ from the plan, baseline first. */
+  plan_mismatches: z.array(PlanMismatch).optional(),
 });
 export type MeasureFailure = z.infer<typeof MeasureFailure>;
 

@@ -8,7 +8,7 @@ import { GpuAccounting } from '../power/accounting.js';
 import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
 import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { MetricSelection } from '../metrics/names.js';
-import { AudioMetrics, VideoMetrics } from './measurement.js';
+import { AudioMetrics, PlanMismatch, VideoMetrics } from './measurement.js';
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
 import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
@@ -16,9 +16,24 @@ import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
 export const PairStatus = z.enum(['passed', 'failed', 'invalid']);
 export type PairStatus = z.infer<typeof PairStatus>;
 
-/** Why a pair is invalid: a reason code, its detail, and the side it is about (null for a difference between the two). */
-export const Reason = z.object({ code: z.string(), message: z.string(), side: z.enum(['baseline', 'candidate', 'both']).nullable() });
+/**
+ * Why a pair is invalid: a reason code, its detail, and the side it is about (null for a difference between the two).
+ * `MEDIA_PLAN_MISMATCH` adds `plan_mismatches`: every field where a side's media differ from the plan, with both values.
+ */
+export const Reason = z.object({
+  code: z.string(),
+  message: z.string(),
+  side: z.enum(['baseline', 'candidate', 'both']).nullable(),
+  plan_mismatches: z.array(PlanMismatch).optional(),
+});
 export type Reason = z.infer<typeof Reason>;
+
+/** `runs[].plan_spec`: the plan's media spec, as plan.json states it. */
+export const PlanSpec = z.object({
+  video: z.object({ width: z.number().int(), height: z.number().int(), fps: z.number(), frames: z.number().int() }),
+  audio: z.object({ sample_rate: z.number().int(), channels: z.number().int() }),
+});
+export type PlanSpec = z.infer<typeof PlanSpec>;
 
 /** One pair in report.json (`comparisons[].pairs[]`): identity, status and reasons, media, metrics and checks. */
 export const PairReport = z.object({
@@ -186,6 +201,11 @@ export const RunReport = z.object({
   runtime: z.record(z.string(), z.unknown()).nullable(),
   plan_id: z.string(),
   plan_sha256: z.string(),
+  /**
+   * The plan's media spec (plan.json `video` and `audio`), which every measured file was checked
+   * against (`MEDIA_PLAN_MISMATCH`); absent in reports written before that check existed.
+   */
+  plan_spec: PlanSpec.optional(),
   /** The archive's file name only (never a machine path) and its kind. */
   source: z.object({ name: z.string(), kind: z.enum(['directory', 'zip', 'tar.gz']) }),
   digest: z.object({ checked: z.boolean(), archive_sha256: z.string().nullable(), expected: z.string().nullable() }),

@@ -4,7 +4,8 @@
  * - it agrees with itself: every figure in its range, one per-frame value per
  *   frame, every aggregate exactly what the per-frame series (or the audio
  *   channels) give by the very functions that computed them, the fields of
- *   the metric set present and no others;
+ *   the metric set present and no others, the temporal offset diagnosis's
+ *   offsets, sampled frames, means and choice what its per-frame values give;
  * - it agrees with the media: the facts merge's own probe finds (frame count,
  *   size, audio layout and samples; whether the pair is comparable at all).
  * Each check returns what is wrong, in words that name the field; the caller
@@ -13,6 +14,7 @@
 import { worstRmsRatio } from '../metrics/audio.js';
 import type { MetricSelection } from '../metrics/names.js';
 import { summarizePsnr, summarizeSsim } from '../metrics/series.js';
+import { canSearch, carryTolerance, offsetSearchPlan, temporalOffsetOf } from '../metrics/temporal-offset.js';
 import type { PairFacts } from '../pool/measure-pair.js';
 import { MeasureFailureCodes } from '../pool/api.js';
 import type { AudioMetrics, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
@@ -68,6 +70,49 @@ function psnrProblems(name: string, s: PsnrSeries, v: VideoMetrics, out: string[
   }
 }
 
+/**
+ * The temporal offset diagnosis (metrics/temporal-offset.ts): present exactly when the video differs and
+ * the stream can be searched; the offsets and sampled frames those of the stream's length; every SSIM in
+ * [-1, 1]; the means and the choice exactly what its per-frame values give; offset 0 within
+ * carryTolerance of the pair's own `ssim_ffmpeg` Y of the sampled frames when the set computed it (the
+ * same kernel on the same planes; only the metric's line buffers, carried from frame to frame, move the
+ * last float bits). Without `ssim_ffmpeg` offset 0 is checked against nothing: no other metric is that SSIM.
+ */
+function temporalOffsetProblems(v: VideoMetrics, out: string[]): void {
+  const t = v.temporal_offset;
+  const plan = canSearch(v.width, v.height, v.frames) ? offsetSearchPlan(v.frames) : null;
+  if (!t) {
+    if (!v.identical && plan) out.push('video.temporal_offset is missing, though the video differs and its frames can be searched');
+    return;
+  }
+  if (v.identical) return void out.push('video.temporal_offset is present, though the video is identical');
+  if (!plan) return void out.push(`video.temporal_offset is present, though ${v.frames} frames of ${v.width}x${v.height} cannot be searched`);
+  const { offsets, sampled_frames: sampled, ssim_by_frame: rows } = t.searched;
+  if (JSON.stringify(offsets) !== JSON.stringify(plan.offsets)) return void out.push(`video.temporal_offset.searched.offsets is ${shown(offsets)}; ${v.frames} frames search ${shown(plan.offsets)}`);
+  if (JSON.stringify(sampled) !== JSON.stringify(plan.sampled)) return void out.push(`video.temporal_offset.searched.sampled_frames is ${shown(sampled)}; ${v.frames} frames sample ${shown(plan.sampled)}`);
+  if (rows.length !== sampled.length || rows.some((r) => r.length !== offsets.length)) {
+    return void out.push(`video.temporal_offset.searched.ssim_by_frame is not ${sampled.length} rows of ${offsets.length} values`);
+  }
+  const bad = rows.flat().find((x) => !(Number.isFinite(x) && x >= -1 && x <= 1));
+  if (bad !== undefined) return void out.push(`video.temporal_offset.searched.ssim_by_frame holds ${shown(bad)}, which is not an SSIM (-1 to 1)`);
+  const derived = temporalOffsetOf(offsets, sampled, rows);
+  for (const key of ['frames', 'ssim_mean_at_offset', 'ssim_mean_at_zero'] as const) {
+    if (t[key] !== derived[key]) return void out.push(`video.temporal_offset.${key} is ${shown(t[key])}, but its per-frame values give ${shown(derived[key])}`);
+  }
+  if (JSON.stringify(t.searched.ssim_means) !== JSON.stringify(derived.searched.ssim_means)) {
+    return void out.push(`video.temporal_offset.searched.ssim_means is ${shown(t.searched.ssim_means)}, but its per-frame values give ${shown(derived.searched.ssim_means)}`);
+  }
+  const y = v.ssim_ffmpeg?.y.per_frame;
+  if (!y) return;
+  const zero = offsets.indexOf(0);
+  const tolerance = carryTolerance(v.height);
+  const off = sampled.findIndex((n, i) => !(Math.abs(rows[i]![zero]! - y[n]!) <= tolerance));
+  if (off >= 0) {
+    const n = sampled[off]!;
+    out.push(`video.temporal_offset: frame ${n} at offset 0 is ${shown(rows[off]![zero])}, but video.ssim_ffmpeg.y.per_frame has ${shown(y[n])} (more than ${tolerance.toExponential(2)} apart)`);
+  }
+}
+
 function videoProblems(v: VideoMetrics, metrics: MetricSelection, out: string[]): void {
   if (!(v.width >= 1 && v.height >= 1 && v.frames >= 1)) {
     out.push(`video is ${v.width}x${v.height}, ${v.frames} frames`);
@@ -91,6 +136,7 @@ function videoProblems(v: VideoMetrics, metrics: MetricSelection, out: string[])
   if (v.mae !== undefined && !(Number.isFinite(v.mae) && v.mae >= 0 && v.mae <= 1)) out.push(`video.mae = ${shown(v.mae)} is not a normalised MAE (0 to 1)`);
   // psnr_db and mae are both sums over the same rgb24 samples: no difference means both say so.
   if (v.psnr_db !== undefined && v.mae !== undefined && (v.psnr_db === null) !== (v.mae === 0)) out.push(`video.psnr_db is ${shown(v.psnr_db)} but video.mae is ${shown(v.mae)}: one says the samples are identical, the other not`);
+  temporalOffsetProblems(v, out);
   if (v.identical) {
     if (v.psnr_db !== undefined && v.psnr_db !== null) out.push(`video.identical is true but video.psnr_db is ${shown(v.psnr_db)}`);
     if (v.psnr_y && v.psnr_y.identical_frames !== v.frames) out.push(`video.identical is true but video.psnr_y counts ${v.psnr_y.identical_frames} of ${v.frames} frames identical`);

@@ -20,17 +20,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkOut } from '../bundle/atomic.js';
+import { checkOut } from '../output/atomic.js';
 import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
 import { pairFramesCsv } from '../bundle/frames-csv.js';
-import { claimOut } from '../bundle/out-guard.js';
-import { writeDurable } from '../bundle/files.js';
-import { isSafeRelativePath } from '../bundle/seal.js';
-import type { CompareProgress, CompareResult } from '../compare.js';
-import { assembleReport, decoderIdentity, type DecoderIdentity } from '../comparison/assemble.js';
+import { claimOut } from '../output/out-guard.js';
+import { writeDurable } from '../output/files.js';
+import { isSafeRelativePath } from '../output/seal.js';
+import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
+import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
 import { measurePairs, type MeasuredPair } from '../comparison/measure.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
-import { comparisonDir, writeBundle } from '../comparison/write.js';
+import { writeBundle } from '../comparison/write.js';
+import { comparisonDir } from '../bundle/layout.js';
 import { FidelityError, invalidParameter, type Problem } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
@@ -329,6 +330,8 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
     const slot = job.ref.pair.slot_id;
     const facts: PairFacts = await probePair(await plan.baseline.mediaPath(slot), await job.ref.candidate.mediaPath(slot), {
+      // The plan's media spec too, as measuring checks it: a partial cannot measure media that break the plan.
+      plan: { video: plan.baseline.plan.video, audio: plan.baseline.plan.audio },
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),

@@ -5,8 +5,8 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { walk } from '../bundle/files.js';
-import { parseSeal, SEAL_FILE } from '../bundle/seal.js';
+import { walk } from '../output/files.js';
+import { parseSeal, SEAL_FILE } from '../output/seal.js';
 import type { Problem } from '../errors.js';
 import { sha256File } from '../hash.js';
 import { parseStrictJson, readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';

@@ -3,21 +3,20 @@
  * per-pair files the bundle will hold (CSV, stills, heat map, difference audio) at the
  * paths the bundle will hold them, and SHA256SUMS over all of it. No MP4
  * copies: merge takes the media from the runs. Written like a bundle
- * (bundle/atomic.ts): complete or absent.
+ * (output/atomic.ts): complete or absent.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VerifiedRun } from '../archive/types.js';
-import { commitAtomically } from '../bundle/atomic.js';
-import { writeDurable, walk } from '../bundle/files.js';
-import { pairReport } from '../bundle/report-model.js';
-import { formatSeal, SEAL_FILE } from '../bundle/seal.js';
+import { commitAtomically } from '../output/atomic.js';
+import { writeDurable, walk } from '../output/files.js';
+import { formatSeal, SEAL_FILE } from '../output/seal.js';
 import { writePairFiles } from '../bundle/write.js';
-import type { DecoderIdentity } from '../comparison/assemble.js';
+import { comparisonDir } from '../bundle/layout.js';
+import type { DecoderIdentity } from '../comparison/types.js';
 import type { MeasuredPair } from '../comparison/measure.js';
 import type { ComparisonPlan } from '../comparison/plan.js';
-import { comparisonDir } from '../comparison/write.js';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -75,14 +74,15 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
     for (const [i, m] of measured.entries()) {
       progress({ step: 'pairs', done: i, total: measured.length });
       const ref = plan.pairs[m.index]!;
-      const report = pairReport(ref.pair, m.outcome, settings.policy);
+      // The pair's figures only: a partial holds measurements, and merge judges them (comparison/assemble.ts).
+      const measurement = m.outcome?.ok ? m.outcome.measurement : null;
       const slot = ref.pair.slot_id;
       const files = await writePairFiles({
         dir,
-        pair: report,
+        pair: { video: measurement?.video ?? null, audio: measurement?.audio ?? null },
         prefix: `${comparisonDir(ref.candidate)}/${slot}`,
-        baselinePath: report.baseline_media ? await plan.baseline.mediaPath(slot) : null,
-        candidatePath: report.candidate_media ? await ref.candidate.mediaPath(slot) : null,
+        baselinePath: ref.pair.baseline.media ? await plan.baseline.mediaPath(slot) : null,
+        candidatePath: ref.pair.candidate.media ? await ref.candidate.mediaPath(slot) : null,
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });

@@ -8,7 +8,7 @@
  * then assemble each run in a staging folder (JSON, media copies, telemetry,
  * seal), and only when every run is complete rename them into place.
  */
-import { makeFolders } from '../bundle/out-guard.js';
+import { makeFolders } from '../output/out-guard.js';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -173,12 +173,14 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
   const plan = PlanJson.parse({
     plan_id: planId(profile, opts.repetitions, opts.cases),
     model: MODEL,
-    video: { width: profile.width, height: profile.height, fps: profile.fps, frames: planFrames(profile) },
-    audio: { sample_rate: profile.sampleRate, channels: 2 },
+    // The media's spec, unless the caller asked for a plan the media break (planOverride).
+    video: { width: profile.width, height: profile.height, fps: profile.fps, frames: planFrames(profile), ...opts.planOverride?.video },
+    audio: { sample_rate: profile.sampleRate, channels: 2, ...opts.planOverride?.audio },
     warmup_runs: 1,
     repetitions: opts.repetitions,
     cases: cases.map((c) => ({ case_id: c.case_id, prompt: c.prompt, seed: c.seed })),
   });
+  const offPlan = plan.video.width !== profile.width || plan.video.height !== profile.height || plan.video.fps !== profile.fps || plan.video.frames !== planFrames(profile) || plan.audio.sample_rate !== profile.sampleRate || plan.audio.channels !== 2;
   const planBytes = jsonBytes(plan);
   const planSha = createHash('sha256').update(planBytes).digest('hex');
 
@@ -253,7 +255,9 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
         slots.push({
           site: site.site, slot_id: slot.slot_id, case_id: slot.case.case_id, seed: slot.case.seed, repetition: slot.repetition,
           difference: slot.difference, description: info.description, edit: describeEdit(filterEdit(slot.difference, slot.case.case_id), profile),
-          expected: info.outcome, detail: info.detail,
+          ...(offPlan
+            ? { expected: 'invalid' as const, detail: 'invalid: the media differ from the plan (MEDIA_PLAN_MISMATCH, unless a pair difference comes first)' }
+            : { expected: info.outcome, detail: info.detail }),
         });
       }
     }
@@ -262,7 +266,7 @@ export async function generateRuns(options: GenerateRunsOptions): Promise<Genera
       size: profile.size,
       plan: {
         plan_id: plan.plan_id, plan_sha256: planSha, cases: cases.length, repetitions: plan.repetitions,
-        width: profile.width, height: profile.height, fps: profile.fps, frames: planFrames(profile), seconds: profile.seconds,
+        width: plan.video.width, height: plan.video.height, fps: plan.video.fps, frames: plan.video.frames, seconds: profile.seconds,
       },
       ffmpeg: { path: ffmpeg.path, version: ffmpeg.version, sha256: ffmpeg.sha256 },
       runs,

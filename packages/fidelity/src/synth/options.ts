@@ -58,6 +58,25 @@ export const GenerateRunsOptions = z.object({
   providers: z
     .partialRecord(SiteName, z.enum(['github', 'gitlab', 'other'], { error: 'one of "github", "gitlab", "other"' }), { error: 'an object of site name to provider' })
     .default({}),
+  /**
+   * What plan.json states instead of the media's own spec, field by field (the media are made as the
+   * size profile says): runs whose media break their plan, as when clips of another size, length or
+   * audio layout are archived under the formal plan. Every ok slot then differs from the plan, so
+   * `verify` warns about each and every measured pair is invalid (`MEDIA_PLAN_MISMATCH`, or a pair
+   * difference the slot already has); the manifest expects `invalid` for every slot.
+   */
+  planOverride: z
+    .object(
+      {
+        video: z
+          .object({ width: PositiveInt('an integer from 1 to 65536', 65536), height: PositiveInt('an integer from 1 to 65536', 65536), fps: z.number({ error: 'a number above 0, at most 1000' }).positive({ error: 'a number above 0, at most 1000' }).max(1000, { error: 'a number above 0, at most 1000' }), frames: PositiveInt('an integer from 1 to 10000000', 10_000_000) })
+          .partial()
+          .optional(),
+        audio: z.object({ sample_rate: PositiveInt('an integer from 1 to 1000000', 1_000_000), channels: PositiveInt('an integer from 1 to 256', 256) }).partial().optional(),
+      },
+      { error: 'an object { video?, audio? } of plan.json fields' },
+    )
+    .optional(),
   /** Replace run folders that already exist (each is swapped in whole, never merged). */
   overwrite: z.boolean({ error: 'a boolean' }).default(false),
   /** The ffmpeg to encode with; an ffprobe must sit beside it, since the two always come from one place. Default: the resolved pair. */

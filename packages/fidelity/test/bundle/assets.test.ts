@@ -14,7 +14,7 @@ import { differenceSamples } from '../../src/bundle/audio-diff.js';
 import { extractFrame } from '../../src/media/frames.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import type { PairReport } from '../../src/schemas/report.js';
-import { sampleReport } from './html-fixture.js';
+import { sampleReport } from '../pages/html-fixture.js';
 
 const run = promisify(execFile);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-assets-test-'));

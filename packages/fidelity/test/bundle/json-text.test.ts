@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonText } from '../../src/bundle/json-text.js';
 import { reportJsonText } from '../../src/bundle/write.js';
-import { sampleReport } from './html-fixture.js';
+import { sampleReport } from '../pages/html-fixture.js';
 
 const report = (): ReturnType<typeof sampleReport> =>
   sampleReport({ width: 64, height: 48, frames: 30, audio: { sampleRate: 8000, channels: 2, samples: 8000 }, baselineMedia: 'media/a.mp4', candidateMedia: 'media/b.mp4' });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calibrate, calibratedPolicy } from '../../src/calibrate/calibrate.js';
 import { CALIBRATED_METRICS } from '../../src/calibrate/metrics.js';
 import type { Calibration } from '../../src/calibrate/schema.js';
-import { verifyBundle } from '../../src/bundle/verify.js';
+import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
 import type { Report } from '../../src/schemas/report.js';

@@ -27,6 +27,10 @@ export interface ClipSpec {
   ext?: string;
   /** testsrc2 pattern offset in frames, to vary the picture. */
   start?: number;
+  /** Appended to the video chain (after the trim): e.g. `tpad=start=1:start_mode=clone` to repeat the first frame. The clip keeps `frames` frames. */
+  videoFilter?: string;
+  /** x264 constant quantiser instead of crf: 0 is lossless (the decoded planes are the source's). */
+  qp?: number;
 }
 
 export async function ffmpegPath(): Promise<string> {
@@ -47,14 +51,17 @@ export class ClipFactory {
     const file = path.join(this.dir, `${name ?? `clip-${this.#count++}`}.${ext}`);
     const args = ['-nostdin', '-hide_banner', '-v', 'error', '-y'];
     // trim, not -frames:v: ending the output at a video frame count would cut the audio short too.
-    args.push('-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps},trim=start_frame=${start}:end_frame=${start + frames},setpts=PTS-STARTPTS`);
+    const extra = spec.videoFilter ? `,${spec.videoFilter}` : '';
+    args.push('-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${fps},trim=start_frame=${start}:end_frame=${start + frames},setpts=PTS-STARTPTS${extra}`);
     if (audio) {
       const rate = audio.sampleRate ?? 32000;
       const seconds = audio.seconds ?? frames / fps;
       args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=${rate}:duration=${seconds}`);
     }
     args.push('-map', '0:v', '-c:v', codec, '-pix_fmt', pixFmt);
-    if (codec === 'libx264') args.push('-preset', 'ultrafast', '-crf', String(crf), '-g', '12');
+    if (codec === 'libx264') args.push('-preset', 'ultrafast', ...(spec.qp === undefined ? ['-crf', String(crf)] : ['-qp', String(spec.qp)]), '-g', '12');
+    // A filter may add frames (tpad): the clip still has `frames`.
+    if (spec.videoFilter) args.push('-frames:v', String(frames));
     if (audio) args.push('-map', '1:a', '-ac', String(audio.channels ?? 2), '-c:a', 'aac', '-b:a', '64k');
     args.push(file);
     await run(await ffmpegPath(), args);

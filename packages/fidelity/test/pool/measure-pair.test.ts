@@ -58,7 +58,7 @@ describe('measurePair', () => {
     const all = await measurePair(base, other, { metrics: 'all', videoThreads: 0 });
     if (!all.ok) throw new Error(all.failure.message);
     const rgbFields = ['rgb_conversion', 'rgb_matrix', 'rgb_range'];
-    const fields = (v: object): string[] => Object.keys(v).filter((k) => !['width', 'height', 'frames', 'identical', ...rgbFields].includes(k)).sort();
+    const fields = (v: object): string[] => Object.keys(v).filter((k) => !['width', 'height', 'frames', 'identical', 'temporal_offset', ...rgbFields].includes(k)).sort();
     const expected: Record<string, { video: string[]; audio: boolean }> = {
       default: { video: ['mae', 'psnr_db', 'psnr_y', 'ssim', 'ssim_ffmpeg'], audio: true },
       ffmpeg: { video: ['psnr_y', 'ssim_ffmpeg'], audio: false },
@@ -83,6 +83,10 @@ describe('measurePair', () => {
         expect(JSON.stringify(r.measurement.video[key]), `${metrics}: ${f}`).toBe(JSON.stringify(all.measurement.video[key]));
       }
       if (want.audio) expect(JSON.stringify(r.measurement.audio)).toBe(JSON.stringify(all.measurement.audio));
+      // The temporal offset diagnosis is in every set, the same bits: offset 0 comes from the ssim series where the set
+      // has one and is measured by the same kernel where it has not.
+      expect(r.measurement.video.temporal_offset, metrics).toBeDefined();
+      expect(JSON.stringify(r.measurement.video.temporal_offset), `${metrics}: temporal_offset`).toBe(JSON.stringify(all.measurement.video.temporal_offset));
     }
     await expect(measurePair(base, other, { metrics: 'vmaf' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });

@@ -23,10 +23,11 @@ import { compare } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import { summarizeSsim } from '../../src/metrics/series.js';
+import { temporalOffsetOf } from '../../src/metrics/temporal-offset.js';
 import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { merge, type MergeOptions } from '../../src/shard/merge.js';
-import { partialJsonText, type ShardPartial } from '../../src/shard/schema.js';
-import { reseal, snapshot } from '../../../../test/e2e/helpers.js';
+import { partialJsonText, ShardPartial as ShardPartialSchema, type ShardPartial } from '../../src/shard/schema.js';
+import { reseal, sha256, snapshot } from '../../../../test/e2e/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
@@ -98,6 +99,20 @@ function rewriteCsv(doc: ShardPartial, dir: string, index: number): void {
   writeFileSync(path.join(dir, pairOf(doc, index).files.frames_csv!), pairFramesCsv(measurementOf(doc, index).video));
 }
 const slot = (c: number) => `${B200}/measurement-r000-c${String(c).padStart(3, '0')}`;
+
+/** A copy of a run whose plan.json says 1344x768 while its media stay 112x64 (plan_sha256 and the seal made to match). */
+function offPlan(from: string, to: string): string {
+  cpSync(from, to, { recursive: true });
+  const plan = JSON.parse(readFileSync(path.join(to, 'plan.json'), 'utf8'));
+  plan.video = { ...plan.video, width: 1344, height: 768 };
+  const bytes = Buffer.from(`${JSON.stringify(plan, null, 2)}\n`);
+  writeFileSync(path.join(to, 'plan.json'), bytes);
+  const run = JSON.parse(readFileSync(path.join(to, 'run.json'), 'utf8'));
+  run.plan_sha256 = sha256(bytes);
+  writeFileSync(path.join(to, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
+  reseal(to);
+  return to;
+}
 
 describe('merge checks what it can', () => {
   it('a failing pair given SSIM 1 in its summary only: its aggregates contradict its per-frame series', async () => {
@@ -179,6 +194,67 @@ describe('merge checks what it can', () => {
     expect(said(e)).toMatch(/INCOMPATIBLE_FRAME_COUNT/);
   });
 
+  it("a forged temporal offset diagnosis (another choice, an SSIM of 3, offset 0 off the ssim_ffmpeg series): its per-frame values contradict it", async () => {
+    const edits: [(m: PairMeasurement) => void, RegExp][] = [
+      [(m) => void (m.video.temporal_offset!.frames = 1), /video\.temporal_offset\.frames is 1, but its per-frame values give 0/],
+      [(m) => void (m.video.temporal_offset!.searched.ssim_by_frame[0]![0] = 3), /ssim_by_frame holds 3, which is not an SSIM/],
+      [(m) => void (m.video.temporal_offset!.searched.sampled_frames = [0, 1, 2]), /sampled_frames is \[0,1,2\]; 12 frames sample/],
+      [(m) => void delete m.video.temporal_offset, /temporal_offset is missing, though the video differs/],
+      // Offset 0 moved by 1e-3 with the means and the choice re-derived to match: only the ssim_ffmpeg Y series contradicts it.
+      [
+        (m) => {
+          const t = m.video.temporal_offset!.searched;
+          const zero = t.offsets.indexOf(0);
+          m.video.temporal_offset = temporalOffsetOf(t.offsets, t.sampled_frames, t.ssim_by_frame.map((r, i) => r.map((x, j) => (i === 0 && j === zero ? x - 1e-3 : x))));
+        },
+        /at offset 0 is .*, but video\.ssim_ffmpeg\.y\.per_frame has .* \(more than \d\.\d+e-\d apart\)/,
+      ],
+    ];
+    for (const [edit, why] of edits) {
+      const set = forge('p2', (k, doc) => {
+        if (k === 1) edit(measurementOf(doc, 1));
+      });
+      const e = await refused(mergeOf(set));
+      expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_INVALID']);
+      expect(said(e)).toContain(slot(1));
+      expect(said(e)).toMatch(why);
+    }
+  });
+
+  it("a measurement of media that break the plan (another pair's, files and all): merge's own probe finds MEDIA_PLAN_MISMATCH", async () => {
+    // The same runs and media, under a plan that says 1344x768: every ok pair breaks it, on both sides.
+    const runs = [BASE, ...CANDS].map((dir) => offPlan(dir, at('off-plan', path.basename(dir))));
+    for (let k = 0; k < 2; k++) await compare(runs[0]!, runs.slice(1), { out: at('off-plan-p2', String(k)), shard: { index: k, count: 2 }, threads: 2 });
+    const honest = ShardPartialSchema.parse(JSON.parse(readFileSync(at('off-plan-p2', '1', 'partial.json'), 'utf8')));
+    expect(pairOf(honest, 1).outcome).toMatchObject({ ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', side: 'both' } });
+    // Shard 1 claims pair 1's measurement from the runs whose plan the media meet.
+    const dest = at('off-plan-forged');
+    cpSync(at('off-plan-p2'), dest, { recursive: true });
+    const dir = path.join(dest, '1');
+    const doc = JSON.parse(readFileSync(path.join(dir, 'partial.json'), 'utf8')) as ShardPartial;
+    const real = JSON.parse(readFileSync(at('p2', '1', 'partial.json'), 'utf8')) as ShardPartial;
+    pairOf(doc, 1).outcome = structuredClone(pairOf(real, 1).outcome);
+    pairOf(doc, 1).files = { ...pairOf(real, 1).files };
+    for (const f of Object.values(pairOf(real, 1).files)) {
+      mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      copyFileSync(at('p2', '1', f), path.join(dir, f));
+    }
+    writeFileSync(path.join(dir, 'partial.json'), partialJsonText(doc));
+    reseal(dir);
+    const e = await refused(merge(runs[0]!, runs.slice(1), { partials: [dest], out: out(), threads: 2 }));
+    expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_MISMATCH']);
+    expect(said(e)).toContain(slot(1));
+    expect(said(e)).toMatch(/the partial has a measurement, but merge's probe of the media finds MEDIA_PLAN_MISMATCH/);
+    // The honest partials merge, every compatible pair invalid for the plan.
+    await merge(runs[0]!, runs.slice(1), { partials: [at('off-plan-p2')], out: at('off-plan-merged'), threads: 2 });
+    const report = JSON.parse(readFileSync(at('off-plan-merged', 'report.json'), 'utf8')) as { comparisons: { summary: { valid_pairs: number }; pairs: { reasons: string[] }[] }[] };
+    expect(report.comparisons[0]!.summary.valid_pairs).toBe(0);
+    expect(report.comparisons[0]!.pairs.map((p) => p.reasons[0])).toEqual([
+      'MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH', 'MEDIA_PLAN_MISMATCH',
+      'FAILED_CANDIDATE', 'INCOMPATIBLE_FRAME_COUNT', 'INCOMPATIBLE_AUDIO_PRESENCE', 'MEDIA_PLAN_MISMATCH',
+    ]);
+  });
+
   it('thresholds loosened in every partial, the policy name kept: PARTIAL_POLICY_MISMATCH (merge takes its own policy or the default)', async () => {
     const set = forge('p2', (_k, doc) => {
       doc.policy.checks = doc.policy.checks.map((c) => ({ ...c, threshold: c.comparator === '>=' ? -1 : 1e9 }));
@@ -205,6 +281,7 @@ describe('merge re-measures what it cannot check', () => {
     const m = measurementOf(doc, 3);
     m.video.ssim = summarizeSsim(new Array<number>(m.video.frames).fill(1));
     m.video.psnr_db = 40;
+    // The temporal offset diagnosis is left as measured: it is FFmpeg's SSIM, not the `ssim` series, so it agrees with nothing forged here.
     rewriteCsv(doc, dir, 3);
   };
 

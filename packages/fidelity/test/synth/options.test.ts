@@ -30,6 +30,9 @@ describe('options', () => {
       [{ outDir: out, sites: ['H200', 'H200'] }, /without duplicates/],
       [{ outDir: out, onProgress: 'loud' }, /Expected a function for options\.onProgress/],
       [{ outDir: out, cases: 11 }, /Expected an integer from 1 to 10 \(the small plan's case count\) for options\.cases but received 11/],
+      [{ outDir: out, planOverride: { video: { width: 0 } } }, /Expected an integer from 1 to 65536 for options\.planOverride\.video\.width but received 0/],
+      [{ outDir: out, planOverride: { audio: { channels: 1.5 } } }, /options\.planOverride\.audio\.channels/],
+      [{ outDir: out, planOverride: 'wide' }, /options\.planOverride/],
     ];
     for (const [options, message] of cases) {
       const e = await refusal(options);

@@ -1,0 +1,204 @@
+/**
+ * Turns typed pipeline results into report.json objects. Nothing here reads
+ * a machine path: a run is named by its archive's base name only.
+ */
+import { describeCi } from '../archive/identity.js';
+import { sourceName } from '../archive/source.js';
+import type { CiDescription, VerifiedRun } from '../archive/types.js';
+import { caseViews, summarize } from '../pairing/summary.js';
+import type { PlannedPair } from '../pairing/slots.js';
+import type { GpuAccounting } from '../power/accounting.js';
+import { runAccounting, runPower } from '../power/run.js';
+import { PowerAudit, type PowerResult } from '../power/schemas.js';
+import type { MeasureOutcome } from '../schemas/measurement.js';
+import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
+import { deriveServerTiming } from '../timing/derive.js';
+import type { ServerTimingReport } from '../timing/schemas.js';
+import { timingSideBySide } from '../timing/side-by-side.js';
+import { mediaPath, powerAuditPath, sourcesDir } from '../bundle/layout.js';
+
+/** What a run's evidence needs from a verified run (tests may hand in a plain object). */
+export type EvidenceSource = Pick<VerifiedRun, 'ci' | 'run' | 'records' | 'telemetry'>;
+
+interface Evidence {
+  power: PowerResult | null;
+  accounting: GpuAccounting;
+  timing: ServerTimingReport;
+}
+
+// runReport, comparisonReport and evidenceFiles each need the same figures; one computation per run keeps them in step.
+const computed = new WeakMap<EvidenceSource, Evidence>();
+
+function evidenceOf(run: EvidenceSource): Evidence {
+  let evidence = computed.get(run);
+  if (!evidence) {
+    const power = runPower(run);
+    evidence = { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
+    computed.set(run, evidence);
+  }
+  return evidence;
+}
+
+function powerDetail(audit: PowerAudit): PowerDetail {
+  return {
+    window: audit.window,
+    duration_s: audit.duration_s,
+    truncated_last_line: audit.rows.truncated_last_line,
+    per_gpu: audit.per_gpu.map((g) => ({
+      index: g.index,
+      id: g.id,
+      samples_in_range: g.samples_in_range,
+      samples_used: g.samples_used,
+      missing_readings: g.missing_readings,
+      max_gap_s: g.max_gap_s,
+      bracketed: g.bracketed,
+      energy_j: g.energy_j,
+      avg_power_w: g.avg_power_w,
+      reasons: g.reasons,
+    })),
+  };
+}
+
+/**
+ * runs[].power, its audit, accounting and timing. Power is null only when
+ * the run has no telemetry at all (docs/power-and-timing.md); accounting and
+ * timing are always there, with their own reasons when a figure is missing.
+ */
+export function runEvidence(run: EvidenceSource): Pick<RunReport, 'power' | 'power_audit' | 'power_detail' | 'timing' | 'accounting'> {
+  const { power, accounting, timing } = evidenceOf(run);
+  return {
+    power: power?.report ?? null,
+    power_audit: power ? powerAuditPath(run) : null,
+    power_detail: power ? powerDetail(power.audit) : null,
+    timing,
+    accounting,
+  };
+}
+
+/** The files a run adds to the bundle besides its sources: the power audit sidecar, when there is a power result. */
+export function evidenceFiles(run: EvidenceSource): { path: string; text: string }[] {
+  const { power } = evidenceOf(run);
+  if (!power) return [];
+  return [{ path: powerAuditPath(run), text: `${JSON.stringify(PowerAudit.parse(power.audit), null, 2)}\n` }];
+}
+
+/** runs[].identity from the provenance check: the provider's facts a reader wants next to the run, no machine path. */
+export function identityReport(provenance: VerifiedRun['provenance']): RunIdentity {
+  const r = provenance.attested_by === 'provider' ? provenance.record : null;
+  if (!r) return { attested_by: 'self', provider: null };
+  return {
+    attested_by: 'provider',
+    provider: {
+      name: r.provider.name,
+      api_url: r.provider.api_url,
+      fetched_at: r.fetched_at,
+      fetched_by: `${r.tool.name} ${r.tool.version}`,
+      run_html_url: r.run.html_url,
+      workflow_path: r.run.path,
+      status: r.run.status,
+      conclusion: r.run.conclusion,
+      run_updated_at: r.run.updated_at,
+      artifact_digest: r.artifact.digest,
+      artifact_created_at: r.artifact.created_at,
+      artifact_expires_at: r.artifact.expires_at,
+    },
+  };
+}
+
+/** The CI fields of a run's report, in the order report.json has always had them (the provider's extras after). */
+function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 'head_sha' | 'provider' | 'server_url' | 'repository' | 'workflow' | 'job' | 'artifact' | 'gitlab' | 'run_ref'> {
+  return {
+    run_id: d.run_id,
+    run_attempt: d.run_attempt,
+    head_sha: d.head_sha,
+    provider: d.provider,
+    server_url: d.server_url,
+    repository: d.repository,
+    workflow: d.workflow,
+    job: d.job,
+    artifact: d.artifact,
+    ...(d.gitlab ? { gitlab: d.gitlab } : {}),
+    ...(d.run_ref !== undefined ? { run_ref: d.run_ref } : {}),
+  };
+}
+
+export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = []): RunReport {
+  const measurement = run.records.filter((r) => r.kind === 'measurement');
+  return {
+    role,
+    ...reportCi(describeCi(run.ci)),
+    hardware: { ...run.ci.hardware },
+    runtime: run.ci.runtime ?? null,
+    plan_id: run.plan.plan_id,
+    plan_sha256: run.plan_sha256,
+    plan_spec: {
+      video: { width: run.plan.video.width, height: run.plan.video.height, fps: run.plan.video.fps, frames: run.plan.video.frames },
+      audio: { sample_rate: run.plan.audio.sample_rate, channels: run.plan.audio.channels },
+    },
+    source: { name: sourceName(run.source.path), kind: run.source.kind },
+    digest: { checked: run.digest.checked, archive_sha256: run.digest.archive_sha256, expected: run.digest.expected },
+    links: { run: run.links.run, artifact: run.links.artifact, ...(run.links.pipeline ? { pipeline: run.links.pipeline } : {}) },
+    identity: identityReport(run.provenance),
+    sources_dir: sourcesDir(run),
+    // Measurement slots only: warmups are counted, never compared.
+    slots: {
+      warmup: run.records.filter((r) => r.kind === 'warmup').length,
+      measurement: measurement.length,
+      ok: measurement.filter((r) => r.status === 'ok').length,
+      failed: measurement.filter((r) => r.status === 'failed').length,
+    },
+    warnings: [...new Set(warnings)].sort(),
+    ...runEvidence(run),
+  };
+}
+
+/** A pair's verdict: the policy's checks and the status they give (judged in comparison/assemble.ts, never here). */
+export type PairVerdict = Pick<PairReport, 'status' | 'checks'>;
+
+/** `outcome` is null when the pair was never sent to measuring (its reasons say why); `verdict` is the assemble phase's judgement of it. */
+export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict): PairReport {
+  const reasons: Reason[] = [...planned.reasons];
+  if (outcome && !outcome.ok) {
+    const f = outcome.failure;
+    reasons.push({ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) });
+  }
+  const measurement = outcome?.ok ? outcome.measurement : null;
+  return {
+    slot_id: planned.slot_id,
+    case_id: planned.case_id,
+    prompt: planned.prompt,
+    seed: planned.seed,
+    repetition: planned.repetition,
+    status: verdict.status,
+    reasons: reasons.map((r) => r.code),
+    reason_details: reasons,
+    baseline_media: planned.baseline.media ? mediaPath(planned.baseline.media.sha256) : null,
+    candidate_media: planned.candidate.media ? mediaPath(planned.candidate.media.sha256) : null,
+    baseline_status: planned.baseline.status,
+    candidate_status: planned.candidate.status,
+    baseline_error: planned.baseline.error,
+    candidate_error: planned.candidate.error,
+    // timings_ms is left out on purpose: it differs run to run and report.json must not.
+    video: measurement?.video ?? null,
+    ...(measurement && measurement.audio === undefined ? {} : { audio: measurement?.audio ?? null }),
+    checks: verdict.checks,
+    files: {},
+  };
+}
+
+export function comparisonReport(baseline: EvidenceSource, candidate: EvidenceSource, pairs: PairReport[]): Comparison {
+  return {
+    baseline_run_id: baseline.ci.run_id,
+    baseline_run_attempt: baseline.ci.run_attempt,
+    candidate_run_id: candidate.ci.run_id,
+    candidate_run_attempt: candidate.ci.run_attempt,
+    baseline_gpu_model: baseline.ci.hardware.gpu_model,
+    candidate_gpu_model: candidate.ci.hardware.gpu_model,
+    summary: summarize(pairs),
+    pairs,
+    cases: caseViews(pairs),
+    timing: timingSideBySide(
+      [baseline, candidate].map((r) => ({ run_id: r.ci.run_id, run_attempt: r.ci.run_attempt, gpu_model: r.ci.hardware.gpu_model, timing: evidenceOf(r).timing })),
+    ),
+  };
+}

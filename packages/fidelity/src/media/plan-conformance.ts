@@ -1,0 +1,131 @@
+/**
+ * Whether a file's media are what the frozen plan says they are (plan.json
+ * `video`: width, height, fps, frames; `audio`: sample_rate, channels), from
+ * the probe alone (media/probe.ts), before any frame is decoded. The pair
+ * checks (compat.ts) compare the two files with each other; this compares
+ * each file with the plan, so that two runs that agree with each other but
+ * not with the workload they claim to have run are not measured as if they
+ * had (docs/media.md, "Media against the plan").
+ *
+ * How each field compares:
+ * - width, height: the video stream's coded size, exactly;
+ * - frames: the frames the decoder will show (the probe's shown packets: edit
+ *   lists applied), exactly. The plan always states `frames` (plan.json has
+ *   no duration form), so there is no duration to convert;
+ * - fps: the rate the frame timestamps give, (frames - 1) / (last - first
+ *   timestamp), an exact rational. The plan's `fps` is a JSON number (24,
+ *   23.976, 29.97), so it conforms when it lies within FPS_SLACK of the rates
+ *   the timestamps allow: each timestamp is exact only to one time-base tick,
+ *   so the span is known to one tick either way. A single frame has no rate:
+ *   fps is then not compared (frames is);
+ * - sample_rate, channels: the audio stream's, exactly; a file without an
+ *   audio stream differs from the plan on both (media value null).
+ */
+import type { FailureSide, FieldMismatch, MeasureFailure, PlanField, PlanMismatch } from '../schemas/measurement.js';
+import type { PlanJson } from '../schemas/run-archive.js';
+import type { MediaProbe, Rational, VideoProbe } from './probe.js';
+
+/** The part of plan.json a file's media are checked against. */
+export type MediaPlanSpec = Pick<PlanJson, 'video' | 'audio'>;
+
+/**
+ * How far (in frames per second) the plan's `fps` may be from the rates the
+ * timestamps allow: room for a plan that writes 23.976 for 24000/1001 (2.4e-5
+ * away) or 29.97 for 30000/1001, and far below the 0.024 between 24 and
+ * 23.976, so a pulldown rate never passes for a whole one. Write such rates
+ * with at least three decimals (23.98 is 0.004 away and does not conform).
+ */
+export const FPS_SLACK = 0.001;
+
+/** The fields in the order they are checked and named. */
+export const PLAN_FIELDS: readonly PlanField[] = ['width', 'height', 'fps', 'frames', 'sample_rate', 'channels'];
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a < 0n ? -a : a;
+}
+
+/**
+ * The frame rate the timestamps give: (frames - 1) over the span from the
+ * first to the last frame, reduced; null for a single frame (or a span of 0).
+ */
+export function timestampFrameRate(v: Pick<VideoProbe, 'pts' | 'timeBase'>): Rational | null {
+  const n = v.pts.length;
+  if (n < 2) return null;
+  const span = BigInt(v.pts[n - 1]!) - BigInt(v.pts[0]!);
+  if (span <= 0n) return null;
+  // (n - 1) / (span * num / den) = (n - 1) * den / (span * num)
+  const num = BigInt(n - 1) * BigInt(v.timeBase.den);
+  const den = span * BigInt(v.timeBase.num);
+  const g = gcd(num, den);
+  return { num: Number(num / g), den: Number(den / g) };
+}
+
+/** Whether the plan's fps lies within FPS_SLACK of the rates a span known to one tick allows. */
+function fpsConforms(v: Pick<VideoProbe, 'pts' | 'timeBase'>, planFps: number): boolean {
+  const n = v.pts.length;
+  const tick = v.timeBase.num / v.timeBase.den;
+  const span = (v.pts[n - 1]! - v.pts[0]!) * tick;
+  const lo = (n - 1) / (span + tick);
+  const hi = span > tick ? (n - 1) / (span - tick) : Infinity;
+  return planFps >= lo - FPS_SLACK && planFps <= hi + FPS_SLACK;
+}
+
+/** Every field where one file's media differ from the plan, in PLAN_FIELDS order; empty when it conforms. */
+export function planFieldMismatches(probe: Pick<MediaProbe, 'video' | 'audio'>, plan: MediaPlanSpec): FieldMismatch[] {
+  const out: FieldMismatch[] = [];
+  const v = probe.video;
+  if (v) {
+    if (v.width !== plan.video.width) out.push({ field: 'width', plan: plan.video.width, media: v.width });
+    if (v.height !== plan.video.height) out.push({ field: 'height', plan: plan.video.height, media: v.height });
+    const rate = timestampFrameRate(v);
+    if (rate && !fpsConforms(v, plan.video.fps)) out.push({ field: 'fps', plan: plan.video.fps, media: rate.num / rate.den });
+    if (v.frames !== plan.video.frames) out.push({ field: 'frames', plan: plan.video.frames, media: v.frames });
+  }
+  const a = probe.audio;
+  if (!a || a.sampleRate !== plan.audio.sample_rate) out.push({ field: 'sample_rate', plan: plan.audio.sample_rate, media: a ? a.sampleRate : null });
+  if (!a || a.channels !== plan.audio.channels) out.push({ field: 'channels', plan: plan.audio.channels, media: a ? a.channels : null });
+  return out;
+}
+
+const UNITS: Record<PlanField, string> = { width: ' px', height: ' px', fps: ' fps', frames: '', sample_rate: ' Hz', channels: '' };
+
+/** A value as the messages show it: fps with up to 6 decimals (24, 23.976024), the rest as integers; null is "none" (no audio stream). */
+export function planValueText(field: PlanField, value: number | null): string {
+  if (value === null) return 'none';
+  const shown = field === 'fps' ? String(Number(value.toFixed(6))) : String(value);
+  return `${shown}${UNITS[field]}`;
+}
+
+/** "width 640 px (plan 1344 px), frames 96 (plan 192)": the media's value first, the plan's beside it. */
+export function describeFieldMismatches(list: readonly FieldMismatch[]): string {
+  return list.map((x) => `${x.field} ${planValueText(x.field, x.media)} (plan ${planValueText(x.field, x.plan)})`).join(', ');
+}
+
+/** "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels": the plan's media spec in one line. */
+export function describePlanSpec(plan: MediaPlanSpec): string {
+  const v = plan.video;
+  const a = plan.audio;
+  return `${v.width}x${v.height}, ${v.fps} fps, ${v.frames} frames; ${a.sample_rate} Hz, ${a.channels} channel${a.channels === 1 ? '' : 's'}`;
+}
+
+/**
+ * MEDIA_PLAN_MISMATCH when either file's media differ from the plan, naming
+ * the side (`both` when both do), every field, the plan's value and the
+ * media's; null when both conform.
+ */
+export function checkPlanConformance(baseline: MediaProbe, candidate: MediaProbe, plan: MediaPlanSpec): MeasureFailure | null {
+  const sides = [
+    ['baseline', planFieldMismatches(baseline, plan)],
+    ['candidate', planFieldMismatches(candidate, plan)],
+  ] as const;
+  const off = sides.filter(([, list]) => list.length > 0);
+  if (off.length === 0) return null;
+  const side: FailureSide = off.length === 2 ? 'both' : off[0]![0];
+  const mismatches: PlanMismatch[] = off.flatMap(([s, list]) => list.map((x) => ({ side: s, ...x })));
+  // Short enough for the verdict line: the fields once when both sides differ alike (clips made the same way), else per side.
+  const alike = off.length === 2 && describeFieldMismatches(off[0]![1]) === describeFieldMismatches(off[1]![1]);
+  const parts = alike ? [describeFieldMismatches(off[0]![1])] : off.map(([s, list]) => `${off.length === 2 ? `${s} ` : ''}${describeFieldMismatches(list)}`);
+  const who = side === 'both' ? (alike ? "Both sides' media differ alike" : "Both sides' media differ") : `The ${side}'s media differ`;
+  return { code: 'MEDIA_PLAN_MISMATCH', message: `${who} from the plan: ${parts.join('; ')}`, side, plan_mismatches: mismatches };
+}

@@ -1,0 +1,219 @@
+/**
+ * The top of the page a reviewer reads first: the outcome counts per
+ * candidate, one line per failed or invalid pair (each a link that opens
+ * that pair), and the overview of every pair, worst first, with status
+ * filters that work without a script (radio buttons and `:has()`).
+ */
+import type { VNode } from 'preact';
+import { chartedSeries } from '../bundle/video-series.js';
+import type { CheckResult } from '../schemas/policy.js';
+import type { Comparison, PairReport, Report } from '../schemas/report.js';
+import { num } from './format.js';
+import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
+import { reasonText } from './reasons.js';
+import { fill } from './i18n.js';
+import type { MessageKey, Messages } from './i18n.js';
+
+/**
+ * One precision per metric, everywhere on the page: SSIM and spectral cosine
+ * live near 1, where the 5th and 6th decimals are the information; dB figures
+ * get 2, ratios 4.
+ */
+export const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
+const SSIM_DIGITS = 6;
+
+/** The short name of a check for one-line summaries ("audio |RMS ratio − 1|"); an unknown one as it is. */
+export function checkShort(m: Messages, name: string): string {
+  const key = `short_${name}`;
+  return key in m ? m[key as MessageKey] : checkLabel(m, name);
+}
+
+/** A check's note ("identical", "baseline_silent" …) in the page's language; an unknown note as it is. */
+export function checkNoteText(m: Messages, note: string): string {
+  const key = `checknote_${note}`;
+  return key in m ? m[key as MessageKey] : note;
+}
+
+/** "audio |RMS ratio − 1| 0.2005 (≤ 0.1)": what failed, its value and the rule. */
+export function failedCheckText(c: CheckResult, m: Messages): string {
+  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable);
+  return `${checkShort(m, c.name)} ${value} (${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
+}
+
+/** Both sides bit-identical: every video frame and every audio sample (or no audio on either side). */
+export function isIdentical(pair: PairReport): boolean {
+  return pair.status !== 'invalid' && pair.video !== null && pair.video.identical && (pair.audio == null || pair.audio.identical);
+}
+
+/** The pair's one-line outcome: what failed, why it is invalid, "identical", or its key figures (empty when there is nothing to say). */
+export function pairHeadline(pair: PairReport, m: Messages): Child[] {
+  if (pair.status === 'failed') {
+    const failed = pair.checks.filter((c) => c.outcome === 'fail');
+    return joined(
+      failed.map((c) => <span class="nowrap">{failedCheckText(c, m)}</span>),
+      '; ',
+    );
+  }
+  if (pair.status === 'invalid') {
+    const code = pair.reason_details[0]?.code ?? pair.reasons[0];
+    if (code === undefined) return [];
+    const detail = pair.reason_details.find((d) => d.code === code);
+    return [<code>{code}</code>, ' ', reasonText(code, detail?.message ?? null, m)];
+  }
+  if (isIdentical(pair)) return [<strong>{m.identical_pair}</strong>];
+  const parts: Child[] = [];
+  if (pair.video) {
+    // Only what the metric set computed (video-series.ts picks the SSIM series shown).
+    const ssim = chartedSeries(pair.video);
+    if (ssim) parts.push([m.min_ssim_short, ' ', num(ssim.series.min, SSIM_DIGITS, m.unavailable)]);
+    if (pair.video.psnr_db !== undefined) parts.push(pair.video.psnr_db === null ? m.psnr_identical : ['PSNR ', num(pair.video.psnr_db, 2, m.unavailable), ' dB']);
+  }
+  return joined(parts, ' · ');
+}
+
+const RANK: Record<PairReport['status'], number> = { failed: 0, invalid: 1, passed: 2 };
+
+interface Row {
+  ci: number;
+  c: Comparison;
+  pair: PairReport;
+}
+
+/** Worst first: failed, then invalid, then passed; within each, lowest min SSIM first, then slot order. */
+function worstFirst(report: Report): Row[] {
+  const rows: Row[] = [];
+  report.comparisons.forEach((c, ci) => c.pairs.forEach((pair) => rows.push({ ci, c, pair })));
+  const ssim = (p: PairReport): number => (p.video ? chartedSeries(p.video)?.series.min : undefined) ?? 2;
+  return rows.sort((x, y) => RANK[x.pair.status] - RANK[y.pair.status] || ssim(x.pair) - ssim(y.pair) || x.ci - y.ci || (x.pair.slot_id < y.pair.slot_id ? -1 : x.pair.slot_id > y.pair.slot_id ? 1 : 0));
+}
+
+function countChip(n: number, kind: 'passed' | 'failed' | 'invalid', label: string): VNode {
+  // A zero is not an alarm: only a non-zero failed or invalid count gets its colour.
+  return (
+    <span class={`count ${n === 0 ? 'zero' : kind}`}>
+      <b>{String(n)}</b> {label}
+    </span>
+  );
+}
+
+/** Outcome counts per candidate plus the failing and invalid pairs as links. */
+export function VerdictBlock({ report, m, runLabel }: { report: Report; m: Messages; runLabel: (c: Comparison, side: 'baseline' | 'candidate') => Child }): VNode {
+  const cards = report.comparisons.map((c) => {
+    const s = c.summary;
+    return (
+      <div class="card">
+        <p class="card-title">
+          <strong>{runLabel(c, 'candidate')}</strong> <span class="muted">{m.versus}</span> {runLabel(c, 'baseline')}
+        </p>
+        <p class="counts">
+          {countChip(s.failed, 'failed', m.failed)} {countChip(s.invalid, 'invalid', m.invalid)} {countChip(s.passed, 'passed', m.passed)}{' '}
+          <span class="muted nowrap">{fill(m.of_planned, { planned: s.planned })}</span>
+        </p>
+        {c.noise ? <p class="muted small">{fill(m.verdict_noise, { beyond: c.noise.beyond_pairs, valid: c.noise.valid_pairs })}</p> : null}
+      </div>
+    );
+  });
+  const bad = worstFirst(report).filter((r) => r.pair.status !== 'passed');
+  const LIMIT = 12;
+  const many = report.comparisons.length > 1;
+  const lines = bad.slice(0, LIMIT).map(({ ci, c, pair }) => (
+    // The case is what a reviewer knows a clip by; the slot tells repetitions of it apart.
+    <li>
+      <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
+        {badge(pair.status, m[`status_${pair.status}`])} {many ? [<span class="muted">{c.candidate_gpu_model}</span>, ' '] : null}
+        <span class="case">{pair.case_id}</span> <code class="muted">{pair.slot_id}</code>
+      </a>{' '}
+      <span class="why">{pairHeadline(pair, m)}</span>
+    </li>
+  ));
+  const more =
+    bad.length > LIMIT ? (
+      <li>
+        <a href="#overview">{fill(m.more_problems, { n: bad.length - LIMIT })}</a>
+      </li>
+    ) : null;
+  return (
+    <section id="verdict" aria-label={m.verdict}>
+      <div class="cards">{cards}</div>
+      {bad.length ? (
+        [
+          <h2 class="h-small">{m.problems_title}</h2>,
+          <ul class="problems">
+            {lines}
+            {more}
+          </ul>,
+        ]
+      ) : (
+        <p class="allgood">{m.no_problems}</p>
+      )}
+    </section>
+  );
+}
+
+function worstAudio(pair: PairReport): { snr: number | null; cos: number | null; identical: boolean } | null {
+  const a = pair.audio;
+  if (!a) return null;
+  let snr: number | null = null;
+  for (const ch of a.channels) if (ch.snr_db !== null && (snr === null || ch.snr_db < snr)) snr = ch.snr_db;
+  return { snr, cos: a.spectral_cosine, identical: a.identical };
+}
+
+/** Every pair in one table, worst first, with All / Failed / Invalid / Passed filters. */
+export function OverviewBlock({ report, m }: { report: Report; m: Messages }): VNode {
+  const rows = worstFirst(report);
+  const many = report.comparisons.length > 1;
+  const count = (s: PairReport['status'] | 'all'): number => (s === 'all' ? rows.length : rows.filter((r) => r.pair.status === s).length);
+  const filters = (['all', 'failed', 'invalid', 'passed'] as const).map((s) => {
+    const label = s === 'all' ? m.filter_all : m[s];
+    return [
+      <input type="radio" name="status-filter" id={`flt-${s}`} value={s} checked={s === 'all'} />,
+      <label for={`flt-${s}`}>
+        {label} <span class="muted">{String(count(s))}</span>
+      </label>,
+    ];
+  });
+  const body = rows.map(({ ci, c, pair }) => {
+    const v = pair.video;
+    const au = worstAudio(pair);
+    const what: Child = pair.status === 'passed' ? (isIdentical(pair) ? m.identical_pair : '') : pairHeadline(pair, m);
+    // The row's class is what the status filters select (style.ts).
+    return (
+      <tr class={`st-${pair.status}`}>
+        <td>
+          {badge(pair.status, m[`status_${pair.status}`])}{' '}
+          <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
+            <code>{pair.slot_id}</code>
+          </a>
+          <br />
+          <span class="muted small">
+            {pair.case_id}
+            {many ? [' · ', c.candidate_gpu_model] : null}
+          </span>
+        </td>
+        <td class="why">{what}</td>
+        {numCell(v ? num(chartedSeries(v)?.series.min, SSIM_DIGITS, m.unavailable) : '—')}
+        {numCell(v && v.psnr_db !== undefined ? (v.psnr_db === null ? '∞' : num(v.psnr_db, 2, m.unavailable)) : '—')}
+        {numCell(au ? (au.identical ? '∞' : num(au.snr, 2, m.unavailable)) : '—')}
+        {numCell(au ? num(au.cos, 6, m.unavailable) : '—')}
+      </tr>
+    );
+  });
+  const head = [m.pair_col, m.what_failed, m.min_ssim_short, m.col_psnr, m.col_snr, m.col_cos];
+  return (
+    <section id="overview">
+      <h2>{m.overview}</h2>
+      <p class="muted">{m.overview_intro}</p>
+      <div class="filters" role="radiogroup" aria-label={m.filter_label}>
+        {filters}
+      </div>
+      <div class="scroll">
+        <table>
+          <thead>
+            <TableRow cells={head} header />
+          </thead>
+          <tbody>{body}</tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
