@@ -69,7 +69,26 @@ function load(file) {
   for (const [k, arr] of Object.entries({ ya, yb, ra, rb })) new Uint8Array(mem, at[k], arr.length).set(arr);
   new Float64Array(mem, at.taps, 6).set(taps);
   new Float64Array(mem, at.consts, 2).set([(0.01 * 255) ** 2, (0.03 * 255) ** 2]);
+  const tempInts = 'ssim_ffmpeg_temp_ints' in ex ? ex.ssim_ffmpeg_temp_ints(width) : 0;
+  const temp = take(4 * tempInts + 16);
+  const cw = (width + 1) >> 1;
+  const ch = (height + 1) >> 1;
+  const chroma = { ua: take(cw * ch), ub: take(cw * ch), va: take(cw * ch), vb: take(cw * ch) };
+  const rgbOut = take(3 * width * height);
+  const have2 = ex.memory.buffer.byteLength;
+  if (end > have2) ex.memory.grow(Math.ceil((end - have2) / 65536));
+  for (const [key, src] of Object.entries({ ua: ya, ub: yb, va: yb, vb: ya })) new Uint8Array(ex.memory.buffer, chroma[key], cw * ch).set(src.subarray(0, cw * ch));
+  for (const [key, arr] of Object.entries({ ya, yb })) new Uint8Array(ex.memory.buffer, at[key], arr.length).set(arr);
+  const ffmpeg = tempInts
+    ? () => {
+        new Int32Array(ex.memory.buffer, temp, tempInts).fill(0);
+        return ex.ssim_ffmpeg_plane(at.ya, at.yb, width, height, temp) + ex.ssim_ffmpeg_plane(chroma.ua, chroma.ub, cw, ch, temp) + ex.ssim_ffmpeg_plane(chroma.va, chroma.vb, cw, ch, temp);
+      }
+    : null;
+  const rgb24 = 'yuv_rgb24' in ex ? () => ex.yuv_rgb24(at.ya, chroma.ua, chroma.va, width, height, cw, 1, 0, rgbOut) : null;
   return {
+    ffmpeg,
+    rgb24,
     gauss: fresh
       ? () => ex.ssim_gauss(at.ya, at.yb, width, height, at.taps, scratch)
       : () => ex.ssim_gauss(at.ya, at.yb, width, height, at.taps, at.consts, scratch),
@@ -78,10 +97,11 @@ function load(file) {
 }
 
 const old = load(oldPath);
-const cur = load(path.join(root, 'packages/fidelity/assets/metrics-kernels.wasm'));
+const cur = load(process.env.NEW_WASM ?? path.join(root, 'packages/fidelity/assets/metrics-kernels.wasm'));
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 console.log(`kernels at ${width}x${height}, ${rounds} alternating rounds, one core; ms per frame (median)`);
-for (const name of ['gauss', 'box7']) {
+for (const name of ['gauss', 'box7', 'ffmpeg', 'rgb24']) {
+  if (!old[name] || !cur[name]) continue;
   const o = [];
   const n = [];
   old[name]();

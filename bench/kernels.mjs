@@ -40,8 +40,9 @@ const [ua, ub] = plane(cw, ch);
 const [va, vb] = plane(cw, ch);
 const [ra, rb] = plane(width, height, 3);
 const frame = (y, u, v, rgb) => ({ width, height, chromaWidth: cw, chromaHeight: ch, y, u, v, rgb });
-const fa = frame(ya, ua, va, ra);
-const fb = frame(yb, ub, vb, rb);
+// Frames as the decoders deliver them: planes only (rgb24 is converted from them where a metric reads it).
+const fa = frame(ya, ua, va, undefined);
+const fb = frame(yb, ub, vb, undefined);
 
 const k = kernels();
 const layout = new Layout(k.base);
@@ -63,6 +64,7 @@ const cases = {
   'ssim (Gaussian, Y)': () => k.fn.ssim_gauss(at.ya, at.yb, width, height, taps, scratch),
   'ssim_ffmpeg (Y,U,V,All)': () => state.frameAt(k, { y: [at.ya, at.yb], u: [at.ua, at.ub], v: [at.va, at.vb] }, g, temp),
   'ssim_rgb7 (rgb24)': () => k.fn.ssim_box7(at.ra, at.rb, 3 * width, height, 3, scratch),
+  'rgb24 from Y,U,V (one side)': () => k.fn.yuv_rgb24(at.ya, at.ua, at.va, width, height, cw, 1, 0, at.ra),
   'diff sums (Y,U,V,rgb24)': () => {
     k.fn.diff_stats(at.ya, at.yb, width * height, out);
     k.fn.diff_stats(at.ua, at.ub, cw * ch, out);
@@ -93,4 +95,6 @@ console.log(`metric kernels at ${width}x${height}, ${repeats} runs, ms per frame
 console.log(`${'kernel'.padEnd(28)} ${'wall'.padStart(8)} ${'cpu'.padStart(8)} ${'cpu min'.padStart(8)}`);
 for (const [name, fn] of Object.entries(cases)) console.log(`${name.padEnd(28)} ${time(fn)}`);
 const acc = createVideoAccumulator(g);
-console.log(`${'addFrame (all, with copies)'.padEnd(28)} ${time(() => acc.addFrame(fa, fb))}`);
+console.log(`${'addFrame (default set)'.padEnd(28)} ${time(() => acc.addFrame(fa, fb))}`);
+const accAll = createVideoAccumulator(g, 'all');
+console.log(`${'addFrame (all set)'.padEnd(28)} ${time(() => accAll.addFrame(fa, fb))}`);

@@ -10,8 +10,9 @@
 import { FidelityError } from '../errors.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools } from './probe.js';
+import { ReaderGroup } from './frame-reader.js';
 import type { Child, ProcessScope } from './process.js';
-import { exitError } from './process.js';
+import { inputsExitError } from './process.js';
 import { spawnRawOutputs } from './raw-outputs.js';
 
 /** Samples per channel per chunk: a second of 32 kHz audio, a few hundred KiB of floats. */
@@ -46,8 +47,24 @@ const fresh =
  */
 export const AUDIO_DECODER_OPTIONS = ['-cpuflags', '0'] as const;
 
-export function audioDecodeArgs(file: string, audio: AudioProbe): string[] {
-  return [...INPUT_OPTIONS, ...AUDIO_DECODER_OPTIONS, '-i', file, '-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1'];
+/** One file's audio stream: its path, its name in messages ("baseline"), the stream. */
+export interface AudioSide {
+  file: string;
+  label: string;
+  audio: AudioProbe;
+}
+
+/**
+ * The ffmpeg arguments of one process decoding every side's audio stream: side i's samples on
+ * fd 3 + i. One process for both files of a pair saves a process start (see video-decoder.ts); the
+ * bits are each stream's own, decoded by the same C code.
+ */
+export function audioDecodeArgs(sides: readonly Pick<AudioSide, 'file' | 'audio'>[]): string[] {
+  const [nostdin, banner, v, error, ...perInput] = INPUT_OPTIONS;
+  const args: string[] = [nostdin, banner, v, error, ...AUDIO_DECODER_OPTIONS];
+  for (const side of sides) args.push(...perInput, '-i', side.file);
+  sides.forEach((side, i) => args.push('-map', `${i}:${side.audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', `pipe:${3 + i}`));
+  return args;
 }
 
 function deinterleave(bytes: Uint8Array, channels: number, label: string, take: PlaneSupply): Float32Array[] {
@@ -64,6 +81,52 @@ function deinterleave(bytes: Uint8Array, channels: number, label: string, take: 
   return out;
 }
 
+/**
+ * One decoder process for several files' audio (a pair's two sides): one {@link AudioDecoder} per
+ * side, in order, each reading its own output. They share the process: its exit (and its time limit)
+ * is theirs, and its failure is an InputsFailure naming the files ffmpeg's messages name.
+ */
+export async function openAudioDecoders(scope: ProcessScope, tools: ProbeTools, sides: readonly AudioSide[], chunkSamples = AUDIO_CHUNK_SAMPLES): Promise<AudioDecoder[]> {
+  // One group: while one side waits for its next chunk, ffmpeg may be blocked writing the other's (frame-reader.ts).
+  const group = new ReaderGroup();
+  const labels = sides.map((s) => s.label).join(' and ');
+  const { child, readers } = await spawnRawOutputs(
+    scope,
+    tools.ffmpeg,
+    audioDecodeArgs(sides),
+    sides.map((side, i) => ({ fd: 3 + i, recordBytes: chunkSamples * side.audio.channels * 4, reader: { capacity: 2, allowPartialLast: true, group, label: `${side.label} audio` } })),
+    { label: `ffmpeg (audio, ${labels})`, timeoutMs: tools.timeoutMs },
+  );
+  let failed: Promise<FidelityError | undefined> | null = null;
+  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the audio of ${labels}`, child, sides, tools.timeoutMs));
+  return sides.map((side, i): AudioDecoder => {
+    const reader = readers[i]!;
+    const explain = async (error: unknown): Promise<never> => {
+      throw (await processFailure()) ?? error;
+    };
+    return {
+      child,
+      async next(take: PlaneSupply = fresh(side.audio.channels)): Promise<Float32Array[] | null> {
+        let bytes: Uint8Array | null;
+        try {
+          bytes = await reader.next();
+        } catch (error) {
+          return explain(error);
+        }
+        if (!bytes) return null;
+        const planes = deinterleave(bytes, side.audio.channels, side.label, take);
+        reader.release(bytes);
+        return planes;
+      },
+      async finished(): Promise<void> {
+        const error = await processFailure();
+        if (error) throw error;
+      },
+    };
+  });
+}
+
+/** One file's audio decoder process ({@link openAudioDecoders} with one side). */
 export async function openAudioDecoder(
   scope: ProcessScope,
   tools: ProbeTools,
@@ -72,36 +135,6 @@ export async function openAudioDecoder(
   audio: AudioProbe,
   chunkSamples = AUDIO_CHUNK_SAMPLES,
 ): Promise<AudioDecoder> {
-  const { child, readers } = await spawnRawOutputs(
-    scope,
-    tools.ffmpeg,
-    audioDecodeArgs(file, audio),
-    [{ fd: 1, recordBytes: chunkSamples * audio.channels * 4, reader: { capacity: 2, allowPartialLast: true, label: `${label} audio` } }],
-    { label: `ffmpeg (audio, ${label})`, timeoutMs: tools.timeoutMs },
-  );
-  const reader = readers[0]!;
-  const explain = async (error: unknown): Promise<never> => {
-    const exit = await child.exited;
-    throw exitError(`ffmpeg decoding the audio of ${label}`, exit, tools.timeoutMs) ?? error;
-  };
-  return {
-    child,
-    async next(take: PlaneSupply = fresh(audio.channels)): Promise<Float32Array[] | null> {
-      let bytes: Uint8Array | null;
-      try {
-        bytes = await reader.next();
-      } catch (error) {
-        return explain(error);
-      }
-      if (!bytes) return null;
-      const planes = deinterleave(bytes, audio.channels, label, take);
-      reader.release(bytes);
-      return planes;
-    },
-    async finished(): Promise<void> {
-      const exit = await child.exited;
-      const error = exitError(`ffmpeg decoding the audio of ${label}`, exit, tools.timeoutMs);
-      if (error) throw error;
-    },
-  };
+  const [decoder] = await openAudioDecoders(scope, tools, [{ file, label, audio }], chunkSamples);
+  return decoder!;
 }

@@ -25,9 +25,9 @@ export interface AudioFacts {
   timeBase: Rational;
 }
 
-/** The ffmpeg output that reports them: the audio stream decoded to float, summarised by framecrc on `fd`. */
-export function audioFactsOutput(audio: Pick<AudioProbe, 'index'>, fd: number): string[] {
-  return ['-map', `0:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'framecrc', `pipe:${fd}`];
+/** The ffmpeg output that reports them: the audio stream (of input `input`) decoded to float, summarised by framecrc on `fd`. */
+export function audioFactsOutput(audio: Pick<AudioProbe, 'index'>, fd: number, input = 0): string[] {
+  return ['-map', `${input}:${audio.index}`, '-c:a', 'pcm_f32le', '-f', 'framecrc', `pipe:${fd}`];
 }
 
 /**

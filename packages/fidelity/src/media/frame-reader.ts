@@ -31,9 +31,25 @@ interface Waiter {
   reject(error: Error): void;
 }
 
+/**
+ * Where a reader's record buffers come from, when not from fresh arrays of its own: a pool of
+ * buffers in other memory (the metric kernels', pool/frame-memory.ts), which hands out fresh
+ * arrays once it has none left.
+ */
+export interface RecordBuffers {
+  /** A buffer of the reader's record size. */
+  take(): Uint8Array;
+  /** A buffer the reader no longer keeps. */
+  give(buffer: Uint8Array): void;
+  /** Whether `buffer` is one of the pool's (so a whole record, not a part of one). */
+  owns(buffer: Uint8Array): boolean;
+}
+
 export interface FrameReaderOptions {
   /** Complete records that may wait for the consumer (besides the one it holds and the one filling). */
   capacity: number;
+  /** Where the record buffers come from (default: fresh arrays). */
+  buffers?: RecordBuffers;
   /** Accept a shorter last record (audio); otherwise a partial record at the end is an error. */
   allowPartialLast?: boolean;
   group?: ReaderGroup;
@@ -138,10 +154,12 @@ export class FrameReader {
 
   /** Gives a record back for reuse; the caller must not touch it afterwards. */
   release(record: Uint8Array): void {
-    if (record.byteLength !== this.recordBytes || record.byteOffset !== 0) return;
+    // Only whole records of this reader's (a shorter last record is a part of one, and stays out).
+    if (record.byteLength !== this.recordBytes || !(record.byteOffset === 0 || this.#options.buffers?.owns(record))) return;
     if (this.#allocated > this.#limit()) {
       // Extra buffers from a starved sibling's wait are dropped, not kept.
       this.#allocated--;
+      this.#options.buffers?.give(record);
     } else {
       this.#free.push(record);
     }
@@ -172,7 +190,7 @@ export class FrameReader {
     if (this.#allocated >= this.#limit()) return null;
     this.#allocated++;
     this.#peakAllocated = Math.max(this.#peakAllocated, this.#allocated);
-    return new Uint8Array(this.recordBytes);
+    return this.#options.buffers?.take() ?? new Uint8Array(this.recordBytes);
   }
 
   #pause(): void {

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { FidelityError } from '../errors.js';
 import type { SocketChannel } from './socket-channel.js';
@@ -93,6 +94,9 @@ function trackGroup(pid: number | undefined): void {
  */
 export class ProcessScope {
   readonly #children = new Set<Child>();
+  readonly #deferred: (() => void)[] = [];
+  /** Our ends of every child's socket channels. */
+  readonly #sockets = new Set<Socket>();
   readonly #signal: AbortSignal | undefined;
   #closed = false;
   readonly #onAbort = (): void => {
@@ -143,6 +147,7 @@ export class ProcessScope {
       for (const channel of Object.values(sockets)) channel.releaseChildEnd();
     }
     const ours = Object.values(sockets).map((channel) => channel.ours);
+    for (const socket of ours) this.#sockets.add(socket);
 
     let reason: ChildExit['reason'] = 'exit';
     /** Set once 'close' (or a failed start) has settled `exited`. */
@@ -216,6 +221,11 @@ export class ProcessScope {
     return child;
   }
 
+  /** Runs `fn` once close() has seen every child exit (and their pipes and sockets closed): for memory their outputs were read into. */
+  defer(fn: () => void): void {
+    this.#deferred.push(fn);
+  }
+
   /** Kills every child still running and waits until all have exited. Safe to call twice. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -223,6 +233,10 @@ export class ProcessScope {
     const left = [...this.#children];
     for (const child of left) child.kill('closed');
     await Promise.all(left.map((c) => c.exited));
+    // A child that exited on its own may leave output unread in a socket: nothing reads it from now on.
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    for (const fn of this.#deferred.splice(0)) fn();
   }
 }
 
@@ -239,6 +253,50 @@ export function exitError(label: string, exit: ChildExit, timeoutMs: number): Fi
   if (exit.code === 0) return undefined;
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   return new FidelityError('UNDECODABLE', `${label} ${how}${exit.stderr ? `: ${exit.stderr}` : ''}`);
+}
+
+/**
+ * A failure of one process that read several files (a pair's decoder): `inputs` are the indices of
+ * the files it is about, by ffmpeg's messages ({@link failedInputs}).
+ */
+export class InputsFailure extends FidelityError {
+  readonly inputs: number[];
+
+  constructor(code: string, message: string, inputs: number[], cause?: unknown) {
+    super(code, message, cause === undefined ? {} : { cause });
+    this.inputs = inputs;
+  }
+}
+
+/**
+ * Which inputs a failed process's messages are about: ffmpeg names an input by its file name
+ * ("FILE: Invalid data found when processing input") or by its index ("Error while decoding stream
+ * #1:0"). Every input when none or all are named, or when two inputs are one file.
+ */
+export function failedInputs(stderr: string, files: readonly string[]): number[] {
+  const every = files.map((_, i) => i);
+  if (files.length < 2 || new Set(files).size < files.length) return every;
+  const named = every.filter((i) => stderr.includes(`${files[i]}:`) || new RegExp(`#${i}:\\d`).test(stderr));
+  return named.length === 0 ? every : named;
+}
+
+/**
+ * The failure of a process that read `inputs` (in its `-i` order), or undefined for a clean exit:
+ * exitError's, and for several inputs (but an abort) an {@link InputsFailure} whose message starts
+ * with the labels of the inputs it is about ("candidate: ffmpeg ... exited with code 1: ...").
+ */
+export async function inputsExitError(
+  what: string,
+  child: Child,
+  inputs: readonly { file: string; label: string }[],
+  timeoutMs: number,
+): Promise<FidelityError | undefined> {
+  const exit = await child.exited;
+  const error = exitError(what, exit, timeoutMs);
+  if (!error || inputs.length < 2 || error.code === 'ABORTED') return error;
+  // What ffmpeg said names the file; a time limit or a start that failed is the process's, so every file's.
+  const named = error.code === 'UNDECODABLE' ? failedInputs(exit.stderr, inputs.map((i) => i.file)) : inputs.map((_, i) => i);
+  return new InputsFailure(error.code, `${named.map((i) => inputs[i]!.label).join(' and ')}: ${error.message}`, named, error);
 }
 
 /** Runs a child to completion and returns its stdout (for ffprobe: small JSON). */

@@ -1,15 +1,23 @@
 /**
- * Streams the decoded frames of one file: ONE ffmpeg process writes the
- * native planes (Y, U, V) on fd 3, exactly as decoded. The metrics convert
- * rgb24 from those planes themselves (metrics/rgb24.ts), so the decoder
- * normally converts nothing. Only for a stream the exact formula does not
- * cover (4:4:4, an odd height in 4:2:0, ...) does the same process also
- * write ffmpeg's rgb24 on fd 4 (`rgb24: true`, the `ffmpeg` conversion),
- * read in lockstep with the planes (frame-reader.ts); otherwise a frame's
- * `rgb` is empty. Given the file's audio stream, the same process also
- * decodes it into a short frame summary on fd 5 (audio-facts.ts): the exact
- * sample count and first timestamp the compatibility checks need, without a
- * process of their own.
+ * Streams the decoded frames of one file, or of both files of a pair: ONE
+ * ffmpeg process writes each file's native planes (Y, U, V) on a fd of its
+ * own (fd 3 for the first file, 4 for the second), exactly as decoded. One
+ * process for both files of a pair saves a process start per pair (Debian's
+ * dynamically linked ffmpeg spends about 0.06 s of CPU loading its
+ * libraries) and a fork of the measuring process; each file still has its
+ * own outputs, so a short stream names its side, and a failure of the
+ * process names the file ffmpeg's messages name (process.ts, InputsFailure).
+ *
+ * The metrics convert rgb24 from those planes themselves (metrics/rgb24.ts),
+ * so the decoder normally converts nothing. Only for a stream the exact
+ * formula does not cover (4:4:4, an odd height in 4:2:0, ...) does the same
+ * process also write ffmpeg's rgb24 (`rgb24: true`, the `ffmpeg`
+ * conversion), each file's on its own fd after the planes', read in lockstep
+ * with the planes (frame-reader.ts); otherwise a frame's `rgb` is empty.
+ * Given a file's audio stream, the same process also decodes it into a short
+ * frame summary (audio-facts.ts) on a fd after those: the exact sample count
+ * and first timestamp the compatibility checks need, without a process of
+ * their own.
  *
  * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
  * muxer would otherwise get constant-frame-rate treatment, which duplicates
@@ -18,14 +26,14 @@
 import { FidelityError } from '../errors.js';
 import type { DecodedFrame, FrameGeometry } from '../metrics/frame.js';
 import { ReaderGroup } from './frame-reader.js';
-import type { FrameReader } from './frame-reader.js';
+import type { FrameReader, RecordBuffers } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 import { audioFactsOutput, readAudioFacts } from './audio-facts.js';
 import type { AudioFacts } from './audio-facts.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools, VideoProbe } from './probe.js';
 import type { Child, ProcessScope } from './process.js';
-import { exitError } from './process.js';
+import { inputsExitError } from './process.js';
 import { spawnRawOutputs } from './raw-outputs.js';
 
 export interface VideoDecoderOptions {
@@ -35,6 +43,8 @@ export interface VideoDecoderOptions {
   rgb24?: boolean;
   /** The file's audio stream: also count its decoded samples and read its start (fd 5, {@link VideoDecoder.audioFacts}). */
   audio?: AudioProbe | null;
+  /** Where each side's plane records come from (default: fresh arrays; frame-reader.ts RecordBuffers), by side. */
+  buffers?: readonly (RecordBuffers | undefined)[];
 }
 
 export interface VideoDecoder {
@@ -57,7 +67,9 @@ export interface VideoDecoder {
  * A decoded frame as the records ffmpeg wrote: the planes (Y, U, V back to
  * back) and rgb24 (empty unless ffmpeg converts: an empty record of its own),
  * each the whole of its own ArrayBuffer, so a frame can be moved to another
- * thread (transfer list) and handed back.
+ * thread (transfer list) and handed back; or, when the planes were read
+ * straight into the metric kernels' memory (`buffers`), a view into it, which
+ * stays in its thread.
  */
 export interface FrameRecords {
   planes: Uint8Array;
@@ -86,7 +98,7 @@ export function planarFromRecord(geometry: FrameGeometry, planes: Uint8Array): O
 
 /** The records behind a frame from frameFromRecords(). */
 export function frameRecords(frame: DecodedFrame): FrameRecords {
-  return { planes: new Uint8Array(frame.y.buffer, 0, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb ?? new Uint8Array(0) };
+  return { planes: new Uint8Array(frame.y.buffer, frame.y.byteOffset, frame.y.length + frame.u.length + frame.v.length), rgb: frame.rgb ?? new Uint8Array(0) };
 }
 
 /**
@@ -101,27 +113,50 @@ export function rgb24Filter(pixFmt: string): string {
   return `scale=flags=bilinear:in_color_matrix=bt601:in_range=${range},format=rgb24`;
 }
 
-/** The fd of the audio frame summary (audio-facts.ts). */
+/** The fd of the audio frame summary (audio-facts.ts) of a one-file decoder. */
 export const AUDIO_FACTS_FD = 5;
 
+/** One file of a decoder process: its path, its name in messages ("baseline"), its video stream and, for the facts, its audio stream. */
+export interface VideoSide {
+  file: string;
+  label: string;
+  video: VideoProbe;
+  audio?: AudioProbe | null;
+}
+
+/** Where side `i` of `n` writes: its planes, ffmpeg's rgb24 and its audio frame summary. */
+export function videoSideFds(i: number, n: number): { planes: number; rgb: number; facts: number } {
+  return { planes: 3 + i, rgb: 3 + n + i, facts: 3 + 2 * n + i };
+}
+
 /**
- * The ffmpeg arguments, exported for docs and the benchmark: the planes on fd 3; `rgb24: true` adds
- * ffmpeg's rgb24 on fd 4; `audio` adds the audio frame summary on fd 5 (and `-copyts`, so that its
- * first timestamp is the file's own; raw outputs carry no timestamps, so nothing else changes).
+ * The ffmpeg arguments of one process decoding every side, exported for docs and the benchmark:
+ * side i's planes on fd 3 + i; `rgb24: true` adds ffmpeg's rgb24 on fd 3 + n + i; a side's audio
+ * adds its frame summary on fd 3 + 2n + i (and `-copyts`, so that its first timestamp is the file's
+ * own; raw outputs carry no timestamps, so nothing else changes). One file: planes on 3, rgb24 on 4,
+ * the summary on 5.
  */
-export function videoDecodeArgs(file: string, video: VideoProbe, options: { rgb24?: boolean; audio?: AudioProbe | null } = {}): string[] {
-  const input = [...INPUT_OPTIONS, ...(options.audio ? ['-copyts'] : []), '-i', file];
-  const audio = options.audio ? audioFactsOutput(options.audio, AUDIO_FACTS_FD) : [];
-  if (options.rgb24 !== true) {
-    return [...input, '-map', `0:${video.index}`, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3', ...audio];
-  }
-  return [
-    ...input,
-    '-filter_complex', `[0:${video.index}]split=2[planes][torgb];[torgb]${rgb24Filter(video.pixFmt)}[rgb]`,
-    '-map', '[planes]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', video.pixFmt, 'pipe:3',
-    '-map', '[rgb]', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:4',
-    ...audio,
-  ];
+export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video' | 'audio'>[], options: { rgb24?: boolean } = {}): string[] {
+  const n = sides.length;
+  // -copyts is global: it is given when the files have audio (a pair whose sides disagree on audio is refused before decoding).
+  const copyts = sides.some((s) => s.audio) ? ['-copyts'] : [];
+  const [nostdin, banner, v, error, ...perInput] = INPUT_OPTIONS;
+  const args: string[] = [nostdin, banner, v, error, ...copyts];
+  for (const side of sides) args.push(...perInput, '-i', side.file);
+  const out = (i: number, map: string, pixFmt: string, fd: number): string[] => ['-map', map, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, `pipe:${fd}`];
+  sides.forEach((side, i) => {
+    const fds = videoSideFds(i, n);
+    if (options.rgb24 === true) {
+      args.push('-filter_complex', `[${i}:${side.video.index}]split=2[planes${i}][torgb${i}];[torgb${i}]${rgb24Filter(side.video.pixFmt)}[rgb${i}]`);
+      args.push(...out(i, `[planes${i}]`, side.video.pixFmt, fds.planes), ...out(i, `[rgb${i}]`, 'rgb24', fds.rgb));
+    } else {
+      args.push(...out(i, `${i}:${side.video.index}`, side.video.pixFmt, fds.planes));
+    }
+  });
+  sides.forEach((side, i) => {
+    if (side.audio) args.push(...audioFactsOutput(side.audio, videoSideFds(i, n).facts, i));
+  });
+  return args;
 }
 
 /**
@@ -135,6 +170,95 @@ const noRgb = {
   release: (): void => undefined,
 };
 
+/**
+ * One decoder process for several files (a pair's two sides): one {@link VideoDecoder} per side, in
+ * order, each reading its own outputs. They share the process: its exit (and its time limit) is
+ * theirs, and an error of the process is thrown by each side's calls, as an {@link InputsFailure}
+ * naming the files it is about when there are several.
+ */
+export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, sides: readonly VideoSide[], options: Omit<VideoDecoderOptions, 'audio'> = {}): Promise<VideoDecoder[]> {
+  for (const side of sides) {
+    if (!side.video.geometry) throw new FidelityError('UNSUPPORTED_PIXEL_FORMAT', `${side.label}: ${side.video.pixFmt} is not read without conversion`);
+  }
+  const n = sides.length;
+  const capacity = options.capacity ?? 2;
+  const withRgb = options.rgb24 === true;
+  // Every output of the process in one group: while any waits for its next frame, ffmpeg may be
+  // blocked writing another, which must then be read (frame-reader.ts).
+  const group = new ReaderGroup();
+  const outputs = sides.flatMap((side, i) => {
+    const geometry = side.video.geometry!;
+    const fds = videoSideFds(i, n);
+    return [
+      { fd: fds.planes, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${side.label} planes`, buffers: options.buffers?.[i] } },
+      ...(withRgb ? [{ fd: fds.rgb, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${side.label} rgb24` } }] : []),
+    ];
+  });
+  const factsFds = sides.flatMap((side, i) => (side.audio ? [videoSideFds(i, n).facts] : []));
+  const labels = sides.map((s) => s.label).join(' and ');
+  const { child, readers } = await spawnRawOutputs(scope, tools.ffmpeg, videoDecodeArgs(sides, { rgb24: withRgb }), outputs, {
+    label: `ffmpeg (video, ${labels})`,
+    timeoutMs: tools.timeoutMs,
+    textPipes: factsFds,
+  });
+  let failed: Promise<FidelityError | undefined> | null = null;
+  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the video of ${labels}`, child, sides, tools.timeoutMs));
+
+  return sides.map((side, i): VideoDecoder => {
+    const geometry = side.video.geometry!;
+    const planes = readers[withRgb ? 2 * i : i] as FrameReader;
+    const rgb = withRgb ? (readers[2 * i + 1] as FrameReader) : noRgb;
+    // Read as it streams (or ffmpeg would block on a full pipe); a read error shows as the process's exit.
+    const facts = side.audio ? readAudioFacts(child.pipe(videoSideFds(i, n).facts), side.audio.channels, side.label) : Promise.resolve(null);
+    facts.catch(() => undefined);
+    // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
+    const explain = async (error: unknown): Promise<never> => {
+      throw (await processFailure()) ?? error;
+    };
+    const label = side.label;
+    return {
+      geometry,
+      child,
+      async next(): Promise<DecodedFrame | null> {
+        let pair: [Uint8Array | null, Uint8Array | null];
+        try {
+          pair = await Promise.all([planes.next(), rgb.next()]);
+          // Without rgb24 the planes alone say where the stream ends.
+          if (!withRgb && pair[0] === null) pair[1] = null;
+        } catch (error) {
+          return explain(error);
+        }
+        const [yuv, rgbBytes] = pair;
+        if (!yuv || !rgbBytes) {
+          if (yuv) planes.release(yuv);
+          if (rgbBytes) rgb.release(rgbBytes);
+          if (yuv || rgbBytes) {
+            await explain(new FidelityError('UNDECODABLE', `${label}: ffmpeg wrote ${planes.delivered} planar frames but ${rgb.delivered} rgb24 frames`));
+          }
+          return null;
+        }
+        return frameFromRecords(geometry, { planes: yuv, rgb: rgbBytes });
+      },
+      release(frame: DecodedFrame): void {
+        const records = frameRecords(frame);
+        planes.release(records.planes);
+        rgb.release(records.rgb);
+      },
+      async finished(): Promise<void> {
+        const error = await processFailure();
+        if (error) throw error;
+      },
+      peakBuffers: () => ({ planes: planes.peakBuffers, rgb: rgb.peakBuffers }),
+      async audioFacts(): Promise<AudioFacts | null> {
+        const error = await processFailure();
+        if (error) throw error;
+        return facts;
+      },
+    };
+  });
+}
+
+/** One file's decoder process ({@link openVideoDecoders} with one side). */
 export async function openVideoDecoder(
   scope: ProcessScope,
   tools: ProbeTools,
@@ -143,74 +267,7 @@ export async function openVideoDecoder(
   video: VideoProbe,
   options: VideoDecoderOptions = {},
 ): Promise<VideoDecoder> {
-  const geometry = video.geometry;
-  if (!geometry) throw new FidelityError('UNSUPPORTED_PIXEL_FORMAT', `${label}: ${video.pixFmt} is not read without conversion`);
-  const capacity = options.capacity ?? 2;
-  const withRgb = options.rgb24 === true;
-  const group = new ReaderGroup();
-  const audio = options.audio ?? null;
-  const { child, readers } = await spawnRawOutputs(
-    scope,
-    tools.ffmpeg,
-    videoDecodeArgs(file, video, { rgb24: withRgb, audio }),
-    [
-      { fd: 3, recordBytes: geometry.yuvBytes, reader: { capacity, group, label: `${label} planes` } },
-      ...(withRgb ? [{ fd: 4, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${label} rgb24` } }] : []),
-    ],
-    { label: `ffmpeg (video, ${label})`, timeoutMs: tools.timeoutMs, textPipes: audio ? [AUDIO_FACTS_FD] : [] },
-  );
-  const planes = readers[0] as FrameReader;
-  const rgb = withRgb ? (readers[1] as FrameReader) : noRgb;
-  // Read as it streams (or ffmpeg would block on a full pipe); a read error shows as the process's exit.
-  const facts = audio ? readAudioFacts(child.pipe(AUDIO_FACTS_FD), audio.channels, label) : Promise.resolve(null);
-  facts.catch(() => undefined);
-
-  // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
-  const explain = async (error: unknown): Promise<never> => {
-    const exit = await child.exited;
-    throw exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs) ?? error;
-  };
-
-  return {
-    geometry,
-    child,
-    async next(): Promise<DecodedFrame | null> {
-      let pair: [Uint8Array | null, Uint8Array | null];
-      try {
-        pair = await Promise.all([planes.next(), rgb.next()]);
-        // Without rgb24 the planes alone say where the stream ends.
-        if (!withRgb && pair[0] === null) pair[1] = null;
-      } catch (error) {
-        return explain(error);
-      }
-      const [yuv, rgbBytes] = pair;
-      if (!yuv || !rgbBytes) {
-        if (yuv) planes.release(yuv);
-        if (rgbBytes) rgb.release(rgbBytes);
-        if (yuv || rgbBytes) {
-          await explain(new FidelityError('UNDECODABLE', `${label}: ffmpeg wrote ${planes.delivered} planar frames but ${rgb.delivered} rgb24 frames`));
-        }
-        return null;
-      }
-      return frameFromRecords(geometry, { planes: yuv, rgb: rgbBytes });
-    },
-    release(frame: DecodedFrame): void {
-      const records = frameRecords(frame);
-      planes.release(records.planes);
-      rgb.release(records.rgb);
-    },
-
-    async finished(): Promise<void> {
-      const exit = await child.exited;
-      const error = exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs);
-      if (error) throw error;
-    },
-    peakBuffers: () => ({ planes: planes.peakBuffers, rgb: rgb.peakBuffers }),
-    async audioFacts(): Promise<AudioFacts | null> {
-      const exit = await child.exited;
-      const error = exitError(`ffmpeg decoding the video of ${label}`, exit, tools.timeoutMs);
-      if (error) throw error;
-      return facts;
-    },
-  };
+  const { audio = null, ...rest } = options;
+  const [decoder] = await openVideoDecoders(scope, tools, [{ file, label, video, audio }], rest);
+  return decoder!;
 }

@@ -11,7 +11,7 @@
  * partial correlations add up. Memory is O(B + maxLag), independent of the
  * stream's length; cost is O(n log B).
  */
-import { fft } from './fft.js';
+import { withTransforms } from './fft.js';
 
 function nextPow2(n: number): number {
   let p = 1;
@@ -54,7 +54,6 @@ export class LagEstimator {
   private total = 0;
   private energyA = 0;
   private energyB = 0;
-  private scratch: Float64Array[] = [];
 
   constructor(maxLag: number) {
     this.maxLag = maxLag;
@@ -89,31 +88,22 @@ export class LagEstimator {
     const L = this.maxLag;
     const span = count + 2 * lags;
     const size = nextPow2(span);
-    if (this.scratch[0]?.length !== size) this.scratch = [0, 1, 2, 3].map(() => new Float64Array(size));
-    const [zr, zi, cr, ci] = this.scratch as [Float64Array, Float64Array, Float64Array, Float64Array];
-    zr.fill(0);
-    zi.fill(0);
     const a = this.a.data;
     const b = this.b.data;
     const alen = this.a.length;
     const blen = this.b.length;
-    for (let n = 0; n < count && L + n < alen; n++) zr[n] = a[L + n]!;
     const from = L - lags;
-    for (let m = 0; m < span && from + m < blen; m++) zi[m] = b[from + m]!;
-    fft(zr, zi);
-    // With Z = FFT(x + i y): conj(X) * Y where X, Y are the spectra of the real x and y.
-    for (let k = 0; k < size; k++) {
-      const m = (size - k) & (size - 1);
-      const xr = 0.5 * (zr[k]! + zr[m]!);
-      const xi = 0.5 * (zi[k]! - zi[m]!);
-      const yr = 0.5 * (zi[k]! + zi[m]!);
-      const yi = 0.5 * (zr[m]! - zr[k]!);
-      cr[k] = xr * yr + xi * yi;
-      ci[k] = xr * yi - xi * yr;
-    }
-    fft(cr, ci, true);
-    // c[m] = sum_n x[n] y[n + m] = r[m - lags]; no wrap-around since size >= count + 2*lags.
-    for (let m = 0; m <= 2 * lags; m++) this.r[L - lags + m]! += cr[m]! / size;
+    // In the kernels' memory: z = x + i y (zeroed, then filled), its transform, the cross-spectrum c, its inverse.
+    withTransforms(size, 4, ([zr, zi, cr], transform, cross) => {
+      zr!.set(a.subarray(L, Math.max(L, Math.min(L + count, alen))));
+      zi!.set(b.subarray(from, Math.max(from, Math.min(from + span, blen))));
+      transform(0, 1, false);
+      // With Z = FFT(x + i y): conj(X) * Y where X, Y are the spectra of the real x and y.
+      cross(0, 1, 2, 3);
+      transform(2, 3, true);
+      // c[m] = sum_n x[n] y[n + m] = r[m - lags]; no wrap-around since size >= count + 2*lags.
+      for (let m = 0; m <= 2 * lags; m++) this.r[L - lags + m]! += cr![m]! / size;
+    });
   }
 
   finish(): number {

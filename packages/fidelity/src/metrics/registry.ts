@@ -23,7 +23,7 @@ import { FfmpegSsimState, checkFfmpegSize, ffmpegPlaneWeights } from './ssim-ffm
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
 import { GAUSSIAN_TAPS_BYTES, checkGaussianSize, gaussianScratchBytes, writeGaussianTaps } from './ssim-gaussian.js';
 import { boxScratchBytes, boxWindows, checkBoxSize } from './ssim-rgb7.js';
-import { DEFAULT_RGB_CONVERSION, checkRgbConversion, convertRgb24At } from './rgb24.js';
+import { DEFAULT_RGB_CONVERSION, checkRgbConversion, convertRgb24At, rgb24DiffAt } from './rgb24.js';
 import type { RgbConversion } from './rgb24.js';
 import { kernels, Layout } from './wasm.js';
 import type { Kernels } from './wasm.js';
@@ -43,6 +43,8 @@ export interface FrameContext {
   equal(plane: PlaneName): boolean;
   /** Where the baseline and candidate plane lie in the kernels' memory; copied on the first call of the frame. */
   at(plane: PlaneName): [number, number];
+  /** diff_stats of the two frames' rgb24: from the converted images when a metric reads them, else in one pass from the planes. */
+  rgbDiff(): DiffStats;
   /** 16 bytes for a kernel's small results. */
   readonly out: number;
   /** The Gaussian taps' place. */
@@ -165,10 +167,9 @@ const RGB_DIFF = defineMetric<{ samples: number }, DiffStats>({
   temporal: false,
   init: (g) => ({ samples: 3 * g.width * g.height }),
   scratchBytes: () => 0,
-  frame(s, f) {
+  frame(_s, f) {
     if (f.equal('rgb')) return { sad: 0, sse: 0 };
-    const [pa, pb] = f.at('rgb');
-    return diffStatsAt(f.k, pa, pb, s.samples, f.out);
+    return f.rgbDiff();
   },
   finish(values, g, chosen) {
     const pooled = new PooledDiff();
@@ -240,6 +241,7 @@ export function createMetricRunner(
   list: readonly MetricName[],
   temporal: boolean | null,
   rgbConversion: RgbConversion = DEFAULT_RGB_CONVERSION,
+  k: Kernels = kernels(),
 ): MetricRunner {
   const g = checkGeometry(geometry);
   const defs = videoMetricDefs(list).filter((d) => temporal === null || d.temporal === temporal);
@@ -251,7 +253,6 @@ export function createMetricRunner(
   const convert = planes.has('rgb') && conversion?.by === 'fidelity' ? conversion : null;
   if (convert) for (const p of ['y', 'u', 'v'] as const) planes.add(p);
   const sizes: Record<PlaneName, number> = { y: g.width * g.height, u: g.chromaWidth * g.chromaHeight, v: g.chromaWidth * g.chromaHeight, rgb: 3 * g.width * g.height };
-  const k = kernels();
   const layout = new Layout(k.base);
   const offsets = new Map<PlaneName, [number, number]>();
   for (const p of ['y', 'rgb', 'u', 'v'] as const) if (planes.has(p)) offsets.set(p, [layout.take(sizes[p]), layout.take(sizes[p])]);
@@ -259,6 +260,8 @@ export function createMetricRunner(
   const out = layout.take(16);
   const scratch = layout.take(Math.max(16, ...defs.map((d) => d.scratchBytes(g))));
   const bytes = layout.size - k.base;
+  // Now, not at the first frame: kernels holding frames pin their memory once every user has reserved (pool/frame-memory.ts).
+  k.reserve(bytes);
 
   const checkFrame = (name: string, frame: DecodedFrame): void => {
     if (frame === null || typeof frame !== 'object') throw invalidParameter(name, 'a DecodedFrame', frame);
@@ -282,6 +285,7 @@ export function createMetricRunner(
       k.reserve(bytes);
       const equal = new Map<PlaneName, boolean>();
       const copied = new Set<PlaneName>();
+      const placedAt = new Map<PlaneName, [number, number]>();
       const ctx: FrameContext = {
         k,
         g,
@@ -304,12 +308,27 @@ export function createMetricRunner(
               const [y, u, v] = [ctx.at('y'), ctx.at('u'), ctx.at('v')];
               for (const side of [0, 1] as const) convertRgb24At(k, { y: y[side], u: u[side], v: v[side], out: at[side] }, g, convert);
             } else {
-              k.u8(at[0], sizes[p]).set(a[p]!);
-              k.u8(at[1], sizes[p]).set(b[p]!);
+              // A plane already in these kernels' memory (read there by the decoder: pool/frame-memory.ts) is used where it lies.
+              // Only pinned kernels hold frames: no caller's bytes elsewhere in the memory overlap the layout.
+              const memory = k.pinned ? k.fn.memory.buffer : null;
+              const [pa, pb] = [a[p]!, b[p]!];
+              const placed: [number, number] = [pa.buffer === memory ? pa.byteOffset : at[0], pb.buffer === memory ? pb.byteOffset : at[1]];
+              if (pa.buffer !== memory) k.u8(at[0], sizes[p]).set(pa);
+              if (pb.buffer !== memory) k.u8(at[1], sizes[p]).set(pb);
+              placedAt.set(p, placed);
             }
             copied.add(p);
           }
-          return at;
+          return placedAt.get(p) ?? at;
+        },
+        rgbDiff() {
+          // Converted here and no metric reads the images: both conversions and the sums in one pass.
+          if (convert && !copied.has('rgb')) {
+            const [y, u, v] = [ctx.at('y'), ctx.at('u'), ctx.at('v')];
+            return rgb24DiffAt(k, { y: y[0], u: u[0], v: v[0] }, { y: y[1], u: u[1], v: v[1] }, out, g, convert);
+          }
+          const [pa, pb] = ctx.at('rgb');
+          return diffStatsAt(k, pa, pb, sizes.rgb, out);
         },
       };
       const metrics: Record<string, unknown> = {};

@@ -9,10 +9,9 @@
  * scipy.signal.stft's padded=True does), so every sample counts. Degenerate
  * cases: 1.0 when both spectra are all zeros, 0.0 when exactly one is.
  */
-import { realMagnitudes } from './fft.js';
+import { spectralWindowSums } from './fft.js';
 
 export const SPECTRAL_WINDOW = 1024;
-const BINS = SPECTRAL_WINDOW / 2 + 1;
 
 let hann: Float64Array | undefined;
 export function hannPeriodic(): Float64Array {
@@ -34,14 +33,8 @@ export class SpectralCosine {
   private readonly a = new Float64Array(SPECTRAL_WINDOW);
   private readonly b = new Float64Array(SPECTRAL_WINDOW);
   private fill = 0;
-  private readonly x = new Float64Array(SPECTRAL_WINDOW);
-  private readonly ma = new Float64Array(BINS);
-  private readonly mb = new Float64Array(BINS);
-  private readonly zr = new Float64Array(SPECTRAL_WINDOW / 2);
-  private readonly zi = new Float64Array(SPECTRAL_WINDOW / 2);
-  private ab = 0;
-  private aa = 0;
-  private bb = 0;
+  /** sum ma*mb, ma*ma, mb*mb over every window's bins, in order. */
+  private readonly sums = new Float64Array(3);
 
   push(a: Float32Array, b: Float32Array): void {
     let i = 0;
@@ -60,26 +53,12 @@ export class SpectralCosine {
   private window(): void {
     // Each side through its own transform: a shared one would leak rounding
     // from a loud side into a silent one, and silence must stay exactly zero.
-    this.magnitudes(this.a, this.ma);
-    this.magnitudes(this.b, this.mb);
-    for (let k = 0; k < BINS; k++) {
-      const ma = this.ma[k]!;
-      const mb = this.mb[k]!;
-      this.ab += ma * mb;
-      this.aa += ma * ma;
-      this.bb += mb * mb;
-    }
+    spectralWindowSums(this.a, this.b, hannPeriodic(), this.fill, this.sums);
     this.fill = 0;
-  }
-
-  private magnitudes(samples: Float64Array, out: Float64Array): void {
-    const w = hannPeriodic();
-    for (let n = 0; n < SPECTRAL_WINDOW; n++) this.x[n] = n < this.fill ? samples[n]! * w[n]! : 0;
-    realMagnitudes(this.x, out, this.zr, this.zi);
   }
 
   finish(): number {
     if (this.fill > 0) this.window();
-    return cosineFromDots(this.ab, this.aa, this.bb);
+    return cosineFromDots(this.sums[0]!, this.sums[1]!, this.sums[2]!);
   }
 }

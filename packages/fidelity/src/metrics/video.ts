@@ -25,6 +25,8 @@ import type { MetricName, MetricsSpec, RoleValues } from './registry.js';
 import type { FfmpegSsim } from './ssim-ffmpeg.js';
 import { DEFAULT_RGB_CONVERSION } from './rgb24.js';
 import type { RgbConversion } from './rgb24.js';
+import { kernels } from './wasm.js';
+import type { Kernels } from './wasm.js';
 
 /**
  * How the frames' rgb24 is made, for the metrics that read it (docs/metrics.md, "RGB conversion").
@@ -121,11 +123,19 @@ const MAX_FRAMES = 24 * 3600 * 60;
  * ```
  */
 export function createVideoAccumulator(geometry: FrameGeometry, metrics: MetricsSpec = 'default', options: VideoMetricOptions = {}): VideoAccumulator {
+  return createVideoAccumulatorOn(kernels(), geometry, metrics, options);
+}
+
+/**
+ * createVideoAccumulator on given kernels (metrics/wasm.ts): a pair's own, whose memory its frames
+ * are read into (pool/frame-memory.ts). Its layout is reserved here, before the caller pins the memory.
+ */
+export function createVideoAccumulatorOn(k: Kernels, geometry: FrameGeometry, metrics: MetricsSpec = 'default', options: VideoMetricOptions = {}): VideoAccumulator {
   const g = checkGeometry(geometry);
   const list: readonly MetricName[] = resolveMetrics(metrics).list;
   // Both roles are initialised now, so a frame too small for a chosen metric (or a conversion the planes do not allow) is refused before any frame.
   // addFrame runs them as one runner: each plane is copied into the kernels' memory once per frame, not once per role.
-  const runner = createMetricRunner(g, list, null, options.rgb);
+  const runner = createMetricRunner(g, list, null, options.rgb, k);
   const temporalNames = new Set(runner.defs.filter((d) => d.temporal).map((d) => d.name));
   const rgb = options.rgb ?? DEFAULT_RGB_CONVERSION;
   /** By frame index; a hole is a frame whose part has not come in yet. */

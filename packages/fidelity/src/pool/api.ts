@@ -38,8 +38,11 @@ export interface MeasureOptions {
    * thread. Default: one per available core on a machine of 4 cores or more,
    * for a stream of at least about 20 frames at 1344x768; 0 for a smaller
    * stream or fewer cores (on 2 cores, the decoders need most of the machine
-   * and helpers measured slower for every metric set). The results are the
-   * same bytes for every value.
+   * and helpers measured slower for every metric set). Left open with 2 or 3
+   * cores, such a stream gets no helpers but the Gaussian SSIM of its frames
+   * that differ runs in one thread of its own beside the measuring thread
+   * (pool/ssim-helper.ts); an explicit 0 keeps everything in the calling
+   * thread. The results are the same bytes for every value.
    */
   videoThreads?: number;
   /**

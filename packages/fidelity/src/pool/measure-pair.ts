@@ -16,24 +16,31 @@
  */
 import { FidelityError, invalidParameter, isFidelityError } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
-import { openAudioDecoder } from '../media/audio-decoder.js';
+import { openAudioDecoders } from '../media/audio-decoder.js';
+import type { AudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
 import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
 import { PlanJson } from '../schemas/run-archive.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
-import { ProcessScope } from '../media/process.js';
-import { frameFromRecords, frameRecords, openVideoDecoder } from '../media/video-decoder.js';
-import { needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
+import { InputsFailure, ProcessScope } from '../media/process.js';
+import { frameFromRecords, frameRecords, openVideoDecoders } from '../media/video-decoder.js';
+import type { VideoDecoder } from '../media/video-decoder.js';
+import { createMetricRunner, needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
-import { createVideoAccumulator } from '../metrics/video.js';
+import { createVideoAccumulatorOn } from '../metrics/video.js';
+import type { FrameValues } from '../metrics/video.js';
+import { kernels } from '../metrics/wasm.js';
 import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
 import { FRAMES_PER_HELPER, openFrameHelpers } from './frame-helpers.js';
+import { leaseFrameMemory } from './frame-memory.js';
+import { openSsimHelper } from './ssim-helper.js';
+import type { SsimHelper } from './ssim-helper.js';
 import type { FrameHelpers } from './frame-helpers.js';
 import { defaultThreadCount } from './threads.js';
 
@@ -99,11 +106,18 @@ class SideFailure extends FidelityError {
   }
 }
 
-/** Failures of one side's probe or decoder carry that side; a cancellation is nobody's. */
-function blame<T>(side: Side, work: Promise<T>): Promise<T> {
+/** The side of a failure of the process that decodes both files: the file(s) ffmpeg's messages name. */
+const SIDES_OF_INPUTS: Record<string, FailureSide> = { '0': 'baseline', '1': 'candidate' };
+
+/**
+ * Failures of one side's probe or decoder carry that side; a failure of the process that decodes both
+ * files, the side its messages name ('both' when they name both or neither); a cancellation is nobody's.
+ */
+function blame<T>(side: FailureSide, work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => {
     if (!isFidelityError(error) || error instanceof SideFailure || error.code === 'ABORTED') throw error;
-    throw new SideFailure(error.code, error.message, side, error);
+    const named = error instanceof InputsFailure ? (SIDES_OF_INPUTS[error.inputs.join(',')] ?? 'both') : side;
+    throw new SideFailure(error.code, error.message, named, error);
   });
 }
 
@@ -137,6 +151,18 @@ export function autoVideoThreads(video: VideoProbe, cores: number): number {
 /** The fewest cores for which a pair gets video helper threads by default (see autoVideoThreads). */
 export const AUTO_THREADS_MIN_CORES = 4;
 
+/**
+ * Whether a pair measured without helper threads, `videoThreads` left open, runs the Gaussian SSIM
+ * of its differing frames in a thread of its own (ssim-helper.ts): when it may use 2 cores or more
+ * and the stream is as large as autoVideoThreads asks (starting the thread costs about 40 ms of CPU,
+ * copying the Y planes there about 0.2 ms a frame, against 7-12 ms of SSIM per 1344x768 frame).
+ * The results are the same bytes either way.
+ */
+export function autoSsimAside(video: VideoProbe, cores: number): boolean {
+  const geometry = video.geometry;
+  return cores >= 2 && geometry !== null && geometry.width * geometry.height * video.frames >= AUTO_THREADS_MIN_SAMPLES;
+}
+
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 
@@ -154,10 +180,12 @@ async function measureVideo(
   audio: [AudioProbe | null, AudioProbe | null],
   metrics: readonly MetricName[],
   threads: number,
+  ssimAside: boolean,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
+  let ssim: SsimHelper | null = null;
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
@@ -165,12 +193,38 @@ async function measureVideo(
     // where the exact formula does not apply, and only when a chosen metric reads rgb24.
     const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
     const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
-    const [a, b] = await bothSides(
-      blame('baseline', openVideoDecoder(scope, tools, files[0], 'baseline', streams[0], { capacity, rgb24, audio: audio[0] })),
-      blame('candidate', openVideoDecoder(scope, tools, files[1], 'candidate', streams[1], { capacity, rgb24, audio: audio[1] })),
-    );
-    const geometry = a.geometry;
-    const accumulator = createVideoAccumulator(geometry, metrics, { rgb });
+    const geometry = streams[0].geometry;
+    if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');
+    // Frames measured in this thread are read straight into the metric kernels' memory (pool/frame-memory.ts):
+    // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
+    const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
+    if (memory) scope.defer(() => memory.close());
+    const k = memory?.kernels ?? kernels();
+    const accumulator = createVideoAccumulatorOn(k, geometry, metrics, { rgb });
+    // With a core to spare and no helper threads, the Gaussian SSIM of differing frames runs beside (ssim-helper.ts):
+    // the frame's other metrics in two runners here, its SSIM filed by index when it comes back.
+    const split =
+      ssimAside && threads === 0 && metrics.includes('ssim')
+        ? {
+            ordered: createMetricRunner(geometry, metrics, true, rgb, k),
+            values: createMetricRunner(geometry, metrics.filter((m) => m !== 'ssim'), false, rgb, k),
+            waiting: new Map<number, FrameValues>(),
+          }
+        : null;
+    const buffers = memory?.buffers();
+    // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts).
+    const [a, b] = (await blame(
+      'both',
+      openVideoDecoders(
+        scope,
+        tools,
+        [
+          { file: files[0], label: 'baseline', video: streams[0], audio: audio[0] },
+          { file: files[1], label: 'candidate', video: streams[1], audio: audio[1] },
+        ],
+        { capacity, rgb24, buffers: [buffers, buffers] },
+      ),
+    )) as [VideoDecoder, VideoDecoder];
     const framesTotal = streams[0].frames;
     // The temporal offset diagnosis (metrics/temporal-offset.ts) keeps copies of a few Y planes, taken here,
     // before a frame is moved to a helper: it runs in this thread, in frame order, for every thread count.
@@ -207,6 +261,27 @@ async function measureVideo(
       offsetSearch?.add(index, fa.y, fb.y);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
+      } else if (split) {
+        accumulator.addOrdered(index, split.ordered.frame(fa, fb));
+        const values = split.values.frame(fa, fb);
+        // Equal Y planes have SSIM exactly 1 (the kernel gives it; the definition skips it): only the others travel.
+        if (values.identical || Buffer.from(fa.y.buffer, fa.y.byteOffset, fa.y.length).equals(Buffer.from(fb.y.buffer, fb.y.byteOffset, fb.y.length))) {
+          values.metrics['ssim'] = 1;
+          accumulator.addValues(index, values);
+          done();
+        } else {
+          ssim ??= openSsimHelper(geometry.width, geometry.height, (i, value) => {
+            const waiting = split.waiting.get(i)!;
+            split.waiting.delete(i);
+            waiting.metrics['ssim'] = value;
+            accumulator.addValues(i, waiting);
+            done();
+          });
+          split.waiting.set(index, values);
+          await ssim.submit(index, fa.y, fb.y);
+        }
+        a.release(fa);
+        b.release(fb);
       } else {
         accumulator.addFrame(fa, fb);
         a.release(fa);
@@ -215,6 +290,7 @@ async function measureVideo(
       }
     }
     await helpers?.drain();
+    await ssim?.drain();
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
@@ -224,6 +300,7 @@ async function measureVideo(
     return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts };
   } finally {
     await helpers?.close();
+    await ssim?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
     onWarm();
   }
@@ -244,10 +321,14 @@ async function measureAudio(
   start: Promise<void>,
 ): Promise<AudioOutcome> {
   await start;
-  const [a, b] = await bothSides(
-    blame('baseline', openAudioDecoder(scope, tools, files[0], 'baseline', streams[0])),
-    blame('candidate', openAudioDecoder(scope, tools, files[1], 'candidate', streams[1])),
-  );
+  // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
+  const [a, b] = (await blame(
+    'both',
+    openAudioDecoders(scope, tools, [
+      { file: files[0], label: 'baseline', audio: streams[0] },
+      { file: files[1], label: 'candidate', audio: streams[1] },
+    ]),
+  )) as [AudioDecoder, AudioDecoder];
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
   try {
     const delivered: [number, number] = [0, 0];
@@ -299,7 +380,7 @@ async function measureProbed(
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.onProgress, warm),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm),
     withAudio && aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FidelityError } from '../../src/errors.js';
 import { extractAudio, extractFrame } from '../../src/media/frames.js';
-import { ProcessScope } from '../../src/media/process.js';
+import { ProcessScope, failedInputs } from '../../src/media/process.js';
 import { pidsIn, stillRunningAfter, wrapperDecoder } from './wrapper.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-process-'));
@@ -110,5 +110,22 @@ describe('extraction settles when its ffmpeg is killed', () => {
     expect(error).toBeInstanceOf(FidelityError);
     expect((error as FidelityError).message).toMatch(/did not finish within 500 ms/);
     expect(await stillRunningAfter(pidsIn(pids), 3000)).toEqual([]);
+  });
+});
+
+describe('failedInputs: which files of a process reading several a failure is about', () => {
+  const files = ['/runs/a/x.mp4', '/runs/b/x.mp4'];
+
+  it('names the input ffmpeg names by file or by stream index', () => {
+    expect(failedInputs('/runs/b/x.mp4: Invalid data found when processing input', files)).toEqual([1]);
+    expect(failedInputs('[h264 @ 0x55] error while decoding MB 3 4\nError while decoding stream #0:0: Invalid data found when processing input', files)).toEqual([0]);
+    expect(failedInputs('Error while decoding stream #1:0: Invalid data\n/runs/a/x.mp4: End of file', files)).toEqual([0, 1]);
+  });
+
+  it('names every input when the messages name none, or when the inputs are one file', () => {
+    expect(failedInputs('[h264 @ 0x55] error while decoding MB 3 4', files)).toEqual([0, 1]);
+    expect(failedInputs('', files)).toEqual([0, 1]);
+    expect(failedInputs('/runs/a/x.mp4: Invalid data', ['/runs/a/x.mp4', '/runs/a/x.mp4'])).toEqual([0, 1]);
+    expect(failedInputs('anything', ['/one.mp4'])).toEqual([0]);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTO_THREADS_MIN_CORES, autoVideoThreads, measurePair } from '../../src/pool/measure-pair.js';
+import { AUTO_THREADS_MIN_CORES, autoSsimAside, autoVideoThreads, measurePair, measurePairOn } from '../../src/pool/measure-pair.js';
 import { planeGeometry } from '../../src/media/pixel-formats.js';
 import type { VideoProbe } from '../../src/media/probe.js';
 import type { MeasureProgress } from '../../src/pool/api.js';
@@ -103,6 +103,39 @@ describe('measurePair', () => {
     expect(progress.every((p, i) => i === 0 || p.framesDone === 0 || p.framesDone === progress[i - 1]!.framesDone + 1)).toBe(true);
   });
 
+  it('gives the same JSON with the Gaussian SSIM beside the measuring thread (two cores, no helper threads) as in one thread', async () => {
+    // Large enough for the thread (autoSsimAside): 640x360, 90 frames.
+    const big = await clips.make({ width: 640, height: 360, frames: 90 }, 'aside-a');
+    const bigOther = await clips.make({ width: 640, height: 360, frames: 90, crf: 40 }, 'aside-b');
+    for (const metrics of ['default', 'all'] as const) {
+      const inThread = await measurePair(big, bigOther, { metrics, videoThreads: 0 });
+      const progress: MeasureProgress[] = [];
+      let ports = 0;
+      const beside = await measurePairOn(big, bigOther, {
+        metrics,
+        onProgress: (p) => {
+          progress.push(p);
+          // The SSIM thread's port is open while differing frames are out.
+          ports = Math.max(ports, process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length);
+        },
+      }, 2);
+      expect(JSON.stringify(beside)).toBe(JSON.stringify(inThread));
+      expect(ports).toBeGreaterThan(0);
+      expect(progress.at(-1)).toEqual({ framesDone: 90, framesTotal: 90 });
+      expect(progress.every((p, i) => i === 0 || p.framesDone === progress[i - 1]!.framesDone + 1)).toBe(true);
+    }
+    // Identical frames never start it; nor does a small stream, or one core.
+    const portsDuring = async (a: string, b: string, cores: number): Promise<number> => {
+      let ports = 0;
+      const outcome = await measurePairOn(a, b, { onProgress: () => (ports = Math.max(ports, process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length)) }, cores);
+      expect(outcome.ok).toBe(true);
+      return ports;
+    };
+    expect(await portsDuring(big, big, 2)).toBe(0);
+    expect(await portsDuring(base, other, 2)).toBe(0);
+    expect(await portsDuring(big, bigOther, 1)).toBe(0);
+  });
+
   it('fails a corrupt candidate as UNDECODABLE with helper threads too, leaving no ffmpeg behind', async () => {
     const garbage = path.join(clips.dir, 'garbage-threads.mp4');
     writeFileSync(garbage, Buffer.alloc(10_000, 7));
@@ -157,6 +190,25 @@ describe('measurePair', () => {
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', message: expect.stringContaining('candidate') } });
   });
 
+  it('names the side ffmpeg names when the one process decoding both files fails', async () => {
+    // A decoder that fails as ffmpeg does mid-stream, about one input: the probes and everything else run the real one.
+    const { wrapperDecoder } = await import('../media/wrapper.js');
+    const { mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(path.join(clips.dir, 'failing-'));
+    const failing = (input: number) =>
+      wrapperDecoder(dir, `ffmpeg-${input}`, [
+        'case " $* " in *" rawvideo "*) ;; *) exec "$REAL" "$@";; esac',
+        `echo "[h264 @ 0x5581] error while decoding MB 7 3, bytestream -5" >&2`,
+        `echo "Error while decoding stream #${input}:0: Invalid data found when processing input" >&2`,
+        'exit 1',
+      ].join('\n')).file;
+    for (const [input, side] of [[0, 'baseline'], [1, 'candidate']] as const) {
+      const outcome = await measurePair(base, other, { ffmpeg: { ffmpegPath: failing(input) } });
+      expect(outcome).toMatchObject({ ok: false, failure: { code: 'UNDECODABLE', side, message: expect.stringMatching(new RegExp(`^${side}: [\\s\\S]*stream #${input}:0`)) } });
+    }
+    expect(await ffmpegChildren()).toEqual([]);
+  });
+
   it('fails a file whose index lists frames its data has lost (cut mid-stream) as UNDECODABLE', async () => {
     // moov first (faststart), then the mdat cut short: ffprobe lists every packet, decoding finds fewer frames.
     const { execFile } = await import('node:child_process');
@@ -191,7 +243,8 @@ describe('measurePair', () => {
       },
     });
     expect(outcome).toEqual({ ok: false, failure: { code: 'ABORTED', message: expect.any(String) } });
-    expect(children.length).toBeGreaterThanOrEqual(2);
+    // One ffmpeg decodes both files' video (the audio's starts after frame 8).
+    expect(children.length).toBeGreaterThanOrEqual(1);
     const left = await ffmpegChildren();
     expect(left.filter((pid) => children.includes(pid))).toEqual([]);
   });
@@ -225,6 +278,12 @@ describe('autoVideoThreads', () => {
     const full = stream(1344, 768, 192);
     expect(AUTO_THREADS_MIN_CORES).toBe(4);
     expect([1, 2, 3, 4, 8, 16].map((cores) => autoVideoThreads(full, cores))).toEqual([0, 0, 0, 4, 8, 16]);
+  });
+
+  it('puts the Gaussian SSIM of a full-size stream beside the measuring thread from 2 cores on, not for a small one', () => {
+    expect([1, 2, 3].map((cores) => autoSsimAside(stream(1344, 768, 192), cores))).toEqual([false, true, true]);
+    expect(autoSsimAside(stream(128, 72, 24), 16)).toBe(false);
+    expect(autoSsimAside({ geometry: null, frames: 192 } as unknown as VideoProbe, 16)).toBe(false);
   });
 
   it('gives a small stream none, and a stream without a known plane layout none', () => {

@@ -99,7 +99,8 @@ describe('measure pool', () => {
       queued.abort();
       expect(await first).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
       expect(await second).toMatchObject({ ok: false, failure: { code: 'ABORTED' } });
-      expect(children.length).toBeGreaterThanOrEqual(2);
+      // One ffmpeg decodes both files' video (and the probes may still be running).
+      expect(children.length).toBeGreaterThanOrEqual(1);
       expect((await ffmpegChildren()).filter((pid) => children.includes(pid))).toEqual([]);
       expect(await pool.measure({ id: 'after', baseline: base, candidate: base })).toMatchObject({ ok: true });
     } finally {

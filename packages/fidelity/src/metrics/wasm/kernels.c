@@ -398,11 +398,46 @@ double ssim_box7(const uint8_t *a, const uint8_t *b, int cols, int h, int step, 
 
 /* One line of 4x4 block sums; the SSSE3 kernel writes blocks in pairs, so an
  * odd count writes one more block, reading past the plane's right edge
- * (replicated here: FFmpeg reads whatever the frame buffer holds there). */
+ * (replicated here: FFmpeg reads whatever the frame buffer holds there).
+ * Records are [sum a, sum b, sum a^2 + b^2, sum ab], exact integers: how
+ * they are added up changes no bit. Four blocks (16 columns) at a time, then
+ * pairs, then one at a time. */
 static void ff_4x4_line(const uint8_t *a, const uint8_t *b, int w, int row, int32_t *sums, int nblocks) {
   const uint8_t *pa = a + (long)4 * row * w, *pb = b + (long)4 * row * w;
   int z = 0;
   const int full = (w >> 2) < nblocks ? (w >> 2) : nblocks;
+  for (; z + 4 <= full; z += 4) {
+    v128_t alo = wasm_i16x8_splat(0), ahi = alo, blo = alo, bhi = alo;
+    v128_t sslo = wasm_i32x4_splat(0), sshi = sslo, splo = sslo, sphi = sslo;
+    for (int y = 0; y < 4; y++) {
+      v128_t va = wasm_v128_load(pa + (long)y * w + 4 * z), vb = wasm_v128_load(pb + (long)y * w + 4 * z);
+      v128_t al = wasm_u16x8_extend_low_u8x16(va), ah = wasm_u16x8_extend_high_u8x16(va);
+      v128_t bl = wasm_u16x8_extend_low_u8x16(vb), bh = wasm_u16x8_extend_high_u8x16(vb);
+      alo = wasm_i16x8_add(alo, al);
+      ahi = wasm_i16x8_add(ahi, ah);
+      blo = wasm_i16x8_add(blo, bl);
+      bhi = wasm_i16x8_add(bhi, bh);
+      sslo = wasm_i32x4_add(sslo, wasm_i32x4_add(wasm_i32x4_dot_i16x8(al, al), wasm_i32x4_dot_i16x8(bl, bl)));
+      sshi = wasm_i32x4_add(sshi, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ah, ah), wasm_i32x4_dot_i16x8(bh, bh)));
+      splo = wasm_i32x4_add(splo, wasm_i32x4_dot_i16x8(al, bl));
+      sphi = wasm_i32x4_add(sphi, wasm_i32x4_dot_i16x8(ah, bh));
+    }
+    /* Column pairs -> blocks: lanes hold columns (0+1, 2+3, 4+5, 6+7) of each half. */
+    v128_t pal = wasm_u32x4_extadd_pairwise_u16x8(alo), pah = wasm_u32x4_extadd_pairwise_u16x8(ahi);
+    v128_t pbl = wasm_u32x4_extadd_pairwise_u16x8(blo), pbh = wasm_u32x4_extadd_pairwise_u16x8(bhi);
+    v128_t s1 = wasm_i32x4_add(wasm_i32x4_shuffle(pal, pah, 0, 2, 4, 6), wasm_i32x4_shuffle(pal, pah, 1, 3, 5, 7));
+    v128_t s2 = wasm_i32x4_add(wasm_i32x4_shuffle(pbl, pbh, 0, 2, 4, 6), wasm_i32x4_shuffle(pbl, pbh, 1, 3, 5, 7));
+    v128_t ss = wasm_i32x4_add(wasm_i32x4_shuffle(sslo, sshi, 0, 2, 4, 6), wasm_i32x4_shuffle(sslo, sshi, 1, 3, 5, 7));
+    v128_t sp = wasm_i32x4_add(wasm_i32x4_shuffle(splo, sphi, 0, 2, 4, 6), wasm_i32x4_shuffle(splo, sphi, 1, 3, 5, 7));
+    /* Transposed into one record per block. */
+    v128_t t0 = wasm_i32x4_shuffle(s1, s2, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(ss, sp, 0, 4, 1, 5);
+    v128_t t2 = wasm_i32x4_shuffle(s1, s2, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(ss, sp, 2, 6, 3, 7);
+    int32_t *o = sums + 4 * z;
+    wasm_v128_store(o, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+    wasm_v128_store(o + 4, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+    wasm_v128_store(o + 8, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+    wasm_v128_store(o + 12, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+  }
   for (; z + 2 <= full; z += 2) {
     /* 8 columns x 4 rows -> 2 blocks */
     v128_t s1 = wasm_i16x8_splat(0), s2 = s1, ss = wasm_i32x4_splat(0), sp = ss;
@@ -445,39 +480,54 @@ static void ff_4x4_line(const uint8_t *a, const uint8_t *b, int w, int row, int3
   }
 }
 
-static float ff_end1(int32_t s1, int32_t s2, int32_t ss, int32_t s12) {
-  /* vf_ssim.c: (int)(.01*.01*255*255*64 + .5) = 416 and (int)(.03*.03*255*255*64*63 + .5) = 235963 */
-  const int32_t ssim_c1 = (int32_t)(SSIM_K1 * SSIM_K1 * SSIM_L * SSIM_L * 64 + .5);
-  const int32_t ssim_c2 = (int32_t)(SSIM_K2 * SSIM_K2 * SSIM_L * SSIM_L * 64 * 63 + .5);
-  int32_t vars = ss * 64 - s1 * s1 - s2 * s2;
-  int32_t covar = s12 * 64 - s1 * s2;
-  float num = (float)(2 * s1 * s2 + ssim_c1) * (float)(2 * covar + ssim_c2);
-  float den = (float)(s1 * s1 + s2 * s2 + ssim_c1) * (float)(vars + ssim_c2);
-  return num / den;
+/* vf_ssim.c's ssim_end1 for four windows at once, one per lane: the same
+ * int32 arithmetic (no sum here comes near 2^31) and the same float32
+ * conversions, products and quotient, so each lane gives the scalar's bits.
+ * (int)(.01*.01*255*255*64 + .5) = 416 and (int)(.03*.03*255*255*64*63 + .5) = 235963 */
+INLINE v128_t ff_end4(v128_t s1, v128_t s2, v128_t ss, v128_t s12) {
+  const v128_t c1 = wasm_i32x4_splat((int32_t)(SSIM_K1 * SSIM_K1 * SSIM_L * SSIM_L * 64 + .5));
+  const v128_t c2 = wasm_i32x4_splat((int32_t)(SSIM_K2 * SSIM_K2 * SSIM_L * SSIM_L * 64 * 63 + .5));
+  v128_t s1s1 = wasm_i32x4_mul(s1, s1), s2s2 = wasm_i32x4_mul(s2, s2), s1s2 = wasm_i32x4_mul(s1, s2);
+  v128_t vars = wasm_i32x4_sub(wasm_i32x4_sub(wasm_i32x4_shl(ss, 6), s1s1), s2s2);
+  v128_t covar = wasm_i32x4_sub(wasm_i32x4_shl(s12, 6), s1s2);
+  v128_t num = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_i32x4_add(s1s2, s1s2), c1)),
+                              wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_i32x4_add(covar, covar), c2)));
+  v128_t den = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_add(wasm_i32x4_add(s1s1, s2s2), c1)),
+                              wasm_f32x4_convert_i32x4(wasm_i32x4_add(vars, c2)));
+  return wasm_f32x4_div(num, den);
 }
 
 /* ff_ssim_end_line_sse4: four float lanes; the tail group is computed in
  * full (over-reading the line buffers) and the extra windows subtracted
- * again through the same byte shifts as the assembly. */
+ * again through the same byte shifts as the assembly. Window i sums blocks
+ * i and i+1 of both lines; lane k of a group is window i+k, its own float
+ * accumulator, as the assembly's. */
 static float ff_end_line(const int32_t *sum0, const int32_t *sum1, int w) {
-  float l0 = 0, l1 = 0, l2 = 0, l3 = 0, v[4] = {0, 0, 0, 0};
+  v128_t acc = wasm_f32x4_splat(0.0f), v = acc;
   int i = 0, left = w;
+  v128_t lb = wasm_i32x4_add(wasm_v128_load(sum0), wasm_v128_load(sum1)); /* block i of both lines */
   do {
-    for (int k = 0; k < 4; k++) {
-      const int32_t *p0 = sum0 + 4 * (i + k), *p1 = sum1 + 4 * (i + k);
-      v[k] = ff_end1(p0[0] + p0[4] + p1[0] + p1[4], p0[1] + p0[5] + p1[1] + p1[5], p0[2] + p0[6] + p1[2] + p1[6],
-                     p0[3] + p0[7] + p1[3] + p1[7]);
-    }
-    l0 += v[0];
-    l1 += v[1];
-    l2 += v[2];
-    l3 += v[3];
+    v128_t b1 = wasm_i32x4_add(wasm_v128_load(sum0 + 4 * (i + 1)), wasm_v128_load(sum1 + 4 * (i + 1)));
+    v128_t b2 = wasm_i32x4_add(wasm_v128_load(sum0 + 4 * (i + 2)), wasm_v128_load(sum1 + 4 * (i + 2)));
+    v128_t b3 = wasm_i32x4_add(wasm_v128_load(sum0 + 4 * (i + 3)), wasm_v128_load(sum1 + 4 * (i + 3)));
+    v128_t b4 = wasm_i32x4_add(wasm_v128_load(sum0 + 4 * (i + 4)), wasm_v128_load(sum1 + 4 * (i + 4)));
+    /* Records [s1, s2, ss, s12] of windows i .. i+3, transposed to one vector per field. */
+    v128_t w0 = wasm_i32x4_add(lb, b1), w1 = wasm_i32x4_add(b1, b2), w2 = wasm_i32x4_add(b2, b3), w3 = wasm_i32x4_add(b3, b4);
+    v128_t t0 = wasm_i32x4_shuffle(w0, w1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(w2, w3, 0, 4, 1, 5);
+    v128_t t2 = wasm_i32x4_shuffle(w0, w1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(w2, w3, 2, 6, 3, 7);
+    v = ff_end4(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7), wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5),
+                wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+    acc = wasm_f32x4_add(acc, v);
+    lb = b4;
     i += 4;
     left -= 4;
   } while (left > 0);
+  float l0 = wasm_f32x4_extract_lane(acc, 0), l1 = wasm_f32x4_extract_lane(acc, 1), l2 = wasm_f32x4_extract_lane(acc, 2),
+        l3 = wasm_f32x4_extract_lane(acc, 3);
   if (left != 0) {
     int valid = left + 4;
-    float m0 = v[0], m1 = v[1], m2 = v[2], m3 = v[3];
+    float m0 = wasm_f32x4_extract_lane(v, 0), m1 = wasm_f32x4_extract_lane(v, 1), m2 = wasm_f32x4_extract_lane(v, 2),
+          m3 = wasm_f32x4_extract_lane(v, 3);
     if (valid & 2) { m0 = m2; m1 = m3; m2 = 0; m3 = 0; }
     if (valid & 1) { m0 = m1; m1 = m2; m2 = m3; m3 = 0; }
     l0 -= m0;
@@ -620,18 +670,63 @@ INLINE v128_t rgb_pick(v128_t r, v128_t g, v128_t b, v128_t mr, v128_t mg, v128_
 
 /* 16 pixels of one row: L from Y (split into even and odd pixels, which line up with the 8 chroma
  * samples), the chroma terms added, narrowed with unsigned saturation (the clamp: every sum fits
- * int16), and interleaved into 48 bytes of RGB. */
-INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, uint8_t *out, v128_t rv, v128_t gc, v128_t bu) {
+ * int16): R, G and B of the 16 pixels, the even pixels in lanes 0-7 and the odd ones in 8-15. */
+INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, v128_t rv, v128_t gc, v128_t bu, v128_t *r, v128_t *g, v128_t *b) {
   v128_t y16 = wasm_v128_load(yrow);
   v128_t ye = wasm_i16x8_sub(wasm_i16x8_shl(wasm_v128_and(y16, k->lo8), 3), k->yo);
   v128_t yo = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_shr(y16, 8), 3), k->yo);
   v128_t le = mulhi16(ye, k->yce, k->yco), lo = mulhi16(yo, k->yce, k->yco);
-  v128_t r = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, rv), wasm_i16x8_add(lo, rv));
-  v128_t g = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, gc), wasm_i16x8_add(lo, gc));
-  v128_t b = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, bu), wasm_i16x8_add(lo, bu));
+  *r = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, rv), wasm_i16x8_add(lo, rv));
+  *g = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, gc), wasm_i16x8_add(lo, gc));
+  *b = wasm_u8x16_narrow_i16x8(wasm_i16x8_add(le, bu), wasm_i16x8_add(lo, bu));
+}
+
+/* The 16 pixels interleaved into 48 bytes of RGB. */
+INLINE void rgb_store48(uint8_t *out, v128_t r, v128_t g, v128_t b) {
   wasm_v128_store(out, rgb_pick(r, g, b, RGB_MASK_0R, RGB_MASK_0G, RGB_MASK_0B));
   wasm_v128_store(out + 16, rgb_pick(r, g, b, RGB_MASK_1R, RGB_MASK_1G, RGB_MASK_1B));
   wasm_v128_store(out + 32, rgb_pick(r, g, b, RGB_MASK_2R, RGB_MASK_2G, RGB_MASK_2B));
+}
+
+/* The per-table constants of the converter, as 16-bit SIMD lanes. */
+static int yuv_rgb_consts(int table, YuvRgbConsts *k, int *scalar) {
+  if (table < 0 || table >= YUV_RGB_TABLES) return -1;
+  const int16_t *t = YUV_RGB[table];
+  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  for (int i = 0; i < 6; i++) scalar[i] = t[i];
+  k->yce = wasm_i16x8_make(yc, 0, yc, 0, yc, 0, yc, 0);
+  k->yco = wasm_i16x8_make(0, yc, 0, yc, 0, yc, 0, yc);
+  k->vre = wasm_i16x8_make(vr, 0, vr, 0, vr, 0, vr, 0);
+  k->vro = wasm_i16x8_make(0, vr, 0, vr, 0, vr, 0, vr);
+  k->ube = wasm_i16x8_make(ub, 0, ub, 0, ub, 0, ub, 0);
+  k->ubo = wasm_i16x8_make(0, ub, 0, ub, 0, ub, 0, ub);
+  k->uge = wasm_i16x8_make(ug, 0, ug, 0, ug, 0, ug, 0);
+  k->ugo = wasm_i16x8_make(0, ug, 0, ug, 0, ug, 0, ug);
+  k->vge = wasm_i16x8_make(vg, 0, vg, 0, vg, 0, vg, 0);
+  k->vgo = wasm_i16x8_make(0, vg, 0, vg, 0, vg, 0, vg);
+  k->yo = wasm_i16x8_splat((int16_t)yo);
+  k->c1024 = wasm_i16x8_splat(1024);
+  k->lo8 = wasm_i16x8_splat(0xFF);
+  return 0;
+}
+
+/* The chroma terms of 16 pixels (8 chroma samples): V for R, U and V for G, U for B. */
+INLINE void yuv_chroma8(const YuvRgbConsts *k, const uint8_t *u, const uint8_t *v, v128_t *rv, v128_t *gc, v128_t *bu) {
+  v128_t uu = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(u), 3), k->c1024);
+  v128_t vv = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(v), 3), k->c1024);
+  *rv = mulhi16(vv, k->vre, k->vro);
+  *bu = mulhi16(uu, k->ube, k->ubo);
+  *gc = wasm_i16x8_add(mulhi16(uu, k->uge, k->ugo), mulhi16(vv, k->vge, k->vgo));
+}
+
+/* One pixel in scalar code (the last w mod 16 of a row): the same formula. */
+INLINE void yuv_rgb1(const int *t, int Y, int Ub, int Vb, uint8_t *px) {
+  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  const int U = 8 * Ub - 1024, V = 8 * Vb - 1024;
+  const int L = ((8 * Y - yo) * yc) >> 16;
+  px[0] = clamp_u8(L + ((V * vr) >> 16));
+  px[1] = clamp_u8(L + (((U * ug) >> 16) + ((V * vg) >> 16)));
+  px[2] = clamp_u8(L + ((U * ub) >> 16));
 }
 
 /*
@@ -643,49 +738,291 @@ INLINE void yuv_rgb16(const YuvRgbConsts *k, const uint8_t *yrow, uint8_t *out, 
  */
 EXPORT(yuv_rgb24)
 int yuv_rgb24(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, int h, int cw, int vshift, int table, uint8_t *out) {
-  if (table < 0 || table >= YUV_RGB_TABLES || (vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 ||
-      (h & vshift) != 0)
-    return -1;
-  const int16_t *t = YUV_RGB[table];
-  const int yc = t[0], yo = t[1], vr = t[2], ub = t[3], ug = t[4], vg = t[5];
+  if ((vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 || (h & vshift) != 0) return -1;
   YuvRgbConsts k;
-  k.yce = wasm_i16x8_make(yc, 0, yc, 0, yc, 0, yc, 0);
-  k.yco = wasm_i16x8_make(0, yc, 0, yc, 0, yc, 0, yc);
-  k.vre = wasm_i16x8_make(vr, 0, vr, 0, vr, 0, vr, 0);
-  k.vro = wasm_i16x8_make(0, vr, 0, vr, 0, vr, 0, vr);
-  k.ube = wasm_i16x8_make(ub, 0, ub, 0, ub, 0, ub, 0);
-  k.ubo = wasm_i16x8_make(0, ub, 0, ub, 0, ub, 0, ub);
-  k.uge = wasm_i16x8_make(ug, 0, ug, 0, ug, 0, ug, 0);
-  k.ugo = wasm_i16x8_make(0, ug, 0, ug, 0, ug, 0, ug);
-  k.vge = wasm_i16x8_make(vg, 0, vg, 0, vg, 0, vg, 0);
-  k.vgo = wasm_i16x8_make(0, vg, 0, vg, 0, vg, 0, vg);
-  k.yo = wasm_i16x8_splat((int16_t)yo);
-  k.c1024 = wasm_i16x8_splat(1024);
-  k.lo8 = wasm_i16x8_splat(0xFF);
+  int t[6];
+  if (yuv_rgb_consts(table, &k, t) != 0) return -1;
   const int rows = 1 << vshift, full = w & ~15;
   for (int cy = 0; cy < h >> vshift; cy++) {
     const uint8_t *ur = u + (long)cy * cw, *vrow = v + (long)cy * cw;
     const uint8_t *y0 = y + (long)(cy << vshift) * w;
     uint8_t *o0 = out + (long)(cy << vshift) * w * 3;
     for (int x = 0; x < full; x += 16) {
-      v128_t uu = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(ur + x / 2), 3), k.c1024);
-      v128_t vv = wasm_i16x8_sub(wasm_i16x8_shl(wasm_u16x8_load8x8(vrow + x / 2), 3), k.c1024);
-      v128_t rv = mulhi16(vv, k.vre, k.vro), bu = mulhi16(uu, k.ube, k.ubo);
-      v128_t gc = wasm_i16x8_add(mulhi16(uu, k.uge, k.ugo), mulhi16(vv, k.vge, k.vgo));
-      for (int r = 0; r < rows; r++) yuv_rgb16(&k, y0 + (long)r * w + x, o0 + ((long)r * w + x) * 3, rv, gc, bu);
+      v128_t rv, gc, bu;
+      yuv_chroma8(&k, ur + x / 2, vrow + x / 2, &rv, &gc, &bu);
+      for (int r = 0; r < rows; r++) {
+        v128_t R, G, B;
+        yuv_rgb16(&k, y0 + (long)r * w + x, rv, gc, bu, &R, &G, &B);
+        rgb_store48(o0 + ((long)r * w + x) * 3, R, G, B);
+      }
     }
     /* The last w mod 16 pixels of each row (an odd width's last column uses the last chroma sample). */
-    for (int x = full; x < w; x++) {
-      const int U = 8 * ur[x >> 1] - 1024, V = 8 * vrow[x >> 1] - 1024;
-      const int rv = (V * vr) >> 16, gc = ((U * ug) >> 16) + ((V * vg) >> 16), bu = (U * ub) >> 16;
+    for (int x = full; x < w; x++)
+      for (int r = 0; r < rows; r++) yuv_rgb1(t, y0[(long)r * w + x], ur[x >> 1], vrow[x >> 1], o0 + ((long)r * w + x) * 3);
+  }
+  return 0;
+}
+
+/* sum |a - b| and sum (a - b)^2 of 16 bytes into 32-bit lanes (at most 4 * 65025 and 4 * 255 a lane per call). */
+INLINE void diff16(v128_t a, v128_t b, v128_t *sad, v128_t *sse) {
+  v128_t dl = wasm_i16x8_sub(wasm_u16x8_extend_low_u8x16(a), wasm_u16x8_extend_low_u8x16(b));
+  v128_t dh = wasm_i16x8_sub(wasm_u16x8_extend_high_u8x16(a), wasm_u16x8_extend_high_u8x16(b));
+  *sse = wasm_i32x4_add(*sse, wasm_i32x4_add(wasm_i32x4_dot_i16x8(dl, dl), wasm_i32x4_dot_i16x8(dh, dh)));
+  *sad = wasm_i32x4_add(*sad, wasm_u32x4_extadd_pairwise_u16x8(wasm_i16x8_add(wasm_i16x8_abs(dl), wasm_i16x8_abs(dh))));
+}
+
+INLINE double lanes_sum(v128_t v) {
+  return (double)wasm_i32x4_extract_lane(v, 0) + (double)wasm_i32x4_extract_lane(v, 1) + (double)wasm_i32x4_extract_lane(v, 2) +
+         (double)wasm_i32x4_extract_lane(v, 3);
+}
+
+/*
+ * Both frames' rgb24 and, in the same pass, diff_stats of the two rgb24
+ * images (sum |a - b| and sum (a - b)^2 over every R, G, B sample, into
+ * stats[0] and stats[1]): what yuv_rgb24 on each side and diff_stats on the
+ * results give, the same exact integer sums, without writing and reading the
+ * images again. The images are written only where asked (outa and outb
+ * nonzero: a metric reads them); the pooled RGB PSNR and MAE need only the
+ * sums. Returns 0, or -1 for arguments yuv_rgb24 refuses (nothing written).
+ */
+EXPORT(yuv_rgb24_pair)
+int yuv_rgb24_pair(const uint8_t *ya, const uint8_t *ua, const uint8_t *va, const uint8_t *yb, const uint8_t *ub, const uint8_t *vb, int w, int h,
+                   int cw, int vshift, int table, uint8_t *outa, uint8_t *outb, double *stats) {
+  if ((vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 || (h & vshift) != 0) return -1;
+  YuvRgbConsts k;
+  int t[6];
+  if (yuv_rgb_consts(table, &k, t) != 0) return -1;
+  const int rows = 1 << vshift, full = w & ~15, store = outa != 0 && outb != 0;
+  double sad = 0, sse = 0;
+  for (int cy = 0; cy < h >> vshift; cy++) {
+    const long crow = (long)cy * cw, yrow = (long)(cy << vshift) * w;
+    /* 32-bit lanes take at most 2 * 3 * 4 * 65025 per 16 pixels: flushed every 256 groups. */
+    v128_t vsad = wasm_i32x4_splat(0), vsse = vsad;
+    int groups = 0;
+    for (int x = 0; x < full; x += 16) {
+      v128_t rva, gca, bua, rvb, gcb, bub;
+      yuv_chroma8(&k, ua + crow + x / 2, va + crow + x / 2, &rva, &gca, &bua);
+      yuv_chroma8(&k, ub + crow + x / 2, vb + crow + x / 2, &rvb, &gcb, &bub);
       for (int r = 0; r < rows; r++) {
-        const int L = ((8 * y0[(long)r * w + x] - yo) * yc) >> 16;
-        uint8_t *px = o0 + ((long)r * w + x) * 3;
-        px[0] = clamp_u8(L + rv);
-        px[1] = clamp_u8(L + gc);
-        px[2] = clamp_u8(L + bu);
+        const long at = yrow + (long)r * w + x;
+        v128_t Ra, Ga, Ba, Rb, Gb, Bb;
+        yuv_rgb16(&k, ya + at, rva, gca, bua, &Ra, &Ga, &Ba);
+        yuv_rgb16(&k, yb + at, rvb, gcb, bub, &Rb, &Gb, &Bb);
+        if (store) {
+          rgb_store48(outa + at * 3, Ra, Ga, Ba);
+          rgb_store48(outb + at * 3, Rb, Gb, Bb);
+        }
+        diff16(Ra, Rb, &vsad, &vsse);
+        diff16(Ga, Gb, &vsad, &vsse);
+        diff16(Ba, Bb, &vsad, &vsse);
+      }
+      if (++groups == 256) {
+        sad += lanes_sum(vsad);
+        sse += lanes_sum(vsse);
+        vsad = vsse = wasm_i32x4_splat(0);
+        groups = 0;
+      }
+    }
+    sad += lanes_sum(vsad);
+    sse += lanes_sum(vsse);
+    for (int x = full; x < w; x++) {
+      for (int r = 0; r < rows; r++) {
+        const long at = yrow + (long)r * w + x;
+        uint8_t pa[3], pb[3];
+        yuv_rgb1(t, ya[at], ua[crow + (x >> 1)], va[crow + (x >> 1)], store ? outa + at * 3 : pa);
+        yuv_rgb1(t, yb[at], ub[crow + (x >> 1)], vb[crow + (x >> 1)], store ? outb + at * 3 : pb);
+        for (int c = 0; c < 3; c++) {
+          const int d = (int)(store ? outa[at * 3 + c] : pa[c]) - (int)(store ? outb[at * 3 + c] : pb[c]);
+          sad += d < 0 ? -d : d;
+          sse += d * d;
+        }
       }
     }
   }
+  stats[0] = sad;
+  stats[1] = sse;
   return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Radix-2 complex FFT in float64, for the audio metrics (metrics/fft.ts).   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * In place on split re/im arrays of n (a power of two) doubles. cs and sn
+ * hold the twiddles of every stage, contiguous (stage with half-size h at
+ * [h - 1, 2h - 1)), computed by the caller (Math.cos / Math.sin: this
+ * module has no libm). `inverse` uses e^{+...} and does not scale.
+ *
+ * The arithmetic of each butterfly is fixed, in float64 with no fused
+ * multiply-add: xr = br*wr - bi*wi, xi = br*wi + bi*wr, b = a - x, a = a + x,
+ * with wi = sign * sin. Two butterflies per f64x2 step, each lane its own:
+ * the butterflies of a stage touch disjoint elements, so doing them in pairs
+ * (or in any order) gives the same bits as one at a time.
+ */
+EXPORT(fft_f64)
+void fft_f64(double *re, double *im, int n, const double *cs, const double *sn, int inverse) {
+  /* Bit-reversal permutation, with a reversed counter. */
+  for (int i = 0, j = 0; i < n; i++) {
+    if (j > i) {
+      double t = re[i];
+      re[i] = re[j];
+      re[j] = t;
+      t = im[i];
+      im[i] = im[j];
+      im[j] = t;
+    }
+    int m = n >> 1;
+    while (m > 0 && (j & m)) {
+      j ^= m;
+      m >>= 1;
+    }
+    j |= m;
+  }
+  /* Size-2 butterflies need no twiddle: a' = a + b, b' = a - b. */
+  int a = 0;
+  for (; a + 4 <= n; a += 4) {
+    v128_t r01 = wasm_v128_load(re + a), r23 = wasm_v128_load(re + a + 2);
+    v128_t i01 = wasm_v128_load(im + a), i23 = wasm_v128_load(im + a + 2);
+    v128_t re_ = wasm_i64x2_shuffle(r01, r23, 0, 2), ro = wasm_i64x2_shuffle(r01, r23, 1, 3);
+    v128_t ie = wasm_i64x2_shuffle(i01, i23, 0, 2), io = wasm_i64x2_shuffle(i01, i23, 1, 3);
+    v128_t rs = wasm_f64x2_add(re_, ro), rd = wasm_f64x2_sub(re_, ro);
+    v128_t is = wasm_f64x2_add(ie, io), id = wasm_f64x2_sub(ie, io);
+    wasm_v128_store(re + a, wasm_i64x2_shuffle(rs, rd, 0, 2));
+    wasm_v128_store(re + a + 2, wasm_i64x2_shuffle(rs, rd, 1, 3));
+    wasm_v128_store(im + a, wasm_i64x2_shuffle(is, id, 0, 2));
+    wasm_v128_store(im + a + 2, wasm_i64x2_shuffle(is, id, 1, 3));
+  }
+  for (; a + 1 < n; a += 2) {
+    const double xr = re[a + 1], xi = im[a + 1];
+    re[a + 1] = re[a] - xr;
+    im[a + 1] = im[a] - xi;
+    re[a] = re[a] + xr;
+    im[a] = im[a] + xi;
+  }
+  const v128_t sign = wasm_f64x2_splat(inverse ? 1.0 : -1.0);
+  for (int half = 2; half < n; half <<= 1) {
+    const double *c = cs + (half - 1), *s = sn + (half - 1);
+    for (int start = 0; start < n; start += 2 * half) {
+      double *ra = re + start, *ia = im + start, *rb = ra + half, *ib = ia + half;
+      for (int k = 0; k < half; k += 2) {
+        const v128_t wr = wasm_v128_load(c + k), wi = wasm_f64x2_mul(sign, wasm_v128_load(s + k));
+        const v128_t br = wasm_v128_load(rb + k), bi = wasm_v128_load(ib + k);
+        const v128_t xr = wasm_f64x2_sub(wasm_f64x2_mul(br, wr), wasm_f64x2_mul(bi, wi));
+        const v128_t xi = wasm_f64x2_add(wasm_f64x2_mul(br, wi), wasm_f64x2_mul(bi, wr));
+        const v128_t ar = wasm_v128_load(ra + k), ai = wasm_v128_load(ia + k);
+        wasm_v128_store(rb + k, wasm_f64x2_sub(ar, xr));
+        wasm_v128_store(ib + k, wasm_f64x2_sub(ai, xi));
+        wasm_v128_store(ra + k, wasm_f64x2_add(ar, xr));
+        wasm_v128_store(ia + k, wasm_f64x2_add(ai, xi));
+      }
+    }
+  }
+}
+
+/*
+ * conj(X) * Y from Z = FFT(x + i y), x and y real (the lag estimator's
+ * cross-spectrum, metrics/lag.ts): X[k] = (Z[k] + conj Z[m]) / 2 and
+ * Y[k] = (Z[k] - conj Z[m]) / 2i with m = (size - k) mod size, in float64,
+ * each term in the order written there.
+ */
+EXPORT(fft_cross_spectrum)
+void fft_cross_spectrum(const double *zr, const double *zi, double *cr, double *ci, int size) {
+  for (int k = 0; k < size; k++) {
+    const int m = (size - k) & (size - 1);
+    const double xr = 0.5 * (zr[k] + zr[m]);
+    const double xi = 0.5 * (zi[k] - zi[m]);
+    const double yr = 0.5 * (zi[k] + zi[m]);
+    const double yi = 0.5 * (zr[m] - zr[k]);
+    cr[k] = xr * yr + xi * yi;
+    ci[k] = xr * yi - xi * yr;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spectral cosine: one window of both sides (metrics/spectral.ts).          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * V8's Math.hypot of two numbers, step for step (its Torque builtin
+ * MathHypot: the largest magnitude first, NaN and infinity rules, then a
+ * Kahan-compensated sum of the squares normalised by it, its square root
+ * times it), so a magnitude computed here has the bits Math.hypot gave.
+ */
+static double js_hypot2(double x, double y) {
+  double max = 0.0;
+  int nan = 0;
+  const double ax = __builtin_fabs(x), ay = __builtin_fabs(y);
+  if (x != x)
+    nan = 1;
+  else if (ax > max)
+    max = ax;
+  if (y != y)
+    nan = 1;
+  else if (ay > max)
+    max = ay;
+  if (max == __builtin_inf()) return __builtin_inf();
+  if (nan) return __builtin_nan("");
+  if (max == 0.0) return 0.0;
+  double sum = 0.0, compensation = 0.0;
+  const double values[2] = {ax, ay};
+  for (int i = 0; i < 2; i++) {
+    const double n = values[i] / max;
+    const double summand = n * n - compensation;
+    const double preliminary = sum + summand;
+    compensation = (preliminary - sum) - summand;
+    sum = preliminary;
+  }
+  return __builtin_sqrt(sum) * max;
+}
+
+/*
+ * Magnitudes |X[k]|, k = 0..n/2, of the DFT of the real window x (n
+ * samples: the first `fill` of `samples` times the window `win`, zeros
+ * after), through one complex FFT of n/2 points (even samples as the real
+ * part, odd as the imaginary part): X[k] = E + e^{-2 pi i k/n} O with
+ * E = (Z[a] + conj Z[b]) / 2, O = (Z[a] - conj Z[b]) / 2i, a = k mod n/2,
+ * b = (n/2 - k) mod n/2. rc/rs: cos and sin of 2 pi k / n, k = 0..n/2.
+ */
+static void real_magnitudes(const double *samples, const double *win, int n, int fill, const double *cs, const double *sn, const double *rc,
+                            const double *rs, double *zr, double *zi, double *out) {
+  const int h = n >> 1;
+  for (int t = 0; t < h; t++) {
+    zr[t] = 2 * t < fill ? samples[2 * t] * win[2 * t] : 0.0;
+    zi[t] = 2 * t + 1 < fill ? samples[2 * t + 1] * win[2 * t + 1] : 0.0;
+  }
+  fft_f64(zr, zi, h, cs, sn, 0);
+  for (int k = 0; k <= h; k++) {
+    const int a = k % h, b = (h - k) % h;
+    const double er = 0.5 * (zr[a] + zr[b]);
+    const double ei = 0.5 * (zi[a] - zi[b]);
+    const double or = 0.5 * (zi[a] + zi[b]);
+    const double oi = 0.5 * (zr[b] - zr[a]);
+    const double c = rc[k];
+    const double s = -rs[k];
+    out[k] = js_hypot2(er + (or * c - oi * s), ei + (or * s + oi * c));
+  }
+}
+
+/*
+ * One window of the spectral cosine: both sides' magnitudes, then the three
+ * dot products added bin by bin, in bin order, to acc[0..2] (sum ma*mb,
+ * ma*ma, mb*mb). scratch: 2 * (n/2) + 2 * (n/2 + 1) doubles.
+ */
+EXPORT(spectral_window)
+void spectral_window(const double *a, const double *b, const double *win, int n, int fill, const double *cs, const double *sn, const double *rc,
+                     const double *rs, double *scratch, double *acc) {
+  const int h = n >> 1;
+  double *zr = scratch, *zi = zr + h, *ma = zi + h, *mb = ma + h + 1;
+  real_magnitudes(a, win, n, fill, cs, sn, rc, rs, zr, zi, ma);
+  real_magnitudes(b, win, n, fill, cs, sn, rc, rs, zr, zi, mb);
+  double ab = acc[0], aa = acc[1], bb = acc[2];
+  for (int k = 0; k <= h; k++) {
+    ab += ma[k] * mb[k];
+    aa += ma[k] * ma[k];
+    bb += mb[k] * mb[k];
+  }
+  acc[0] = ab;
+  acc[1] = aa;
+  acc[2] = bb;
 }
