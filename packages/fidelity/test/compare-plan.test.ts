@@ -84,8 +84,8 @@ describe('media that break the plan', () => {
     expect((await verifyBundle(path.join(tmp, 'bundle'))).ok).toBe(true);
     const en = readFileSync(path.join(tmp, 'bundle', 'index.html'), 'utf8');
     const zh = readFileSync(path.join(tmp, 'bundle', 'index.zh.html'), 'utf8');
-    expect(en).toContain('<br>1344×768, 12 fps, 192 frames; 32000 Hz, 1 channel</dd>');
-    expect(zh).toContain('<br>1344×768，12 帧/秒，192 帧；32000 Hz，1 声道</dd>');
+    expect(en).toContain('<br/>1344×768, 12 fps, 192 frames; 32000 Hz, 1 channel</dd>');
+    expect(zh).toContain('<br/>1344×768，12 帧/秒，192 帧；32000 Hz，1 声道</dd>');
     expect(en).toContain('<p>The media differ from the plan: the pair was not measured.</p>');
     expect(en).toContain('<tr><th scope="row">width (px)</th><td class="n">1344</td><td class="n"><mark>112</mark></td><td class="n"><mark>112</mark></td></tr>');
     expect(en).toContain('<tr><th scope="row">audio channels</th><td class="n">1</td><td class="n"><mark>2</mark></td><td class="n"><mark>2</mark></td></tr>');
