@@ -7,16 +7,9 @@ import { renderReport } from '../../src/pages/page.js';
 import { messages } from '../../src/pages/i18n.js';
 import { identityReport } from '../../src/comparison/report-model.js';
 import { Report, RunIdentity } from '../../src/schemas/report.js';
-import { htmlText, sampleReport } from '../pages/html-fixture.js';
+import { htmlText, SAMPLE_MEDIA, sampleReport } from '../pages/html-fixture.js';
 
-const MEDIA = {
-  width: 64,
-  height: 48,
-  frames: 10,
-  audio: null,
-  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
-  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
-};
+const MEDIA = { ...SAMPLE_MEDIA, audio: null };
 
 const DIGEST = `sha256:${'c'.repeat(64)}`;
 

@@ -8,19 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/pages/page.js';
 import { isolateBidi } from '../../src/pages/render.js';
 import { Report } from '../../src/schemas/report.js';
-import { sampleReport } from './html-fixture.js';
+import { SAMPLE_MEDIA, sampleReport } from './html-fixture.js';
 
 const FSI = '\u2068';
 const PDI = '\u2069';
 const RLO = '\u202e';
-const MEDIA = {
-  width: 64,
-  height: 48,
-  frames: 10,
-  audio: { sampleRate: 8000, channels: 2, samples: 8000 },
-  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
-  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
-};
 
 /** Every bidi control or RTL letter of `text` lies inside a balanced FSI ... PDI. */
 function allIsolated(text: string): boolean {
@@ -53,7 +45,7 @@ describe('the renderer isolates direction-changing text', () => {
 
 describe('report pages', () => {
   it('gpu_model, job and an error with bidi controls are isolated everywhere they appear', () => {
-    const report = sampleReport(MEDIA);
+    const report = sampleReport(SAMPLE_MEDIA);
     const candidate = report.runs[1]!;
     candidate.hardware.gpu_model = `B200${RLO}1-2`;
     candidate.job = `smoke \u202bעברית ${PDI}`;

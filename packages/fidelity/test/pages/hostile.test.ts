@@ -19,7 +19,7 @@ import { renderReport } from '../../src/pages/page.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT } from '../../src/pages/script.js';
 import { pageCss } from '../../src/pages/style.js';
 import { Report } from '../../src/schemas/report.js';
-import { sampleReport } from './html-fixture.js';
+import { SAMPLE_MEDIA, sampleReport } from './html-fixture.js';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -78,17 +78,8 @@ function hostile(report: Report): { report: Report; fields: number } {
   }
 }
 
-const MEDIA = {
-  width: 64,
-  height: 48,
-  frames: 10,
-  audio: { sampleRate: 8000, channels: 2, samples: 8000 },
-  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
-  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
-};
-
 function withEverything(): Report {
-  const report = sampleReport(MEDIA);
+  const report = sampleReport(SAMPLE_MEDIA);
   const p0 = report.comparisons[0]!.pairs[0]!;
   const dir = 'pairs/0/measurement-r000-c000';
   p0.files = {

@@ -23,6 +23,16 @@ export interface FixtureMedia {
   candidateMedia: string;
 }
 
+/** The small media the page tests describe: 64x48, 10 frames, 8 kHz stereo, content-addressed names. */
+export const SAMPLE_MEDIA: FixtureMedia = {
+  width: 64,
+  height: 48,
+  frames: 10,
+  audio: { sampleRate: 8000, channels: 2, samples: 8000 },
+  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
+  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
+};
+
 export const HOSTILE_PROMPT = 'A <b>chef</b> says "bonjour" & \'你好\' 🎬 </textarea><script>alert(1)</script>';
 export const HOSTILE_ERROR = 'request timed out after 600 s <img src=x onerror=alert(2)>';
 

@@ -6,19 +6,10 @@ import { duration, kilojoules } from '../../src/pages/format.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/script.js';
 import type { MessageKey } from '../../src/pages/i18n.js';
 import { Report } from '../../src/schemas/report.js';
-import { HOSTILE_ERROR, HOSTILE_PROMPT, htmlText, sampleReport } from './html-fixture.js';
-
-const MEDIA = {
-  width: 64,
-  height: 48,
-  frames: 10,
-  audio: { sampleRate: 8000, channels: 2, samples: 8000 },
-  baselineMedia: `media/${'1'.repeat(64)}.mp4`,
-  candidateMedia: `media/${'2'.repeat(64)}.mp4`,
-};
+import { HOSTILE_ERROR, HOSTILE_PROMPT, htmlText, SAMPLE_MEDIA, sampleReport } from './html-fixture.js';
 
 function withFiles(): Report {
-  const report = sampleReport(MEDIA);
+  const report = sampleReport(SAMPLE_MEDIA);
   const [p0, p1] = report.comparisons[0]!.pairs;
   p0!.files = {
     frames_csv: 'pairs/0/measurement-r000-c000/frames.csv',
@@ -111,7 +102,7 @@ describe('renderReport', () => {
     expect(en).not.toMatch(/<details[^>]* open/);
     const polylines = [...en.matchAll(/<polyline class="series" points="([^"]*)"/g)];
     expect(polylines).toHaveLength(2);
-    expect(polylines[0]![1]!.split(' ')).toHaveLength(MEDIA.frames);
+    expect(polylines[0]![1]!.split(' ')).toHaveLength(SAMPLE_MEDIA.frames);
     expect(en).toContain('class="limit"');
     expect(en).toContain('<code>CANDIDATE_FAILED</code>');
     expect(en).toMatch(/<span class="badge fail">fail<\/span>/);
