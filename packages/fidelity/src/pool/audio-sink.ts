@@ -9,13 +9,14 @@ import { Worker } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
 import { createAudioAccumulator } from '../metrics/audio.js';
 import type { AudioMetrics } from '../schemas/measurement.js';
+import { helperError, type HelperErrorMessage } from './helper-signal.js';
 import { workerFilePath } from './worker-file.js';
 
 export type AudioToWorker = { type: 'push'; a: Float32Array[]; b: Float32Array[] } | { type: 'finish' };
 export type AudioFromWorker =
   | { type: 'ack'; a: Float32Array[]; b: Float32Array[] }
   | { type: 'result'; metrics: AudioMetrics }
-  | { type: 'error'; code: string; message: string; stack: string | undefined };
+  | HelperErrorMessage;
 
 export interface AudioSink {
   /** Arrays to decode the next chunk into (one per channel): recycled from earlier chunks when the length fits. */
@@ -85,10 +86,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
       pool.give(message.a, message.b);
     }
     else if (message.type === 'result') result?.(message.metrics);
-    else {
-      failure = new FidelityError(message.code, message.message);
-      if (message.stack) failure.stack = message.stack;
-    }
+    else failure = helperError(message);
     settle();
   });
   worker.on('error', (error) => {

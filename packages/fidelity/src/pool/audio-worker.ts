@@ -5,8 +5,8 @@
  * in flight.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isFidelityError } from '../errors.js';
 import { createAudioAccumulator } from '../metrics/audio.js';
+import { helperErrorMessage } from './helper-signal.js';
 import type { AudioFromWorker, AudioToWorker } from './audio-sink.js';
 
 const port = parentPort!;
@@ -35,7 +35,6 @@ try {
 }
 
 function fail(error: unknown): void {
-  const e = error as Error;
-  post({ type: 'error', code: isFidelityError(error) ? error.code : 'INTERNAL', message: e?.message ?? String(error), stack: e?.stack });
+  post(helperErrorMessage(error));
   port.close();
 }

@@ -29,6 +29,7 @@ import type { MetricName } from '../metrics/registry.js';
 import { DEFAULT_RGB_CONVERSION } from '../metrics/rgb24.js';
 import type { RgbConversion } from '../metrics/rgb24.js';
 import type { FrameValues } from '../metrics/video.js';
+import { HelperSignal, helperError, type HelperErrorMessage } from './helper-signal.js';
 import { workerFilePath } from './worker-file.js';
 
 /** What every helper of a stream is told: its frames' geometry, the metric set, and how rgb24 is made (metrics/rgb24.ts). */
@@ -51,7 +52,7 @@ export interface FrameToHelper {
 export type FrameFromHelper =
   | { type: 'values'; index: number; values: FrameValues; a: FrameRecords; b: FrameRecords }
   | { type: 'ordered'; index: number; values: FrameValues }
-  | { type: 'error'; code: string; message: string; stack: string | undefined };
+  | HelperErrorMessage;
 
 export interface FrameHandlers {
   /** A frame's order-free values, with its buffers, for the decoders to reuse. */
@@ -88,23 +89,13 @@ export function openFrameHelpers(
   const idle: number[] = [];
   const busy = new Map<number, number>();
   let orderedOut = 0;
-  let failure: Error | null = null;
   let closing = false;
-  const waiters: (() => void)[] = [];
-  const wake = (): void => {
-    for (const w of waiters.splice(0)) w();
-  };
-  const fail = (error: Error): void => {
-    failure ??= error;
-    wake();
-  };
+  const signal = new HelperSignal();
 
   const onMessage = (message: FrameFromHelper): void => {
     try {
       if (message.type === 'error') {
-        const error = new FidelityError(message.code, message.message);
-        if (message.stack) error.stack = message.stack;
-        fail(error);
+        signal.fail(helperError(message));
       } else if (message.type === 'ordered') {
         orderedOut--;
         handlers.onOrdered(message.index, message.values);
@@ -115,16 +106,16 @@ export function openFrameHelpers(
         handlers.onValues(message.index, message.values, message.a, message.b);
       }
     } catch (error) {
-      fail(error as Error);
+      signal.fail(error as Error);
     }
-    wake();
+    signal.wake();
   };
   const start = (setup: HelperSetup, transferList: MessagePort[]): Worker => {
     const worker = new Worker(file, { workerData: setup, transferList });
     worker.on('message', onMessage);
-    worker.on('error', (error) => fail(error));
+    worker.on('error', (error) => signal.fail(error));
     worker.on('exit', () => {
-      if (!closing) fail(new FidelityError('INTERNAL', 'A video metrics thread stopped in the middle of a stream'));
+      if (!closing) signal.fail(new FidelityError('INTERNAL', 'A video metrics thread stopped in the middle of a stream'));
     });
     workers.push(worker);
     return worker;
@@ -139,10 +130,7 @@ export function openFrameHelpers(
     for (let k = 0; k < FRAMES_PER_HELPER; k++) idle.push(i);
   });
 
-  const until = async (ready: () => boolean): Promise<void> => {
-    while (!failure && !ready()) await new Promise<void>((resolve) => waiters.push(resolve));
-    if (failure) throw failure;
-  };
+  const until = (ready: () => boolean): Promise<void> => signal.until(ready);
 
   return {
     async submit(index, a, b) {
@@ -162,7 +150,7 @@ export function openFrameHelpers(
     drain: () => until(() => busy.size === 0 && orderedOut === 0),
     async close() {
       closing = true;
-      wake();
+      signal.wake();
       await Promise.all(workers.map((w) => w.terminate()));
     },
   };

@@ -17,6 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
+import { HelperSignal, helperError, type HelperErrorMessage } from './helper-signal.js';
 import { workerFilePath } from './worker-file.js';
 
 /** What the helper thread is told: the planes' size. */
@@ -33,7 +34,7 @@ export interface SsimToHelper {
 
 export type SsimFromHelper =
   | { type: 'value'; index: number; value: number; a: Uint8Array; b: Uint8Array }
-  | { type: 'error'; code: string; message: string; stack: string | undefined };
+  | HelperErrorMessage;
 
 /** Frames out at once: one computing, one waiting, so the thread never idles on a message. */
 export const FRAMES_OUT = 2;
@@ -52,40 +53,24 @@ export function openSsimHelper(width: number, height: number, onValue: (index: n
   /** Plane buffers back from the thread, for the next frames. */
   const spare: Uint8Array[] = [];
   let out = 0;
-  let failure: Error | null = null;
   let closing = false;
-  const waiters: (() => void)[] = [];
-  const wake = (): void => {
-    for (const w of waiters.splice(0)) w();
-  };
-  const fail = (error: Error): void => {
-    failure ??= error;
-    wake();
-  };
+  const signal = new HelperSignal();
   worker.on('message', (message: SsimFromHelper) => {
-    if (message.type === 'error') {
-      const error = new FidelityError(message.code, message.message);
-      if (message.stack) error.stack = message.stack;
-      fail(error);
-      return;
-    }
+    if (message.type === 'error') return signal.fail(helperError(message));
     out--;
     spare.push(message.a, message.b);
     try {
       onValue(message.index, message.value);
     } catch (error) {
-      fail(error as Error);
+      signal.fail(error as Error);
     }
-    wake();
+    signal.wake();
   });
-  worker.on('error', (error) => fail(error));
+  worker.on('error', (error) => signal.fail(error));
   worker.on('exit', () => {
-    if (!closing) fail(new FidelityError('INTERNAL', 'The SSIM thread stopped in the middle of a stream'));
+    if (!closing) signal.fail(new FidelityError('INTERNAL', 'The SSIM thread stopped in the middle of a stream'));
   });
-  const until = async (ready: () => boolean): Promise<void> => {
-    while (!failure && !ready()) await new Promise<void>((resolve) => waiters.push(resolve));
-    if (failure) throw failure;
-  };
+  const until = (ready: () => boolean): Promise<void> => signal.until(ready);
   const copy = (plane: Uint8Array): Uint8Array => {
     const buffer = spare.pop() ?? new Uint8Array(plane.length);
     buffer.set(plane);
@@ -101,7 +86,7 @@ export function openSsimHelper(width: number, height: number, onValue: (index: n
     drain: () => until(() => out === 0),
     async close() {
       closing = true;
-      wake();
+      signal.wake();
       await worker.terminate();
     },
   };

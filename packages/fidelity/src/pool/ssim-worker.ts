@@ -5,8 +5,8 @@
  * and that metric, so it starts in a few tens of milliseconds.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isFidelityError } from '../errors.js';
 import { ssimGaussian } from '../metrics/ssim-gaussian.js';
+import { helperErrorMessage } from './helper-signal.js';
 import type { SsimFromHelper, SsimSetup, SsimToHelper } from './ssim-helper.js';
 
 const port = parentPort!;
@@ -18,7 +18,6 @@ port.on('message', (message: SsimToHelper) => {
     const value = ssimGaussian(a, b, width, height);
     port.postMessage({ type: 'value', index, value, a, b } satisfies SsimFromHelper, [a.buffer, b.buffer] as ArrayBuffer[]);
   } catch (error) {
-    const e = error as Error;
-    port.postMessage({ type: 'error', code: isFidelityError(error) ? error.code : 'INTERNAL', message: e?.message ?? String(error), stack: e?.stack } satisfies SsimFromHelper);
+    port.postMessage(helperErrorMessage(error) satisfies SsimFromHelper);
   }
 });

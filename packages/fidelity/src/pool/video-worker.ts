@@ -10,12 +10,12 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { isFidelityError } from '../errors.js';
 import { frameFromRecords } from '../media/video-decoder.js';
 import type { FrameRecords } from '../media/video-decoder.js';
 import type { FrameGeometry } from '../metrics/frame.js';
 import { createMetricRunner } from '../metrics/registry.js';
 import type { MetricName } from '../metrics/registry.js';
+import { helperErrorMessage } from './helper-signal.js';
 import type { FrameFromHelper, FrameToHelper, HelperSetup } from './frame-helpers.js';
 
 const port = parentPort!;
@@ -25,9 +25,7 @@ const { geometry, metrics, rgb } = setup;
 const buffersOf = (a: FrameRecords, b: FrameRecords): ArrayBuffer[] => [a.planes.buffer, a.rgb.buffer, b.planes.buffer, b.rgb.buffer] as ArrayBuffer[];
 
 function report(error: unknown): void {
-  const e = error as Error;
-  const reply: FrameFromHelper = { type: 'error', code: isFidelityError(error) ? error.code : 'INTERNAL', message: e?.message ?? String(error), stack: e?.stack };
-  port.postMessage(reply);
+  port.postMessage(helperErrorMessage(error) satisfies FrameFromHelper);
 }
 
 function ordered(geometry: FrameGeometry, metrics: MetricName[], helpers: MessagePort[]): void {
