@@ -9,8 +9,9 @@
  * never rewritten: other steps of the job write to the same file.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { appendFile, lstat, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { writeDurable } from '../output/files.js';
 import { realPathOf } from '../output/out-guard.js';
 import { FidelityError } from '../errors.js';
 import { ownerTag } from '../owner.js';
@@ -88,14 +89,7 @@ export async function writeJunitFile(file: string, xml: string): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   const temp = path.join(dir, `.${path.basename(file)}.fidelity-tmp-${ownerTag()}-${randomBytes(4).toString('hex')}`);
   try {
-    await mkdir(dir, { recursive: true });
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(xml);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeDurable(temp, xml);
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);

@@ -26,6 +26,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 import { hashChunks } from '../archive/hash.js';
+import { writeDurable } from '../output/files.js';
 import { makeFolders, outputError } from '../output/out-guard.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -465,16 +466,6 @@ async function fetchGuarded(t: Target, options: FetchRunOptions, guard: RequestG
     const stopped = guard.failure();
     if (stopped) throw stopped;
     throw outputError(error, `--out ${out}`, ours) ?? error;
-  }
-}
-
-async function writeDurable(file: string, text: string): Promise<void> {
-  const handle = await open(file, 'wx');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
