@@ -8,6 +8,7 @@ import type { PairMeasurement } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
 import type { Comparison, Report } from '../schemas/report.js';
 import type { VerifiedRun } from '../archive/types.js';
+import { calibratedKeyOf } from '../policy/checks.js';
 import { hardwareClass } from './pairs.js';
 import { CALIBRATED_METRICS } from './metrics.js';
 import { binomialTail, bonferroni, canDecide, conformalP, smallestP, worstOf } from './stats.js';
@@ -32,7 +33,7 @@ export function verdictMetrics(policy: Policy): string[] {
   const keys = new Set<string>();
   for (const c of policy.checks) {
     if (!c.enabled) continue;
-    const key = c.name === 'rms_ratio_deviation' ? 'audio.rms_ratio_deviation' : c.metric;
+    const key = calibratedKeyOf(c.name, c.metric);
     if (CALIBRATED_METRICS.some((m) => m.key === key)) keys.add(key);
   }
   return CALIBRATED_METRICS.map((m) => m.key).filter((k) => keys.has(k));

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Policy, PolicyCheck } from '../schemas/policy.js';
+import { CHECKS } from '../policy/checks.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import { DEFAULT_ALPHA, checkAlpha } from './apply.js';
 import { CALIBRATED_METRICS, calibratedMetric } from './metrics.js';
@@ -155,13 +156,10 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
   }
 }
 
-/** The policy check of each calibrated metric that the policy format can express. */
-const POLICY_CHECKS: readonly { name: PolicyCheck['name']; key: string; metric: string; comparator: PolicyCheck['comparator'] }[] = [
-  { name: 'min_ssim', key: 'video.ssim.min', metric: 'video.ssim.min', comparator: '>=' },
-  { name: 'video_psnr_db', key: 'video.psnr_db', metric: 'video.psnr_db', comparator: '>=' },
-  { name: 'spectral_cosine', key: 'audio.spectral_cosine', metric: 'audio.spectral_cosine', comparator: '>=' },
-  { name: 'rms_ratio_deviation', key: 'audio.rms_ratio_deviation', metric: 'audio.rms_ratio', comparator: '<=' },
-];
+/** The checks calibration covers (their declarations' `calibrated`): the metric that sets each threshold, the check's example figure and comparator. */
+const POLICY_CHECKS = Object.entries(CHECKS).flatMap(([name, d]) =>
+  d.calibrated === null ? [] : [{ name: name as PolicyCheck['name'], key: d.calibrated, metric: d.example.metric, comparator: d.example.comparator }],
+);
 
 /**
  * A policy whose thresholds are the worst same-hardware value of each metric:

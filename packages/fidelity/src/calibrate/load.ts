@@ -12,17 +12,6 @@ import { SIDE_FILE_LIMITS } from '../side-file.js';
 import { CALIBRATED_METRICS } from './metrics.js';
 import { Calibration } from './schema.js';
 
-/** The values a calibrated metric can take; null stands for +infinity (calibrate/metrics.ts). */
-const RANGES: Record<string, { min: number; max: number; infinite: boolean }> = {
-  'video.ssim.min': { min: -1, max: 1, infinite: false },
-  'video.ssim.mean': { min: -1, max: 1, infinite: false },
-  'video.ssim_ffmpeg.min': { min: -1, max: 1, infinite: false },
-  'video.psnr_db': { min: 0, max: Number.MAX_VALUE, infinite: true },
-  'audio.spectral_cosine': { min: -1, max: 1, infinite: false },
-  'audio.rms_ratio_deviation': { min: 0, max: Number.MAX_VALUE, infinite: true },
-  'audio.snr_db': { min: -Number.MAX_VALUE, max: Number.MAX_VALUE, infinite: true },
-};
-
 /**
  * What makes a schema-valid calibration contradict itself, first problem
  * first: `n` is the number of pairs and of every video metric's values (every
@@ -38,8 +27,7 @@ export function calibrationProblems(c: Calibration): string[] {
   if (new Set(c.pairs.map((p) => p.id)).size !== c.pairs.length) problems.push('a pair is listed twice');
   for (const [key, metric] of Object.entries(c.metrics)) {
     const known = CALIBRATED_METRICS.find((m) => m.key === key);
-    const range = RANGES[key];
-    if (!known || !range) {
+    if (!known) {
       problems.push(`metrics.${key}: not a metric this tool calibrates (${CALIBRATED_METRICS.map((m) => m.key).join(', ')})`);
       continue;
     }
@@ -48,6 +36,7 @@ export function calibrationProblems(c: Calibration): string[] {
     if (key.startsWith('video.') ? count !== c.n : count > c.n) {
       problems.push(`metrics.${key} has ${count} values; n = ${c.n} pairs${key.startsWith('video.') ? ' (every pair has video)' : ' (at most one value per pair)'}`);
     }
+    const range = known.range;
     metric.values.forEach((v, i) => {
       if (v === null ? !range.infinite : !(Number.isFinite(v) && v >= range.min && v <= range.max)) {
         problems.push(`metrics.${key}.values[${i}] = ${JSON.stringify(v)} is outside the metric's range`);

@@ -18,12 +18,29 @@ export type Worse = 'lower' | 'higher';
 /** A calibrated figure: a number, null for +infinity, or undefined when the pair does not have it. */
 export type NoiseValue = number | null | undefined;
 
-/** One calibrated metric: its key (a report.json path where one exists) and how to read it from a measurement. */
+/** The values a calibrated metric can take: a finite range, and whether null (+infinity) is one of them. */
+export interface NoiseRange {
+  min: number;
+  max: number;
+  infinite: boolean;
+}
+
+/**
+ * One calibrated metric: its key (a report.json path where one exists), how
+ * to read it from a measurement, the values it can take (a calibration file
+ * is checked against them) and the decimals the pages show.
+ */
 export interface CalibratedMetric {
   key: string;
   worse: Worse;
   read(m: PairMeasurement): NoiseValue;
+  range: NoiseRange;
+  digits: number;
 }
+
+const SIMILARITY: NoiseRange = { min: -1, max: 1, infinite: false };
+const NON_NEGATIVE: NoiseRange = { min: 0, max: Number.MAX_VALUE, infinite: true };
+const ANY_DB: NoiseRange = { min: -Number.MAX_VALUE, max: Number.MAX_VALUE, infinite: true };
 
 /** The worst channel's SNR; undefined when a channel's baseline is silent (the SNR has no finite or infinite meaning there). */
 function worstSnr(m: PairMeasurement): NoiseValue {
@@ -41,13 +58,19 @@ function worstSnr(m: PairMeasurement): NoiseValue {
 
 /** Every calibrated metric, in the order the calibration file and the reports list them. */
 export const CALIBRATED_METRICS: readonly CalibratedMetric[] = [
-  { key: 'video.ssim.min', worse: 'lower', read: (m) => m.video.ssim?.min },
-  { key: 'video.ssim.mean', worse: 'lower', read: (m) => m.video.ssim?.mean },
-  { key: 'video.ssim_ffmpeg.min', worse: 'lower', read: (m) => m.video.ssim_ffmpeg?.all.min },
-  { key: 'video.psnr_db', worse: 'lower', read: (m) => m.video.psnr_db },
-  { key: 'audio.spectral_cosine', worse: 'lower', read: (m) => (m.audio ? m.audio.spectral_cosine : undefined) },
-  { key: 'audio.rms_ratio_deviation', worse: 'higher', read: (m) => (m.audio ? (m.audio.rms_ratio === null ? null : Math.abs(m.audio.rms_ratio - 1)) : undefined) },
-  { key: 'audio.snr_db', worse: 'lower', read: worstSnr },
+  { key: 'video.ssim.min', worse: 'lower', read: (m) => m.video.ssim?.min, range: SIMILARITY, digits: 6 },
+  { key: 'video.ssim.mean', worse: 'lower', read: (m) => m.video.ssim?.mean, range: SIMILARITY, digits: 6 },
+  { key: 'video.ssim_ffmpeg.min', worse: 'lower', read: (m) => m.video.ssim_ffmpeg?.all.min, range: SIMILARITY, digits: 6 },
+  { key: 'video.psnr_db', worse: 'lower', read: (m) => m.video.psnr_db, range: NON_NEGATIVE, digits: 2 },
+  { key: 'audio.spectral_cosine', worse: 'lower', read: (m) => (m.audio ? m.audio.spectral_cosine : undefined), range: SIMILARITY, digits: 6 },
+  {
+    key: 'audio.rms_ratio_deviation',
+    worse: 'higher',
+    read: (m) => (m.audio ? (m.audio.rms_ratio === null ? null : Math.abs(m.audio.rms_ratio - 1)) : undefined),
+    range: NON_NEGATIVE,
+    digits: 4,
+  },
+  { key: 'audio.snr_db', worse: 'lower', read: worstSnr, range: ANY_DB, digits: 2 },
 ];
 
 /** The metric of that key, or undefined. */

@@ -106,10 +106,6 @@ const en = {
   note: 'Note',
   origin: 'Origin',
   enabled: 'Enabled',
-  check_min_ssim: 'Minimum per-frame SSIM',
-  check_video_psnr_db: 'Pooled video PSNR (dB)',
-  check_spectral_cosine: 'Spectral cosine, worst channel',
-  check_rms_ratio_deviation: '|RMS ratio − 1|, worst channel',
 
   download_report_json: 'report.json: the whole result, machine-readable',
   download_frames_csv: 'Per-frame data (CSV)',
@@ -125,7 +121,7 @@ const en = {
   repetition: 'Repetition',
   prompt: 'Prompt',
   status: 'Status',
-  min_ssim_short: 'min SSIM',
+  col_ssim_min: 'min SSIM',
   reasons_title: 'Why this pair is invalid',
   reason_code: 'Code',
   side: 'Side',
@@ -334,10 +330,6 @@ const en = {
   identical_pair: 'identical',
   identical_note: 'Bit-identical: every video frame and every audio sample of the two sides are the same.',
   psnr_identical: 'PSNR ∞ (identical)',
-  short_min_ssim: 'min SSIM',
-  short_video_psnr_db: 'video PSNR (dB)',
-  short_spectral_cosine: 'audio spectral cosine',
-  short_rms_ratio_deviation: 'audio |RMS ratio − 1|',
   play: 'Play',
   pause: 'Pause',
   frame_pos: 'frame {frame} / {last}',
@@ -525,10 +517,6 @@ const zh: Messages = {
   note: '备注',
   origin: '出处',
   enabled: '启用',
-  check_min_ssim: '逐帧 SSIM 最小值',
-  check_video_psnr_db: '整体视频 PSNR（dB）',
-  check_spectral_cosine: '频谱余弦相似度（最差声道）',
-  check_rms_ratio_deviation: '|RMS 比 − 1|（最差声道）',
 
   download_report_json: 'report.json：完整结果，机器可读',
   download_frames_csv: '逐帧数据（CSV）',
@@ -544,7 +532,7 @@ const zh: Messages = {
   repetition: '重复序号',
   prompt: '提示词',
   status: '状态',
-  min_ssim_short: '最小 SSIM',
+  col_ssim_min: '最小 SSIM',
   reasons_title: '此配对无效的原因',
   reason_code: '代码',
   side: '哪一侧',
@@ -747,10 +735,6 @@ const zh: Messages = {
   identical_pair: '完全相同',
   identical_note: '逐位相同：两侧每一视频帧和每一音频采样都完全一致。',
   psnr_identical: 'PSNR ∞（完全相同）',
-  short_min_ssim: '最小 SSIM',
-  short_video_psnr_db: '视频 PSNR（dB）',
-  short_spectral_cosine: '音频频谱余弦',
-  short_rms_ratio_deviation: '音频 |RMS 比 − 1|',
   play: '播放',
   pause: '暂停',
   frame_pos: '第 {frame} 帧 / {last}',
@@ -838,6 +822,11 @@ const dictionaries: Record<Lang, Messages> = { en, zh };
 
 export function messages(lang: Lang): Messages {
   return dictionaries[lang];
+}
+
+/** The language of a dictionary, for words kept beside what they name (a check's, a reason code's). */
+export function langOf(m: Messages): Lang {
+  return m.html_lang === en.html_lang ? 'en' : 'zh';
 }
 
 /** The page file of each language; each page links to the other. */

@@ -12,8 +12,7 @@ import { num } from './format.js';
 import { badge, headCell, numCell, Table, tx } from './parts.js';
 import type { Messages } from './i18n.js';
 
-const DIGITS: Record<string, number> = { 'video.psnr_db': 2, 'audio.snr_db': 2, 'audio.rms_ratio_deviation': 4 };
-const digits = (key: string): number => DIGITS[key] ?? 6;
+const digits = (key: string): number => CALIBRATED_METRICS.find((x) => x.key === key)?.digits ?? 6;
 
 /** A p-value as read: 3 significant digits, small ones in exponent form. */
 function pText(p: number): string {

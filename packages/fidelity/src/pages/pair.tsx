@@ -17,15 +17,16 @@ import { AudioLag, lagMs, PairPlan, TemporalOffsetBlock } from './plan.js';
 import { bundleHref } from './link-gates.js';
 import { num } from './format.js';
 import { reasonText } from './reasons.js';
-import { CHECK_DIGITS, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
+import { checkDigits, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, KeyValues, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import type { Messages } from './i18n.js';
+import { checkDeclaration } from '../policy/checks.js';
 
 export interface PairContext {
   m: Messages;
   comparisonIndex: number;
-  /** The report's policy: its min_ssim check decides which SSIM series is charted. */
+  /** The report's policy: its SSIM check (the one declared to chart its threshold) decides which SSIM series is charted. */
   policy?: Policy;
   baselineRun: RunReport | undefined;
   candidateRun: RunReport | undefined;
@@ -240,7 +241,7 @@ function checksBlock(checks: CheckResult[], m: Messages): Child {
   if (checks.length === 0) return null;
   const rows = checks.map((c) => [
     headCell(checkLabel(m, c.name)),
-    numCell(c.value === null && c.note === 'identical' ? '∞' : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable)),
+    numCell(c.value === null && c.note === 'identical' ? '∞' : num(c.value, checkDigits(c.name), m.unavailable)),
     ruleText(c),
     badge(c.outcome, m[`outcome_${c.outcome}`]),
     c.note === null ? '' : [checkNoteText(m, c.note), ' ', <code class="muted">{c.note}</code>],
@@ -399,10 +400,11 @@ function seriesLabel(path: string, m: Messages): string {
 export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext }): VNode {
   const { m } = ctx;
   const id = pairAnchor(ctx.comparisonIndex, pair.slot_id);
-  // The chart shows the SSIM series the min_ssim check reads, when the metric set computed it (video-series.ts).
-  const ssimCheck = ctx.policy?.checks.find((c) => c.name === 'min_ssim' && c.enabled);
+  // The chart shows the SSIM series the charting check reads, when the metric set computed it (video-series.ts).
+  const charting = (name: string): boolean => checkDeclaration(name)?.chartsThreshold === true;
+  const ssimCheck = ctx.policy?.checks.find((c) => charting(c.name) && c.enabled);
   const charted = pair.video ? chartedSeries(pair.video, ssimCheck?.metric) : null;
-  const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => c.name === 'min_ssim')?.threshold ?? null) : null;
+  const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => charting(c.name))?.threshold ?? null) : null;
   const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${seriesLabel(charted.path, m)}` : m.chart_title;
   return (
     <details class="pair" id={id}>

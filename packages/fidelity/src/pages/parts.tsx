@@ -5,7 +5,8 @@
  */
 import { isValidElement, type ComponentChild, type ComponentChildren, type VNode } from 'preact';
 import { bundleHref, serverHref } from './link-gates.js';
-import type { MessageKey, Messages } from './i18n.js';
+import { langOf, type MessageKey, type Messages } from './i18n.js';
+import { checkDeclaration } from '../policy/checks.js';
 
 /** Anything a cell, a list item or a sentence may hold: text, numbers, elements, lists of them. */
 export type Child = ComponentChildren;
@@ -121,10 +122,9 @@ export function pairAnchor(comparisonIndex: number, slotId: string): string {
   return `pair-${comparisonIndex}-${idPart(slotId)}`;
 }
 
-/** The translated name of a policy check; an unknown name is shown as it is. */
+/** The translated name of a policy check (its declaration's words); an unknown name is shown as it is. */
 export function checkLabel(m: Messages, name: string): string {
-  const key = `check_${name}`;
-  return key in m ? m[key as MessageKey] : name;
+  return checkDeclaration(name)?.words[langOf(m)].label ?? name;
 }
 
 /** Children joined by <br> (the pages' multi-line cells). */

@@ -12,20 +12,18 @@ import { num } from './format.js';
 import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
 import { reasonText } from './reasons.js';
 import { fill } from './i18n.js';
-import type { MessageKey, Messages } from './i18n.js';
+import { langOf, type MessageKey, type Messages } from './i18n.js';
+import { checkDeclaration } from '../policy/checks.js';
 
-/**
- * One precision per metric, everywhere on the page: SSIM and spectral cosine
- * live near 1, where the 5th and 6th decimals are the information; dB figures
- * get 2, ratios 4.
- */
-export const CHECK_DIGITS: Record<string, number> = { min_ssim: 6, video_psnr_db: 2, spectral_cosine: 6, rms_ratio_deviation: 4 };
+/** One precision per check, everywhere on the page (its declaration's digits); 4 for a check this tool does not know. */
+export function checkDigits(name: string): number {
+  return checkDeclaration(name)?.digits ?? 4;
+}
 const SSIM_DIGITS = 6;
 
 /** The short name of a check for one-line summaries ("audio |RMS ratio − 1|"); an unknown one as it is. */
 export function checkShort(m: Messages, name: string): string {
-  const key = `short_${name}`;
-  return key in m ? m[key as MessageKey] : checkLabel(m, name);
+  return checkDeclaration(name)?.words[langOf(m)].short ?? checkLabel(m, name);
 }
 
 /** A check's note ("identical", "baseline_silent" …) in the page's language; an unknown note as it is. */
@@ -36,7 +34,7 @@ export function checkNoteText(m: Messages, note: string): string {
 
 /** "audio |RMS ratio − 1| 0.2005 (≤ 0.1)": what failed, its value and the rule. */
 export function failedCheckText(c: CheckResult, m: Messages): string {
-  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable);
+  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, checkDigits(c.name), m.unavailable);
   return `${checkShort(m, c.name)} ${value} (${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
 }
 
@@ -65,7 +63,7 @@ export function pairHeadline(pair: PairReport, m: Messages): Child[] {
   if (pair.video) {
     // Only what the metric set computed (video-series.ts picks the SSIM series shown).
     const ssim = chartedSeries(pair.video);
-    if (ssim) parts.push([m.min_ssim_short, ' ', num(ssim.series.min, SSIM_DIGITS, m.unavailable)]);
+    if (ssim) parts.push([m.col_ssim_min, ' ', num(ssim.series.min, SSIM_DIGITS, m.unavailable)]);
     if (pair.video.psnr_db !== undefined) parts.push(pair.video.psnr_db === null ? m.psnr_identical : ['PSNR ', num(pair.video.psnr_db, 2, m.unavailable), ' dB']);
   }
   return joined(parts, ' · ');
@@ -198,7 +196,7 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
       </tr>
     );
   });
-  const head = [m.pair_col, m.what_failed, m.min_ssim_short, m.col_psnr, m.col_snr, m.col_cos];
+  const head = [m.pair_col, m.what_failed, m.col_ssim_min, m.col_psnr, m.col_snr, m.col_cos];
   return (
     <section id="overview">
       <h2>{m.overview}</h2>

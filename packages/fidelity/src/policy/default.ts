@@ -3,7 +3,8 @@
  * from other projects' examples and were never calibrated on this workload,
  * which is why `calibration_status` says so and every report repeats it.
  */
-import type { Policy } from '../schemas/policy.js';
+import type { CheckName, Policy } from '../schemas/policy.js';
+import { CHECKS } from './checks.js';
 
 /** The example thresholds (uncalibrated: not a quality or release verdict), used when no policy is given. */
 export const DEFAULT_POLICY: Policy = {
@@ -12,12 +13,8 @@ export const DEFAULT_POLICY: Policy = {
   calibration_status: 'uncalibrated',
   description:
     'Example thresholds from metrics.md (SGLang and InferenceX examples). Not calibrated on this workload: a pass or a fail is not a quality or release verdict.',
-  checks: [
-    { name: 'min_ssim', metric: 'video.ssim.min', comparator: '>=', threshold: 0.92, source: "SGLang's video default", enabled: true },
-    { name: 'video_psnr_db', metric: 'video.psnr_db', comparator: '>=', threshold: 30, source: 'InferenceX example policy', enabled: true },
-    { name: 'spectral_cosine', metric: 'audio.spectral_cosine', comparator: '>=', threshold: 0.95, source: 'InferenceX example policy', enabled: true },
-    { name: 'rms_ratio_deviation', metric: 'audio.rms_ratio', comparator: '<=', threshold: 0.1, source: 'InferenceX example policy', enabled: true },
-  ],
+  // The checks in declaration order, each with its example figure, comparator, threshold and source.
+  checks: Object.entries(CHECKS).map(([name, d]) => ({ name: name as CheckName, ...d.example, enabled: true })),
 };
 
 /** Said in report.json and on every page, whatever the policy. */

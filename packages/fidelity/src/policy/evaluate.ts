@@ -6,9 +6,8 @@
 import type { PairMeasurement } from '../schemas/measurement.js';
 import type { CheckResult, Policy, PolicyCheck } from '../schemas/policy.js';
 import type { PairStatus } from '../schemas/report.js';
+import { CHECKS } from './checks.js';
 import { readPath } from './metrics.js';
-
-const AUDIO_CHECKS = new Set(['spectral_cosine', 'rms_ratio_deviation']);
 
 function result(check: PolicyCheck, outcome: CheckResult['outcome'], value: number | null, note: string | null): CheckResult {
   return { name: check.name, outcome, value, threshold: check.threshold, comparator: check.comparator, note };
@@ -19,22 +18,16 @@ function compareValue(check: PolicyCheck, value: number): boolean {
 }
 
 function judge(check: PolicyCheck, measurement: PairMeasurement): CheckResult {
-  if (AUDIO_CHECKS.has(check.name) && measurement.audio === null) return result(check, 'not_applicable', null, 'no_audio');
+  const declared = CHECKS[check.name];
+  if (declared.stream === 'audio' && measurement.audio === null) return result(check, 'not_applicable', null, 'no_audio');
   const raw = readPath(measurement, check.metric);
   if (raw === null) {
-    if (check.name === 'rms_ratio_deviation') {
-      // Only a silent baseline leaves the ratio undefined: the candidate added energy from nothing, an infinite deviation.
-      const reason = measurement.audio?.channels.find((c) => c.rms_ratio === null)?.rms_ratio_reason ?? 'baseline_silent';
-      return result(check, 'fail', null, reason);
-    }
-    if (check.name === 'video_psnr_db') {
-      // PSNR is null only where the compared frames are identical: an infinite PSNR, above any floor.
-      return result(check, compareValue(check, Number.POSITIVE_INFINITY) ? 'pass' : 'fail', null, 'identical');
-    }
-    return result(check, 'inconclusive', null, 'no_value');
+    if (!('whenNull' in declared)) return result(check, 'inconclusive', null, 'no_value');
+    const { outcome, note } = declared.whenNull(measurement, compareValue(check, Number.POSITIVE_INFINITY));
+    return result(check, outcome, null, note);
   }
   if (typeof raw !== 'number' || !Number.isFinite(raw)) return result(check, 'inconclusive', null, 'no_value');
-  const value = check.name === 'rms_ratio_deviation' ? Math.abs(raw - 1) : raw;
+  const value = 'value' in declared ? declared.value(raw) : raw;
   return result(check, compareValue(check, value) ? 'pass' : 'fail', value, null);
 }
 

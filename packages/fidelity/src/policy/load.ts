@@ -6,7 +6,7 @@ import { FidelityError, type Problem } from '../errors.js';
 import { readJsonFile } from '../json-file.js';
 import { SIDE_FILE_LIMITS } from '../side-file.js';
 import { Policy } from '../schemas/policy.js';
-import { METRIC_PATTERNS } from './metrics.js';
+import { CHECKS } from './checks.js';
 
 function fail(problems: Problem[]): never {
   const first = problems[0]?.message ?? 'invalid policy';
@@ -36,10 +36,10 @@ export function parsePolicy(value: unknown, label = 'policy'): Policy {
       problems.push({ code: 'POLICY_INVALID', message: `${label}: checks[${i}].name: "${check.name}" appears more than once`, where: { file: label, path: `checks[${i}].name` } });
     }
     seen.add(check.name);
-    if (!METRIC_PATTERNS[check.name].test(check.metric)) {
+    if (!CHECKS[check.name].figures.test(check.metric)) {
       problems.push({
         code: 'POLICY_INVALID',
-        message: `${label}: checks[${i}].metric: Expected a figure matching ${METRIC_PATTERNS[check.name].source} for check ${check.name} but received ${JSON.stringify(check.metric)}`,
+        message: `${label}: checks[${i}].metric: Expected a figure matching ${CHECKS[check.name].figures.source} for check ${check.name} but received ${JSON.stringify(check.metric)}`,
         where: { file: label, path: `checks[${i}].metric` },
       });
     }

@@ -3,9 +3,10 @@
  * metrics.md: uncalibrated, and every report says so.
  */
 import { z } from 'zod';
+import { CHECK_NAMES } from '../policy/checks.js';
 
-/** The name of a check a policy can hold (docs/report.md, "Policy"). */
-export const CheckName = z.enum(['min_ssim', 'video_psnr_db', 'spectral_cosine', 'rms_ratio_deviation']);
+/** The name of a check a policy can hold (docs/report.md, "Policy"): one per declaration of policy/checks.ts. */
+export const CheckName = z.enum(CHECK_NAMES);
 export type CheckName = z.infer<typeof CheckName>;
 
 /** One threshold: which check, the comparator and the threshold value. */
