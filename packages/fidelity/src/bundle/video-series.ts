@@ -1,7 +1,7 @@
 /**
  * Which per-frame series the pages chart and summarise, now that a metric
  * set may leave any of them out (metrics/registry.ts): the series the
- * min_ssim check reads when it is computed, else the Gaussian SSIM, else
+ * SSIM check reads when it is computed, else the Gaussian SSIM, else
  * FFmpeg's All, else the 7x7 RGB SSIM. The stills show that series' worst
  * frame, else PSNR Y's, else frame 0.
  */
@@ -24,7 +24,7 @@ function candidates(video: VideoMetrics): ChartedSeries[] {
   return list;
 }
 
-/** The series to chart: the one `checkMetric` (the min_ssim check's figure) reads when computed, else the first computed SSIM. */
+/** The series to chart: the one `checkMetric` (the SSIM check's figure, policy/checks.ts) reads when computed, else the first computed SSIM. */
 export function chartedSeries(video: VideoMetrics, checkMetric?: string): ChartedSeries | null {
   const list = candidates(video);
   const read = checkMetric ? list.find((c) => checkMetric.startsWith(`${c.path}.`)) : undefined;

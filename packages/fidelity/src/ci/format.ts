@@ -10,7 +10,7 @@ export function figure(value: number | null, threshold?: number): string {
   return threshold !== undefined && Number(short) === threshold && value !== threshold ? String(value) : short;
 }
 
-/** "min_ssim 0.85 not >= 0.92", "rms_ratio_deviation null (baseline_silent) not <= 0.1". */
+/** "<check> 0.85 not >= 0.92", "<check> null (baseline_silent) not <= 0.1": the name, the value, its note and the rule. */
 export function failedCheckText(k: { name: string; value: number | null; comparator: string; threshold: number; note: string | null }): string {
   return `${k.name} ${figure(k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
 }

@@ -38,7 +38,7 @@ export type DiffLocation =
   | { kind: 'comparison'; baseline: DiffRun; candidate: DiffRun }
   | { kind: 'run'; run: DiffRun };
 
-/** One measured value that differs. `path` is relative to the pair, comparison or run (`video.psnr_db`, `checks[min_ssim].outcome`). */
+/** One measured value that differs. `path` is relative to the pair, comparison or run (`video.psnr_db`, `checks[<check>].outcome`). */
 export interface DiffChange {
   where: DiffLocation;
   path: string;
@@ -59,7 +59,7 @@ export interface DiffOneSided {
 
 /** A difference in what the reports were made with (not a measured value): explains changes, never counts as one. */
 export interface DiffContext {
-  /** `tool.version`, `decoder.sha256`, `metrics.list`, `policy.checks[min_ssim].threshold`, `noise`, ... */
+  /** `tool.version`, `decoder.sha256`, `metrics.list`, `policy.checks[<check>].threshold`, `noise`, ... */
   path: string;
   /** The comparison it is about, for `noise`; null for the report as a whole. */
   where: DiffLocation | null;

@@ -103,7 +103,7 @@ function walkSeries(a: Json[], b: Json[], path: string, tol: Tolerance, sink: Wa
 
 /**
  * Compares `a` (old) with `b` (new) below `path`. `skip(path)` leaves a subtree out
- * (paths as this walk writes them: `video.ssim.min`, `checks[min_ssim].value`).
+ * (paths as this walk writes them: `video.ssim.min`, `checks[<check>].value`).
  */
 export function walk(a: Json, b: Json, path: string, tol: Tolerance, sink: WalkSink, skip: (path: string) => boolean = () => false): void {
   if (Array.isArray(a) && Array.isArray(b)) {

@@ -1,5 +1,5 @@
 /**
- * spectral_cosine (InferenceX): non-overlapping 1024-sample windows, each
+ * The spectral cosine (InferenceX's): non-overlapping 1024-sample windows, each
  * multiplied by a periodic Hann window w[n] = 0.5 - 0.5*cos(2*pi*n/1024)
  * (scipy.signal.get_window('hann', 1024), the DFT-even form spectral analysis
  * uses), magnitude of the real FFT (bins 0..512), pooled over all windows as

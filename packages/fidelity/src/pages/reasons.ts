@@ -2,12 +2,13 @@
  * Why a pair is invalid, in the page's language. The reason messages in
  * report.json are the tool's English sentences with the figures in them; the
  * English page shows them as they are. Other pages show the translated
- * sentence for the code (`reason_<CODE>` in i18n.ts) followed by the figures
+ * sentence for the code (its `words` in the catalogue, errors.ts) followed by the figures
  * the message names ("baseline 12, candidate 10"), or, for a failed request,
  * the run's own error text, which is run data and never translated.
  */
-import type { MessageKey, Messages } from './i18n.js';
-import { fill } from './i18n.js';
+import { reasonDeclaration } from '../errors.js';
+import type { Messages } from './i18n.js';
+import { fill, langOf } from './i18n.js';
 
 const RUN_ERROR_CODES = new Set(['FAILED_BASELINE', 'FAILED_CANDIDATE', 'FAILED_BOTH']);
 /** "baseline X, candidate Y" as the compat and workload checks write it. */
@@ -17,9 +18,10 @@ const ONE_SIDE = /\b(baseline|candidate)\b/;
 
 /** Plain text (not escaped) of one reason, in the page's language. */
 export function reasonText(code: string, message: string | null, m: Messages): string {
-  const key = `reason_${code}` as MessageKey;
-  if (m.html_lang === 'en' || !(key in m)) return message ?? (key in m ? m[key] : code);
-  const generic = m[key];
+  const words = reasonDeclaration(code)?.words;
+  const lang = langOf(m);
+  if (lang === 'en' || !words) return message ?? (words ? words.en : code);
+  const generic = words[lang];
   if (message === null) return generic;
   if (RUN_ERROR_CODES.has(code)) return `${generic}: ${message}`;
   const sides = SIDES.exec(message);

@@ -155,7 +155,8 @@ function audioProblems(a: AudioMetrics, out: string[]): void {
     if (c.channel !== i) bad.push(`channel ${c.channel}`);
     if (c.samples !== a.channels[0]!.samples) bad.push(`${c.samples} samples where channel 0 has ${a.channels[0]!.samples}`);
     for (const key of ['max_abs_diff', 'mae', 'rmse', 'baseline_peak', 'candidate_peak'] as const) if (!finite(c[key], 0)) bad.push(`${key} = ${shown(c[key])}`);
-    for (const key of ['pearson', 'spectral_cosine'] as const) if (!finite(c[key], -1, 1)) bad.push(`${key} = ${shown(c[key])}`);
+    const similarities = { pearson: c.pearson, spectral_cosine: c.spectral_cosine };
+    for (const [key, v] of Object.entries(similarities)) if (!finite(v, -1, 1)) bad.push(`${key} = ${shown(v)}`);
     if (c.snr_db !== null && !Number.isFinite(c.snr_db)) bad.push(`snr_db = ${shown(c.snr_db)}`);
     if (c.rms_ratio !== null && !finite(c.rms_ratio, 0)) bad.push(`rms_ratio = ${shown(c.rms_ratio)}`);
     // mean |d| <= sqrt(mean d^2) <= max |d|, whatever the samples.
