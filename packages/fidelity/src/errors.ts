@@ -337,7 +337,7 @@ export const REASONS = {
 /** A code of the catalogue. */
 export type KnownReasonCode = keyof typeof REASONS;
 
-/** The catalogue as code -> meaning (from {@link REASONS}), in catalogue order. */
+/** The catalogue as code -> meaning, in catalogue order: the `meaning` of each declaration in errors.ts (docs/reason-codes.md says when each is given). */
 export const ReasonCodes = Object.fromEntries(Object.entries(REASONS).map(([code, d]) => [code, d.meaning])) as { readonly [K in KnownReasonCode]: string };
 
 /** The declaration of a code; undefined for a code this tool does not know (a report from elsewhere). */

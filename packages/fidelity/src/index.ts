@@ -91,7 +91,7 @@ export { checkCalibrateOutputs, writeCalibrateOutputs, calibrationJsonText, poli
 export type { CalibrateOutputs } from './calibrate/write.js';
 export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrate/schema.js';
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
-export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js';
+export type { CalibratedMetric, NoiseRange, NoiseValue, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle-check/verify.js';
 export type { BundleCheck } from './bundle-check/verify.js';
