@@ -4,6 +4,7 @@
  * a check at, calibration's coverage and direction, and the pages' words and
  * digits. Judging itself is tested in evaluate.test.ts.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CALIBRATED_METRICS } from '../../src/calibrate/metrics.js';
 import { verdictMetrics } from '../../src/calibrate/apply.js';
@@ -49,6 +50,25 @@ describe('the check declarations', () => {
     expect(calibratedKeyOf('min_ssim', 'video.ssim.mean')).toBe('video.ssim.mean');
     expect(calibratedKeyOf('not_a_check', 'video.psnr_db')).toBe('video.psnr_db');
     expect(verdictMetrics(DEFAULT_POLICY)).toEqual(declared.flatMap(([, d]) => (d.calibrated ? [d.calibrated] : [])));
+  });
+
+  it('are the rows of docs/report.md, "Policy and outcomes": name, example figure, comparator, threshold and source', () => {
+    const doc = readFileSync(new URL('../../../../docs/report.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Policy and outcomes'));
+    const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| check |')));
+    const rows = table
+      .split('\n')
+      .filter((l) => l.startsWith('| `'))
+      .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    expect(rows.map((r) => r[0])).toEqual(CHECK_NAMES.map((n) => `\`${n}\``));
+    for (const [name, d] of declared) {
+      const row = rows.find((r) => r[0] === `\`${name}\``)!;
+      expect(row[1], name).toContain(`\`${d.example.metric}\``);
+      const rule = /^(>=|<=) (\S+)$/.exec(row[2]!);
+      expect(rule?.[1], name).toBe(d.example.comparator);
+      expect(Number(rule?.[2]), name).toBe(d.example.threshold);
+      expect(row[3], name).toBe(d.example.source);
+    }
   });
 
   it('give the pages their words in both languages and their digits; an unknown name is shown as it is', () => {
