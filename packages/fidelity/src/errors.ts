@@ -10,7 +10,6 @@
  * test/errors.test.ts checks each code is in a table row of its section.
  */
 const DOC = {
-  runArchive: 'run-archive',
   general: 'general',
   source: 'the-source-and-its-entries',
   seal: 'the-seal-sha256sums',
