@@ -90,7 +90,7 @@ const en = {
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: 'Measured by',
   measured_all: 'All {pairs} measured pairs were measured by the command that wrote this bundle.',
-  measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards, range-checked.',
+  measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards: their values checked against themselves and the media, failure messages as the shards wrote them.',
   binary_source: 'Binary source',
 
   policy_name: 'Policy',
@@ -509,7 +509,7 @@ const zh: Messages = {
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: '测量者',
   measured_all: '全部 {pairs} 对已测量的配对均由写出本报告包的命令测量。',
-  measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片，已做范围检查。',
+  measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片：数值已与自身及媒体核对，失败信息沿用分片所写。',
   binary_source: '二进制来源',
 
   policy_name: '策略',
