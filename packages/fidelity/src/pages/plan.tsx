@@ -7,6 +7,7 @@
 import type { VNode } from 'preact';
 import type { AudioMetrics, PlanField, PlanMismatch, TemporalOffset } from '../schemas/measurement.js';
 import type { PairReport, PlanSpec } from '../schemas/report.js';
+import { planFpsText } from '../media/plan-conformance.js';
 import { num } from './format.js';
 import type { MessageKey, Messages } from './i18n.js';
 import { headCell, numCell, Table, tx, type Child } from './parts.js';
@@ -15,13 +16,13 @@ import { headCell, numCell, Table, tx, type Child } from './parts.js';
 export function planSpecText(spec: PlanSpec, m: Messages): Child {
   const { video: v, audio: a } = spec;
   const unit = a.channels === 1 ? m.channel_one : m.channel_many;
-  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: v.fps, frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
+  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: planFpsText(v.fps), frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
 }
 
 function fieldValue(field: PlanField, value: number | null, m: Messages): string {
   if (value === null) return m.plan_no_audio;
-  // A frame rate from timestamps has a long tail of digits; six decimals say all that matters.
-  return field === 'fps' ? String(Number(value.toFixed(6))) : String(value);
+  // The one frame rate formatter of every text: six decimals, never a nonzero rate shown as 0.
+  return field === 'fps' ? planFpsText(value) : String(value);
 }
 
 /**
