@@ -99,7 +99,7 @@ export const ReasonCodes = {
   JSON_TOO_DEEP: 'a JSON file of the archive nests objects and arrays deeper than 64',
   VALUE_OUT_OF_RANGE: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)',
   // Command line (packages/cli)
-  USAGE: 'the command line is wrong (unknown command or option, missing argument)',
+  USAGE: 'the command line is wrong (unknown command or option, missing argument, an option that takes one value given twice)',
   // compare() refusals and the bundle folder (docs/report.md)
   DUPLICATE_RUN: 'the same run (run_id-run_attempt) was given twice',
   PLAN_MISMATCH: 'the runs did not execute the same workload (the differing fields are named)',
