@@ -285,14 +285,14 @@ describe('diffReports: hostile field names and sizes', () => {
 
   it('a difference beyond the largest double has delta null (never Infinity)', async () => {
     const [a, b] = [fresh(), fresh()];
-    pair(a, 'measurement-r000-c002').video.psnr_db = -1e308;
-    pair(b, 'measurement-r000-c002').video.psnr_db = 1e308;
+    pair(a, 'measurement-r000-c002').video!.psnr_db = -1e308;
+    pair(b, 'measurement-r000-c002').video!.psnr_db = 1e308;
     const d = await diffReports(a, b);
     const c = d.changes.find((x) => x.path === 'video.psnr_db')!;
     expect([c.old, c.new, c.delta]).toEqual([-1e308, 1e308, null]);
     expect(JSON.parse(JSON.stringify(d)).changes.find((x: { path: string }) => x.path === 'video.psnr_db').delta).toBeNull();
     // A finite difference keeps its delta.
-    pair(b, 'measurement-r000-c002').video.psnr_db = 1e307;
+    pair(b, 'measurement-r000-c002').video!.psnr_db = 1e307;
     expect((await diffReports(a, b)).changes.find((x) => x.path === 'video.psnr_db')!.delta).toBe(1e307 + 1e308);
   });
 
