@@ -29,12 +29,25 @@ export function parseCommandLine(command: Command, args: string[]): { positional
   );
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     const message = (error as Error).message;
     // node's wording for an undeclared option names no command and suggests `--`: say which command refused it, and where its options are.
     const unknown = /^Unknown option '([^']+)'/.exec(message);
     throw new FidelityError('USAGE', unknown ? `fidelity ${command.name} does not take ${unknown[1]} (fidelity ${command.name} --help lists the options it takes)` : message, { cause: error });
+  }
+  // node keeps the last of a repeated option: `--out A --out B` would write to B and never say so. An option
+  // that takes one value is given once (a flag may repeat: it says the same thing twice).
+  const seen = new Map<string, string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = optionsOf(command)[token.name];
+    if (!spec || spec.type !== 'string' || spec.multiple) continue;
+    const first = seen.get(token.name);
+    if (first !== undefined) {
+      throw new FidelityError('USAGE', `--${token.name} is given twice (${JSON.stringify(first)} and ${JSON.stringify(token.value ?? '')}): it takes one value; give it once`);
+    }
+    seen.set(token.name, token.value ?? '');
   }
   const values = parsed.values as Record<string, unknown>;
   if (values.threads !== undefined) {
@@ -44,6 +57,12 @@ export function parseCommandLine(command: Command, args: string[]): { positional
     }
   }
   return { positionals: parsed.positionals, values };
+}
+
+/** `--json` given as an option: before the first `--`, after which every argument is an operand. */
+export function jsonAsked(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
 }
 
 export async function main(argv: string[], given: Io = processIo): Promise<number> {
@@ -62,7 +81,8 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
     io.err(`error USAGE: unknown command "${name}"\n\n${usage()}`);
     return EXIT.refused;
   }
-  const json = rest.includes('--json');
+  // Whether a usage error is printed as JSON: `--json` among the options, not an operand after `--`.
+  const json = jsonAsked(rest);
   let parsed;
   try {
     parsed = parseCommandLine(command, rest);

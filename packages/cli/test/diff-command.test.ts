@@ -53,6 +53,26 @@ describe('fidelity diff', () => {
     expect(io.stderr()).toMatch(/^error DIFF_INPUT_NOT_FOUND: old .*absent: no such file or folder/);
   });
 
+  it('200,000 differing entries print as a table of 200,000 rows (no stack overflow); a delta beyond a double says so', async () => {
+    type Raw = { comparisons: { pairs: Record<string, unknown>[] }[] };
+    const [a, b] = [JSON.parse(readFileSync(REFERENCE, 'utf8')) as Raw, JSON.parse(readFileSync(REFERENCE, 'utf8')) as Raw];
+    const many = (v: number): Record<string, number> => Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, v]));
+    a.comparisons[0]!.pairs[0]!.extra = many(0);
+    b.comparisons[0]!.pairs[0]!.extra = many(1);
+    (a.comparisons[0]!.pairs[1]!.video as Record<string, unknown>).psnr_db = -1e308;
+    (b.comparisons[0]!.pairs[1]!.video as Record<string, unknown>).psnr_db = 1e308;
+    const [fa, fb] = [path.join(tmp, 'many-a.json'), path.join(tmp, 'many-b.json')];
+    writeFileSync(fa, JSON.stringify(a));
+    writeFileSync(fb, JSON.stringify(b));
+    const io = capture();
+    expect(await main(['diff', fa, fb], io)).toBe(1);
+    expect(io.stderr()).toBe('');
+    expect(io.stdout()).toContain('Changed values (200001):');
+    expect(io.stdout()).toMatch(/extra\.k199999 +0 +1 +1\n/);
+    expect(io.stdout()).toMatch(/video\.psnr_db +-1e\+308 +1e\+308 +>1\.7976931348623157e\+308\n/);
+    expect(io.stdout()).not.toContain('Infinity');
+  });
+
   it('is listed in the help', async () => {
     const io = capture();
     expect(await main(['--help'], io)).toBe(0);

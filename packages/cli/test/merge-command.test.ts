@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { shardFromOptions } from '../src/commands/compare.js';
+import { remeasureOption } from '../src/commands/merge.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
 
@@ -99,6 +100,16 @@ describe('fidelity merge --remeasure', () => {
     for (const bad of ['-1', '1.5', 'some', '']) {
       expect(await refusal(['merge', ...RUNS, '--partials', tmp, '--out', path.join(tmp, 'o'), '--remeasure', bad]), bad).toMatchObject({ code: 2, codes: ['USAGE'] });
     }
+  });
+
+  it('takes any whole number up to 2^53 - 1 (1000000000 included); a larger one is USAGE naming the limit', async () => {
+    expect(remeasureOption('1000000000')).toBe(1_000_000_000);
+    expect(remeasureOption('0')).toBe(0);
+    expect(remeasureOption(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(remeasureOption('all')).toBe('all');
+    const r = await refusal(['merge', ...RUNS, '--partials', tmp, '--out', path.join(tmp, 'o'), '--remeasure', '9007199254740992']);
+    expect(r).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(r.messages[0]).toBe('--remeasure 9007199254740992 is more than 9007199254740991, the largest whole number it takes; to re-measure every pair give --remeasure all');
   });
 
   it('says in --json and in the summary how many pairs merge re-measured', async () => {

@@ -110,6 +110,47 @@ describe('per-command options', () => {
     expect(parseCommandLine(compare, ['--threads', '4']).values.threads).toBe('4');
   });
 
+  it.each(commands.map((c) => [c.name, c] as const))('%s: an option that takes one value given twice is a usage error (exit 2); a repeatable one and a flag may repeat', async (_name, c) => {
+    for (const [name, spec] of Object.entries(optionsOf(c))) {
+      const twice = [...give(`--${name}`, spec), ...(spec.short ? give(`-${spec.short}`, spec) : give(`--${name}`, spec))];
+      if (spec.type === 'string' && !spec.multiple) {
+        expect(() => parseCommandLine(c, ['x', ...twice]), `${c.name} --${name} twice`).toThrow(new RegExp(`--${name} is given twice`));
+        const io = capture();
+        // Before anything runs: the exit is the usage error's, with --json its document.
+        expect(await main([c.name, ...twice, '--json'], io), `${c.name} --${name} twice`).toBe(2);
+        expect(JSON.parse(io.stdout()), `${c.name} --${name} twice`).toMatchObject({ ok: false, errors: [{ code: 'USAGE', message: expect.stringContaining(`--${name} is given twice`) }] });
+      } else {
+        const parsed = parseCommandLine(c, ['x', ...twice]);
+        expect(parsed.values[name], `${c.name} --${name} repeated`).toEqual(spec.multiple ? ['2', '2'] : true);
+      }
+    }
+  });
+
+  it('the cases of the report: --out A --out B, merge --remeasure all --remeasure 1, diff --tolerance twice', () => {
+    const byName = (n: string) => commands.find((c) => c.name === n)!;
+    expect(() => parseCommandLine(byName('compare'), ['a', 'b', '--out', 'A', '-o', 'B'])).toThrow('--out is given twice ("A" and "B")');
+    expect(() => parseCommandLine(byName('compare'), ['a', 'b', '--junit', 'A', '--junit=B'])).toThrow('--junit is given twice');
+    expect(() => parseCommandLine(byName('compare'), ['a', 'b', '--summary', 'A', '--summary', 'A'])).toThrow('--summary is given twice');
+    expect(() => parseCommandLine(byName('merge'), ['a', 'b', '--remeasure', 'all', '--remeasure', '1'])).toThrow('--remeasure is given twice ("all" and "1")');
+    expect(() => parseCommandLine(byName('diff'), ['a', 'b', '--tolerance', '0', '--tolerance', '1'])).toThrow('--tolerance is given twice');
+    expect(parseCommandLine(byName('merge'), ['a', 'b', '--partials', 'p', '--partials', 'q']).values.partials).toEqual(['p', 'q']);
+  });
+
+  it('arguments after -- are operands: diff --bogus -- --json prints its usage error as text, not JSON', async () => {
+    const io = capture();
+    expect(await main(['diff', '--bogus', '--', '--json'], io)).toBe(2);
+    expect(io.stdout()).toBe('');
+    expect(io.stderr()).toMatch(/^error USAGE: fidelity diff does not take --bogus/);
+    const json = capture();
+    expect(await main(['diff', '--bogus', '--json', '--', 'x'], json)).toBe(2);
+    expect(JSON.parse(json.stdout())).toMatchObject({ ok: false, errors: [{ code: 'USAGE' }] });
+    // After --, --json is an operand: diff gets three sides, not a JSON request.
+    const operand = capture();
+    expect(await main(['diff', 'a', 'b', '--', '--json'], operand)).toBe(2);
+    expect(operand.stdout()).toBe('');
+    expect(operand.stderr()).toMatch(/^error USAGE: diff needs exactly two sides/);
+  });
+
   it('lists the options every command takes in the top-level help', async () => {
     const io = capture();
     expect(await main(['--help'], io)).toBe(0);

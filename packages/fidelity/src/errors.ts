@@ -168,7 +168,7 @@ export const REASONS = {
   JSON_TOO_DEEP: { meaning: 'a JSON file of the archive nests objects and arrays deeper than 64', doc: DOC.limits },
   VALUE_OUT_OF_RANGE: { meaning: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)', doc: DOC.limits },
   // Command line (packages/cli)
-  USAGE: { meaning: 'the command line is wrong (unknown command or option, missing argument)', doc: DOC.general },
+  USAGE: { meaning: 'the command line is wrong (unknown command or option, missing argument, an option that takes one value given twice)', doc: DOC.general },
   // compare() refusals and the bundle folder (docs/report.md)
   DUPLICATE_RUN: { meaning: 'the same run (run_id-run_attempt) was given twice', doc: DOC.compare },
   PLAN_MISMATCH: { meaning: 'the runs did not execute the same workload (the differing fields are named)', doc: DOC.compare, words: { en: 'The workload plan differs from the baseline', zh: '工作负载计划与基线不同' } },

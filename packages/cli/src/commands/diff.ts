@@ -35,14 +35,28 @@ function sideText(s: DiffSide): string {
   return `a report value, ${made}`;
 }
 
+/** Rows padded to their columns' widths. Loops, not spreads: a diff may hold any number of rows, more than a call's arguments can. */
 function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths: number[] = rows[0]!.map(() => 0);
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i]!, c.length)));
   return rows.map((r) => `  ${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`.trimEnd());
+}
+
+/** Appends `more` to `lines` one by one (`push(...more)` overflows the stack for a few hundred thousand lines). */
+function append(lines: string[], more: readonly string[]): void {
+  for (const line of more) lines.push(line);
+}
+
+/** new - old in full; for two numbers whose difference is beyond the largest double (delta null), says so rather than print Infinity. */
+function deltaText(c: DiffChange): string {
+  if (c.delta !== null) return String(c.delta);
+  if (typeof c.old !== 'number' || typeof c.new !== 'number') return '';
+  return c.new > c.old ? `>${Number.MAX_VALUE}` : `<-${Number.MAX_VALUE}`;
 }
 
 function changeRow(c: DiffChange): string[] {
   const metric = c.series ? `${c.path} (${c.series.differing} of ${Math.max(c.series.frames_old, c.series.frames_new)} frames differ, first ${c.series.first_frame}; this one moved most)` : c.path;
-  return [locationText(c.where), inline(metric), valueText(c.old), valueText(c.new), c.delta === null ? '' : String(c.delta)];
+  return [locationText(c.where), inline(metric), valueText(c.old), valueText(c.new), deltaText(c)];
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -57,11 +71,21 @@ export function diffText(d: ReportDiff): string {
   const tol = d.tolerance.abs === 0 && d.tolerance.rel === 0 ? 'exact' : `equal within ${d.tolerance.abs} absolute or ${d.tolerance.rel} relative`;
   lines.push(`compared: ${plural(d.compared.runs, 'run')}, ${plural(d.compared.comparisons, 'comparison')}, ${plural(d.compared.pairs, 'pair')}, ${plural(d.compared.values, 'value')}; ${tol}`);
   if (d.changes.length) {
-    lines.push('', `Changed values (${d.changes.length}):`, ...table([['pair', 'metric', 'old', 'new', 'delta'], ...d.changes.map(changeRow)]));
+    lines.push('', `Changed values (${d.changes.length}):`);
+    append(lines, table([['pair', 'metric', 'old', 'new', 'delta'], ...d.changes.map(changeRow)]));
   }
-  if (d.pairs_only.length) lines.push('', `Pairs on one side only (${d.pairs_only.length}):`, ...oneSidedLines(d.pairs_only));
-  if (d.runs_only.length) lines.push('', `Runs on one side only (${d.runs_only.length}):`, ...oneSidedLines(d.runs_only));
-  if (d.metrics_only.length) lines.push('', `Metrics on one side only (${d.metrics_only.length}):`, ...oneSidedLines(d.metrics_only));
+  if (d.pairs_only.length) {
+    lines.push('', `Pairs on one side only (${d.pairs_only.length}):`);
+    append(lines, oneSidedLines(d.pairs_only));
+  }
+  if (d.runs_only.length) {
+    lines.push('', `Runs on one side only (${d.runs_only.length}):`);
+    append(lines, oneSidedLines(d.runs_only));
+  }
+  if (d.metrics_only.length) {
+    lines.push('', `Metrics on one side only (${d.metrics_only.length}):`);
+    append(lines, oneSidedLines(d.metrics_only));
+  }
   if (d.context.length) {
     lines.push('', 'What the reports were made with differs (not a measured value, but often the reason for a change):');
     for (const c of d.context) lines.push(`  ${c.where ? `${locationText(c.where)}  ` : ''}${inline(c.path)}: ${valueText(c.old)} -> ${valueText(c.new)}`);

@@ -7,12 +7,20 @@ import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets 
 import type { Command } from './types.js';
 import { policyOption, progressOption, threadsOption } from '../options.js';
 
-/** --remeasure N|all as the library's `remeasure`; undefined without it (the default, one pair per partial). */
+/**
+ * --remeasure N|all as the library's `remeasure`; undefined without it (the default, one pair per
+ * partial). N is any whole number from 0 to 2^53 - 1 (the largest a JSON number holds exactly); more
+ * than a partial's pairs re-measures all of them.
+ */
 export function remeasureOption(value: unknown): number | 'all' | undefined {
   if (value === undefined) return undefined;
   if (value === 'all') return 'all';
-  if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
-  throw new FidelityError('USAGE', `Expected a whole number of pairs per partial or all for --remeasure but received ${JSON.stringify(value)}`);
+  if (typeof value === 'string' && /^\d+$/.test(value)) {
+    const n = Number(value);
+    if (Number.isSafeInteger(n)) return n;
+    throw new FidelityError('USAGE', `--remeasure ${value} is more than ${Number.MAX_SAFE_INTEGER}, the largest whole number it takes; to re-measure every pair give --remeasure all`);
+  }
+  throw new FidelityError('USAGE', `Expected a whole number of pairs per partial (0 to ${Number.MAX_SAFE_INTEGER}; more than a partial holds means all of them) or all for --remeasure but received ${JSON.stringify(value)}`);
 }
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
@@ -33,7 +41,7 @@ export const mergeCommand: Command = {
     policy: policyOption,
     progress: progressOption,
     threads: threadsOption,
-    remeasure: { type: 'string', value: 'N|all', description: 'pairs of each partial merge measures again and requires identical: a whole number (default 1, chosen at random) or all' },
+    remeasure: { type: 'string', value: 'N|all', description: 'pairs of each partial merge measures again and requires identical: a whole number (default 1, chosen at random; more than a partial holds: all of them) or all' },
   },
   async run({ positionals, values, io, signal }) {
     const json = Boolean(values.json);

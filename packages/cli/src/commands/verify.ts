@@ -6,7 +6,7 @@
  * warning (MEDIA_PLAN_MISMATCH), listed like a failed request; no ffprobe is a
  * warning too (docs/media.md, "Media against the plan").
  */
-import { checkRunMedia, DEFAULT_LIMITS, FidelityError, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity';
+import { checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command, OptionSpec } from './types.js';
@@ -75,7 +75,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The plan's media spec in one line: "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels". */
 function planSpecText(p: RunMediaCheck['plan']): string {
-  return `${p.video.width}x${p.video.height}, ${p.video.fps} fps, ${p.video.frames} frames; ${p.audio.sample_rate} Hz, ${plural(p.audio.channels, 'channel')}`;
+  return `${p.video.width}x${p.video.height}, ${planFpsText(p.video.fps)} fps, ${p.video.frames} frames; ${p.audio.sample_rate} Hz, ${plural(p.audio.channels, 'channel')}`;
 }
 
 /**
@@ -88,7 +88,7 @@ function mediaLines(media: RunMediaCheck): string[] {
   const lines = [`  media     ${plural(media.slots.length, 'ok slot')} probed against the plan (${planSpecText(media.plan)}): ${media.slots.length - off.length} as planned, ${off.length} not`];
   for (const x of off) {
     const what = x.outcome === 'mismatch'
-      ? x.mismatches!.map((f) => `${f.field} ${f.media === null ? 'none' : f.field === 'fps' ? Number(f.media.toFixed(6)) : f.media} (plan ${f.plan})`).join(', ')
+      ? x.mismatches!.map((f) => `${f.field} ${f.media === null ? 'none' : f.field === 'fps' ? planFpsText(f.media) : f.media} (plan ${f.field === 'fps' ? planFpsText(f.plan) : f.plan})`).join(', ')
       : 'ffprobe cannot read it';
     lines.push(`            ${x.outcome === 'mismatch' ? 'MEDIA_PLAN_MISMATCH' : x.code} ${inline(x.slot_id)}: ${inline(what)}`);
   }

@@ -44,7 +44,7 @@ export interface DiffChange {
   path: string;
   old: unknown;
   new: unknown;
-  /** new - old for two numbers, else null. */
+  /** new - old for two numbers, else null; null too when the difference is beyond the largest double (-1e308 against 1e308). */
   delta: number | null;
   /** For a per-frame series: how many frames differ and the first; the change names the frame that moved most. */
   series?: SeriesDifference;

@@ -117,8 +117,17 @@ function validate(raw: unknown, label: string): { raw: Record<string, unknown>; 
 export async function loadSide(input: string | Report, role: 'old' | 'new', maxBytes: number): Promise<LoadedSide> {
   if (typeof input !== 'string') {
     const label = `${role} (object)`;
-    // A JSON round trip: the walk compares what a report.json of this value would hold.
-    const { raw, report } = validate(JSON.parse(JSON.stringify(input)) as unknown, label);
+    // A JSON round trip: the walk compares what a report.json of this value would hold, with the
+    // same limits (nesting, duplicate keys) as a file.
+    let text: string;
+    try {
+      text = JSON.stringify(input);
+    } catch (error) {
+      refuse('DIFF_REPORT_INVALID', label, `the report value cannot be written as JSON: ${(error as Error).message}`);
+    }
+    const faults = scanJson(text);
+    if (faults.length) refuse('DIFF_REPORT_INVALID', label, faults[0]!.message);
+    const { raw, report } = validate(JSON.parse(text) as unknown, label);
     return { raw, report, side: { input: '(object)', kind: 'object', sealed: false, files: null, report_sha256: null, generated_at: report.generated_at, tool_version: report.tool.version } };
   }
   const label = `${role} ${input}`;

@@ -42,6 +42,17 @@ export function sameNumber(a: number, b: number, tol: Tolerance): boolean {
   return d <= tol.abs || d <= tol.rel * Math.max(Math.abs(a), Math.abs(b));
 }
 
+/**
+ * new - old for two numbers, else null. Also null when the difference is beyond the largest
+ * double (-1e308 against 1e308): a delta is a finite number or nothing, never Infinity, which
+ * JSON cannot carry (it would print as null there and as Infinity in text).
+ */
+export function numberDelta(old: Json, now: Json): number | null {
+  if (typeof old !== 'number' || typeof now !== 'number') return null;
+  const d = now - old;
+  return Number.isFinite(d) ? d : null;
+}
+
 function samePlain(a: Json, b: Json, tol: Tolerance): boolean {
   if (typeof a === 'number' && typeof b === 'number') return sameNumber(a, b, tol);
   return a === b;
@@ -51,8 +62,8 @@ function samePlain(a: Json, b: Json, tol: Tolerance): boolean {
 const KEY_FIELDS = ['check', 'name', 'slot_id', 'case_id', 'stage', 'channel', 'index'] as const;
 
 function keyOf(v: Record<string, Json>, field: string): string | null {
-  if (field === 'run') return typeof v.run_id === 'number' && typeof v.run_attempt === 'number' ? `${v.run_id}-${v.run_attempt}` : null;
-  const k = v[field];
+  if (field === 'run') return Object.hasOwn(v, 'run_id') && Object.hasOwn(v, 'run_attempt') && typeof v.run_id === 'number' && typeof v.run_attempt === 'number' ? `${v.run_id}-${v.run_attempt}` : null;
+  const k = Object.hasOwn(v, field) ? v[field] : undefined;
   return typeof k === 'string' || typeof k === 'number' ? String(k) : null;
 }
 
@@ -97,33 +108,56 @@ function walkSeries(a: Json[], b: Json[], path: string, tol: Tolerance, sink: Wa
   if (differing === 0) return;
   const old = a[worst];
   const now = b[worst];
-  const delta = typeof old === 'number' && typeof now === 'number' ? now - old : null;
-  sink.change(`${path}[${worst}]`, old, now, delta, { frames_old: a.length, frames_new: b.length, differing, first_frame: first });
+  sink.change(`${path}[${worst}]`, old, now, numberDelta(old, now), { frames_old: a.length, frames_new: b.length, differing, first_frame: first });
 }
+
+/** One step of the walk: compare two values, or report a value found on one side only. Kept on an explicit stack, so the depth of the data never becomes the depth of the call stack. */
+type Step = { kind: 'walk'; a: Json; b: Json; path: string } | { kind: 'one'; path: string; side: 'old' | 'new'; value: Json };
 
 /**
  * Compares `a` (old) with `b` (new) below `path`. `skip(path)` leaves a subtree out
  * (paths as this walk writes them: `video.ssim.min`, `checks[<check>].value`).
+ *
+ * Only a value's own fields count (`Object.hasOwn`): a field named `constructor`, `toString` or
+ * `__proto__` is a field like any other, present on one side or both, never something inherited.
+ * The walk keeps its own stack, so neither nesting nor the number of entries can overflow the call
+ * stack; changes are reported in the order a depth-first walk meets them.
  */
 export function walk(a: Json, b: Json, path: string, tol: Tolerance, sink: WalkSink, skip: (path: string) => boolean = () => false): void {
+  const stack: Step[] = [{ kind: 'walk', a, b, path }];
+  // Steps are pushed in reverse, so they are taken in document order.
+  const later = (steps: Step[]): void => {
+    for (let i = steps.length - 1; i >= 0; i--) stack.push(steps[i]!);
+  };
+  for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
+    if (step.kind === 'one') sink.oneSided(step.path, step.side, step.value);
+    else walkOne(step.a, step.b, step.path, tol, sink, skip, later);
+  }
+}
+
+const own = (o: Record<string, Json>, k: string): boolean => Object.hasOwn(o, k) && o[k] !== undefined;
+
+function walkOne(a: Json, b: Json, path: string, tol: Tolerance, sink: WalkSink, skip: (path: string) => boolean, later: (steps: Step[]) => void): void {
   if (Array.isArray(a) && Array.isArray(b)) {
     const last = path.slice(path.lastIndexOf('.') + 1);
-    if (/per_frame$/.test(last) && [...a, ...b].every((v) => v === null || typeof v === 'number')) return walkSeries(a, b, path, tol, sink);
-    if ([...a, ...b].every(isPlain)) {
+    const all = (test: (v: Json) => boolean): boolean => a.every(test) && b.every(test);
+    if (/per_frame$/.test(last) && all((v) => v === null || typeof v === 'number')) return walkSeries(a, b, path, tol, sink);
+    if (all(isPlain)) {
       sink.counted(1);
       if (a.length !== b.length || a.some((v, i) => !samePlain(v, b[i], tol))) sink.change(path, a, b, null);
       return;
     }
+    const steps: Step[] = [];
     const field = keyField(a, b);
     if (field === null) {
       for (let i = 0; i < Math.max(a.length, b.length); i++) {
         const p = `${path}[${i}]`;
         if (skip(p)) continue;
-        if (i >= a.length) sink.oneSided(p, 'new', b[i]);
-        else if (i >= b.length) sink.oneSided(p, 'old', a[i]);
-        else walk(a[i], b[i], p, tol, sink, skip);
+        if (i >= a.length) steps.push({ kind: 'one', path: p, side: 'new', value: b[i] });
+        else if (i >= b.length) steps.push({ kind: 'one', path: p, side: 'old', value: a[i] });
+        else steps.push({ kind: 'walk', a: a[i], b: b[i], path: p });
       }
-      return;
+      return later(steps);
     }
     const byKey = (list: Json[]): Map<string, Json> => new Map((list as Record<string, Json>[]).map((v) => [keyOf(v, field)!, v]));
     const ma = byKey(a);
@@ -131,31 +165,32 @@ export function walk(a: Json, b: Json, path: string, tol: Tolerance, sink: WalkS
     for (const [k, va] of ma) {
       const p = `${path}${segment(k)}`;
       if (skip(p)) continue;
-      if (mb.has(k)) walk(va, mb.get(k), p, tol, sink, skip);
-      else sink.oneSided(p, 'old', va);
+      if (mb.has(k)) steps.push({ kind: 'walk', a: va, b: mb.get(k), path: p });
+      else steps.push({ kind: 'one', path: p, side: 'old', value: va });
     }
-    for (const k of mb.keys()) {
+    for (const [k, vb] of mb) {
       const p = `${path}${segment(k)}`;
-      if (!ma.has(k) && !skip(p)) sink.oneSided(p, 'new', mb.get(k));
+      if (!ma.has(k) && !skip(p)) steps.push({ kind: 'one', path: p, side: 'new', value: vb });
     }
-    return;
+    return later(steps);
   }
   if (isObject(a) && isObject(b)) {
+    const steps: Step[] = [];
     for (const k of Object.keys(a)) {
       const p = join(path, k);
       if (skip(p) || a[k] === undefined) continue;
-      if (k in b && b[k] !== undefined) walk(a[k], b[k], p, tol, sink, skip);
-      else sink.oneSided(p, 'old', a[k]);
+      if (own(b, k)) steps.push({ kind: 'walk', a: a[k], b: b[k], path: p });
+      else steps.push({ kind: 'one', path: p, side: 'old', value: a[k] });
     }
     for (const k of Object.keys(b)) {
       const p = join(path, k);
-      if (!(k in a) && b[k] !== undefined && !skip(p)) sink.oneSided(p, 'new', b[k]);
+      if (!own(a, k) && b[k] !== undefined && !skip(p)) steps.push({ kind: 'one', path: p, side: 'new', value: b[k] });
     }
-    return;
+    return later(steps);
   }
   sink.counted(1);
   if (isPlain(a) && isPlain(b)) {
-    if (!samePlain(a, b, tol)) sink.change(path, a, b, typeof a === 'number' && typeof b === 'number' ? b - a : null);
+    if (!samePlain(a, b, tol)) sink.change(path, a, b, numberDelta(a, b));
     return;
   }
   // null where the other side has an object or array (e.g. `video` of a pair invalid on one side): not

@@ -90,10 +90,23 @@ export function planFieldMismatches(probe: Pick<MediaProbe, 'video' | 'audio'>, 
 
 const UNITS: Record<PlanField, string> = { width: ' px', height: ' px', fps: ' fps', frames: '', sample_rate: ' Hz', channels: '' };
 
-/** A value as the messages show it: fps with up to 6 decimals (24, 23.976024), the rest as integers; null is "none" (no audio stream). */
+/**
+ * A frame rate as every text shows it (messages, the CLI, the pages; the plan's and the media's
+ * alike): up to 6 decimals (24, 23.976024), since a rate from timestamps has a long tail of digits;
+ * but a rate that 6 decimals would round to 0 (a plan's `fps: 1e-300`) in 6 significant digits
+ * instead (1e-300), so a nonzero rate never reads as 0.
+ *
+ * @example planFpsText(24000 / 1001) === '23.976024'; planFpsText(1e-300) === '1e-300'
+ */
+export function planFpsText(fps: number): string {
+  const rounded = Number(fps.toFixed(6));
+  return rounded === 0 && fps !== 0 ? String(Number(fps.toPrecision(6))) : String(rounded);
+}
+
+/** A value as the messages show it: fps by {@link planFpsText}, the rest as integers; null is "none" (no audio stream). */
 export function planValueText(field: PlanField, value: number | null): string {
   if (value === null) return 'none';
-  const shown = field === 'fps' ? String(Number(value.toFixed(6))) : String(value);
+  const shown = field === 'fps' ? planFpsText(value) : String(value);
   return `${shown}${UNITS[field]}`;
 }
 
@@ -106,7 +119,7 @@ export function describeFieldMismatches(list: readonly FieldMismatch[]): string 
 export function describePlanSpec(plan: MediaPlanSpec): string {
   const v = plan.video;
   const a = plan.audio;
-  return `${v.width}x${v.height}, ${v.fps} fps, ${v.frames} frames; ${a.sample_rate} Hz, ${a.channels} channel${a.channels === 1 ? '' : 's'}`;
+  return `${v.width}x${v.height}, ${planFpsText(v.fps)} fps, ${v.frames} frames; ${a.sample_rate} Hz, ${a.channels} channel${a.channels === 1 ? '' : 's'}`;
 }
 
 /**

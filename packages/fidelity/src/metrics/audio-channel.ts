@@ -154,6 +154,10 @@ export class AudioChannel {
       rms_ratio = null;
       rms_ratio_reason = 'baseline_silent';
     } else rms_ratio = Math.sqrt(this.energyB / this.energyA);
+    // A side of all zeros has no cross-correlation peak: the lag stays 0 (its documented value) and
+    // the reason says it was not estimated. Absent otherwise, so a channel with signal on both sides
+    // reads as it always has.
+    const lagReason = this.energyA === 0 && this.energyB === 0 ? 'both_silent' : this.energyA === 0 ? 'baseline_silent' : this.energyB === 0 ? 'candidate_silent' : null;
     return {
       channel: this.channel,
       samples: n,
@@ -171,6 +175,7 @@ export class AudioChannel {
       baseline_peak: peakA,
       candidate_peak: peakB,
       lag_estimate_samples: this.lag.finish(),
+      ...(lagReason ? { lag_estimate_reason: lagReason } : {}),
     };
   }
 }

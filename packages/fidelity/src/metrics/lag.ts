@@ -2,8 +2,9 @@
  * lag_estimate_samples: the lag k in [-maxLag, maxLag] that maximises the
  * cross-correlation r[k] = sum_t a[t] * b[t + k] (samples outside the
  * stream count as zero). A positive k means the candidate b is late: b[t] ~
- * a[t - k]. Ties go to the smallest |k|, then to the negative one; a silent
- * side gives 0. A diagnostic only: no metric is ever re-aligned.
+ * a[t - k]. Ties go to the smallest |k|, then to the negative one; a side
+ * of all zeros has no peak and gives 0 (the channel's lag_estimate_reason
+ * says so). A diagnostic only: no metric is ever re-aligned.
  *
  * Streaming and FFT-based: the baseline is cut into blocks of B samples;
  * each block is correlated with the candidate segment that spans it plus

@@ -90,7 +90,7 @@ const en = {
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: 'Measured by',
   measured_all: 'All {pairs} measured pairs were measured by the command that wrote this bundle.',
-  measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards, range-checked.',
+  measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards: their values checked against themselves and the media, failure messages as the shards wrote them.',
   binary_source: 'Binary source',
 
   policy_name: 'Policy',
@@ -392,6 +392,11 @@ const en = {
   lag_late: "The candidate's audio looks {samples} samples ({ms} ms) late on channel {channels} (the cross-correlation peaks there).",
   lag_early: "The candidate's audio looks {samples} samples ({ms} ms) early on channel {channels} (the cross-correlation peaks there).",
   lag_none: 'No audio lag: the cross-correlation peaks at 0 samples on every channel.',
+  lag_none_on: 'No audio lag on channel {channels} (the cross-correlation peaks at 0 samples).',
+  lag_unknown: 'The audio lag could not be estimated on channel {channels}: {why}, and a signal of zeros has no cross-correlation peak.',
+  lag_why_baseline_silent: 'the baseline is silent (all zeros)',
+  lag_why_candidate_silent: 'the candidate is silent (all zeros)',
+  lag_why_both_silent: 'both sides are silent (all zeros)',
   lag_note: 'A diagnosis only: the audio metrics compare sample n with sample n.',
   footer: 'Made by {tool} {version}. Every figure on this page is in report.json.',
 } as const;
@@ -482,7 +487,7 @@ const zh: Messages = {
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: '测量者',
   measured_all: '全部 {pairs} 对已测量的配对均由写出本报告包的命令测量。',
-  measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片，已做范围检查。',
+  measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片：数值已与自身及媒体核对，失败信息沿用分片所写。',
   binary_source: '二进制来源',
 
   policy_name: '策略',
@@ -776,6 +781,11 @@ const zh: Messages = {
   lag_late: '候选音频在声道 {channels} 上看起来晚了 {samples} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
   lag_early: '候选音频在声道 {channels} 上看起来早了 {samples} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
   lag_none: '没有音频延迟：每个声道的互相关都在 0 个采样处达到峰值。',
+  lag_none_on: '声道 {channels} 没有音频延迟（互相关在 0 个采样处达到峰值）。',
+  lag_unknown: '无法估计声道 {channels} 的音频延迟：{why}，全零信号的互相关没有峰值。',
+  lag_why_baseline_silent: '基准音频无声（全为零）',
+  lag_why_candidate_silent: '候选音频无声（全为零）',
+  lag_why_both_silent: '两侧音频均无声（全为零）',
   lag_note: '仅供诊断：音频指标始终比较第 n 个采样与第 n 个采样。',
   footer: '由 {tool} {version} 生成。本页所有数值均可在 report.json 中找到。',
 };

@@ -13,7 +13,7 @@ import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from '../bundle/waveform-size.js';
 import { chartedSeries, worstFrameOf } from '../bundle/video-series.js';
 import { ssimChart } from './chart.js';
 import { pairNoiseBlock } from './noise.js';
-import { AudioLag, lagMs, PairPlan, TemporalOffsetBlock } from './plan.js';
+import { AudioLag, lagMs, lagNotEstimated, PairPlan, TemporalOffsetBlock } from './plan.js';
 import { bundleHref } from './link-gates.js';
 import { num } from './format.js';
 import { reasonText } from './reasons.js';
@@ -307,7 +307,10 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
     line(m.spectral_cosine, (c) => n(c.spectral_cosine, 6)),
     line(m.newly_silent, (c) => yn(c.newly_silent), false),
     line(m.identical, (c) => yn(c.identical), false),
-    line(m.lag, (c) => `${c.lag_estimate_samples} (${lagMs(c.lag_estimate_samples, audio.sample_rate)} ms)`),
+    line(m.lag, (c) => {
+      const why = lagNotEstimated(c);
+      return why ? <code>{why}</code> : `${c.lag_estimate_samples} (${lagMs(c.lag_estimate_samples, audio.sample_rate)} ms)`;
+    }),
   ];
   const head: Child[] = [m.figure, ...ch.map((c) => [m.channel, ' ', String(c.channel)])];
   const player = (path: string | undefined, note: Child): Child => {

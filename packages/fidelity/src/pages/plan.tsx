@@ -5,8 +5,9 @@
  * where they belong. Every value is a child, escaped by the renderer.
  */
 import type { VNode } from 'preact';
-import type { AudioMetrics, PlanField, PlanMismatch, TemporalOffset } from '../schemas/measurement.js';
+import type { AudioChannelMetrics, AudioMetrics, LagEstimateReason, PlanField, PlanMismatch, TemporalOffset } from '../schemas/measurement.js';
 import type { PairReport, PlanSpec } from '../schemas/report.js';
+import { planFpsText } from '../media/plan-conformance.js';
 import { num } from './format.js';
 import type { MessageKey, Messages } from './i18n.js';
 import { headCell, numCell, Table, tx, type Child } from './parts.js';
@@ -15,13 +16,13 @@ import { headCell, numCell, Table, tx, type Child } from './parts.js';
 export function planSpecText(spec: PlanSpec, m: Messages): Child {
   const { video: v, audio: a } = spec;
   const unit = a.channels === 1 ? m.channel_one : m.channel_many;
-  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: v.fps, frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
+  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: planFpsText(v.fps), frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
 }
 
 function fieldValue(field: PlanField, value: number | null, m: Messages): string {
   if (value === null) return m.plan_no_audio;
-  // A frame rate from timestamps has a long tail of digits; six decimals say all that matters.
-  return field === 'fps' ? String(Number(value.toFixed(6))) : String(value);
+  // The one frame rate formatter of every text: six decimals, never a nonzero rate shown as 0.
+  return field === 'fps' ? planFpsText(value) : String(value);
 }
 
 /**
@@ -94,15 +95,38 @@ export function lagMs(samples: number, sampleRate: number): string {
   return num((samples / sampleRate) * 1000, 2, '—');
 }
 
+/**
+ * Why a channel's lag was not estimated, or null when it was: report.json's `lag_estimate_reason`,
+ * or for a report written before that field, the same fact from the peaks (a peak of 0 is a side
+ * of all zeros, which has no cross-correlation peak).
+ */
+export function lagNotEstimated(c: AudioChannelMetrics): LagEstimateReason | null {
+  if (c.lag_estimate_reason) return c.lag_estimate_reason;
+  if (c.baseline_peak === 0 && c.candidate_peak === 0) return 'both_silent';
+  if (c.baseline_peak === 0) return 'baseline_silent';
+  if (c.candidate_peak === 0) return 'candidate_silent';
+  return null;
+}
+
 /** The audio lag estimate in words, samples and milliseconds (positive: the candidate is late); nothing without channels. */
 export function AudioLag({ audio, m }: { audio: AudioMetrics; m: Messages }): VNode | null {
   if (audio.channels.length === 0) return null;
   const byLag = new Map<number, number[]>();
-  for (const c of audio.channels) byLag.set(c.lag_estimate_samples, [...(byLag.get(c.lag_estimate_samples) ?? []), c.channel]);
+  const unknown = new Map<LagEstimateReason, number[]>();
+  for (const c of audio.channels) {
+    const why = lagNotEstimated(c);
+    if (why) unknown.set(why, [...(unknown.get(why) ?? []), c.channel]);
+    else byLag.set(c.lag_estimate_samples, [...(byLag.get(c.lag_estimate_samples) ?? []), c.channel]);
+  }
   const said = [...byLag]
     .filter(([lag]) => lag !== 0)
     .sort(([a], [b]) => a - b)
     .map(([lag, channels]) => tx(m, lag > 0 ? 'lag_late' : 'lag_early', { samples: Math.abs(lag), ms: lagMs(Math.abs(lag), audio.sample_rate), channels: channels.join(', ') }));
+  // A silent side has no peak: "could not be estimated", never "no lag".
+  for (const [why, channels] of unknown) said.push(tx(m, 'lag_unknown', { channels: channels.join(', '), why: m[`lag_why_${why}`] }));
+  const zero = byLag.get(0);
+  // "No audio lag" only when every channel was estimated at 0; beside other findings, the channels at 0 by name.
+  if (zero && said.length) said.push(tx(m, 'lag_none_on', { channels: zero.join(', ') }));
   const text: Child = said.length ? said.flatMap((s, i) => (i === 0 ? s : [' ', ...s])) : m.lag_none;
   return (
     <p>

@@ -132,6 +132,10 @@ export const VideoMetrics = z.object({
 });
 export type VideoMetrics = z.infer<typeof VideoMetrics>;
 
+/** Why a channel's audio lag was not estimated: which side is all zeros. */
+export const LagEstimateReason = z.enum(['baseline_silent', 'candidate_silent', 'both_silent']);
+export type LagEstimateReason = z.infer<typeof LagEstimateReason>;
+
 /**
  * The audio metrics of one channel of a pair (docs/metrics.md, "Audio"). Every field is always there;
  * two can be null, with the reason beside them: `snr_db` (`snr_db_reason`: `identical` when every
@@ -156,8 +160,14 @@ export const AudioChannelMetrics = z.object({
   identical: z.boolean(),
   baseline_peak: z.number(),
   candidate_peak: z.number(),
-  /** Diagnostic only: metrics are never re-aligned. */
+  /** Diagnostic only: metrics are never re-aligned. 0 when not estimated (`lag_estimate_reason`). */
   lag_estimate_samples: z.number().int(),
+  /**
+   * Present only when the lag could not be estimated: a side that is all zeros (`baseline_silent`,
+   * `candidate_silent`, `both_silent`) has no cross-correlation peak, and `lag_estimate_samples` is
+   * then 0 by definition, not a measured lag of 0. Absent in reports written before it existed.
+   */
+  lag_estimate_reason: LagEstimateReason.optional(),
 });
 export type AudioChannelMetrics = z.infer<typeof AudioChannelMetrics>;
 

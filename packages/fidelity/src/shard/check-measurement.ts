@@ -162,6 +162,10 @@ function audioProblems(a: AudioMetrics, out: string[]): void {
     // mean |d| <= sqrt(mean d^2) <= max |d|, whatever the samples.
     if (c.mae > c.rmse * SLACK + 1e-12 || c.rmse > c.max_abs_diff * SLACK + 1e-12) bad.push(`mae ${c.mae}, rmse ${c.rmse} and max_abs_diff ${c.max_abs_diff} cannot all hold`);
     if (c.identical && (c.max_abs_diff !== 0 || c.snr_db !== null)) bad.push('identical, with a difference');
+    // The lag is not estimated exactly when a side is all zeros (a peak of 0), and is then 0.
+    const silent = c.baseline_peak === 0 && c.candidate_peak === 0 ? 'both_silent' : c.baseline_peak === 0 ? 'baseline_silent' : c.candidate_peak === 0 ? 'candidate_silent' : undefined;
+    if (c.lag_estimate_reason !== silent) bad.push(`lag_estimate_reason ${c.lag_estimate_reason ?? 'absent'} where the peaks give ${silent ?? 'absent'}`);
+    if (silent && c.lag_estimate_samples !== 0) bad.push(`lag_estimate_samples ${c.lag_estimate_samples} of a silent side`);
     if (bad.length) out.push(`${at}: ${bad.join('; ')}`);
   }
   // The pair's figures are its worst channel's, computed exactly as the measuring computed them (metrics/audio.ts).

@@ -12,9 +12,11 @@
  * merge's own probe of the media; the pair files must be the ones compare
  * writes, of the kinds their names say; and `remeasure` pairs of each
  * partial (one by default, chosen at random now) are measured again and
- * must be identical. The report is then built from the partials'
- * measurements, their per-pair files are copied (re-hashed against their
- * seal) and the MP4s are copied from the runs. With `remeasure: 'all'` the
+ * must be identical. The report is then built from merge's own outcome of
+ * each re-measured pair and the partials' outcomes of the others (their
+ * values checked as above; a failure's message carried as the shard wrote
+ * it), their per-pair files are copied (re-hashed against their seal) and
+ * the MP4s are copied from the runs. With `remeasure: 'all'` the
  * bundle is byte for byte the one compare() writes (same SOURCE_DATE_EPOCH);
  * otherwise it differs only in how many pairs it says merge re-measured.
  */
@@ -345,15 +347,23 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
 /**
  * Measures `remeasure` pairs of each partial again (chosen at random now)
  * and compares: any difference is PARTIAL_MEASUREMENT_MISMATCH naming the
- * shard and the pair. Returns how many pairs were measured again.
+ * shard and the pair. Returns how many pairs were measured again, and merge's
+ * own outcome of each: the report takes those, not the partial's (a failure's
+ * message is not compared, so only merge's own text is merge's word).
  */
-async function remeasured(plan: ComparisonPlan, partials: readonly LoadedPartial[], remeasure: RemeasureSpec, options: MergeOptions): Promise<{ count: number; problems: Problem[] }> {
+async function remeasured(
+  plan: ComparisonPlan,
+  partials: readonly LoadedPartial[],
+  remeasure: RemeasureSpec,
+  options: MergeOptions,
+): Promise<{ count: number; problems: Problem[]; outcomes: Map<number, MeasuredPair['outcome']> }> {
   const chosen = new Map<number, LoadedPartial>();
   for (const p of partials) {
     const refs = p.doc.pairs.filter((x) => x.outcome !== null).map((x) => plan.pairs[x.index]!);
     for (const ref of chooseAtRandom(refs, remeasure)) chosen.set(ref.index, p);
   }
-  if (chosen.size === 0) return { count: 0, problems: [] };
+  const outcomes = new Map<number, MeasuredPair['outcome']>();
+  if (chosen.size === 0) return { count: 0, problems: [], outcomes };
   const again = await measurePairs(
     plan,
     [...chosen.keys()].map((j) => plan.pairs[j]!),
@@ -372,8 +382,9 @@ async function remeasured(plan: ComparisonPlan, partials: readonly LoadedPartial
     const given = p.doc.pairs.find((x) => x.index === m.index)!.outcome!;
     const diff = outcomeDifference(given, m.outcome!);
     if (diff) problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(p, m.index, m.pair)} re-measured by merge differs: ${diff}` });
+    outcomes.set(m.index, m.outcome);
   }
-  return { count: chosen.size, problems };
+  return { count: chosen.size, problems, outcomes };
 }
 
 function refuse(problems: Problem[], what: string): never {
@@ -460,7 +471,11 @@ async function mergeClaimed(
     const again = await remeasured(plan, partials, remeasure, options);
     if (again.problems.length) refuse(again.problems, 'nothing was merged');
 
-    const measured: MeasuredPair[] = partials.flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: x.outcome }))).sort((a, b) => a.index - b.index);
+    // A re-measured pair is merge's own outcome (identical values, and a failure's message as merge's
+    // measuring words it); every other pair is the partial's, checked as above.
+    const measured: MeasuredPair[] = partials
+      .flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: again.outcomes.get(x.index) ?? x.outcome })))
+      .sort((a, b) => a.index - b.index);
     const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count });
     const report = noise ? noise.apply(assembled) : assembled;
 

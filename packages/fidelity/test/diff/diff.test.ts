@@ -249,3 +249,65 @@ describe('diffReports: bundles and refusals', () => {
     expect(await code(diffReports(REFERENCE, REFERENCE, { relTolerance: Number.NaN }))).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('diffReports: hostile field names and sizes', () => {
+
+  /** The reference with `name: value` as an own field of the first B200 pair (defineProperty: `__proto__` too is an own field, as in a file). */
+  function withField(name: string, value: unknown): string {
+    const r = fresh();
+    Object.defineProperty(pair(r, 'measurement-r000-c000'), name, { value, enumerable: true, configurable: true, writable: true });
+    const text = JSON.stringify(r);
+    expect(text).toContain(`"${name}":`);
+    return file(text);
+  }
+
+  it('a field named constructor, toString, hasOwnProperty or __proto__ on one side only is a metric on that side only, whichever side', async () => {
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const f = withField(name, { x: 1 });
+      for (const [a, b, side] of [[f, REFERENCE, 'old'], [REFERENCE, f, 'new']] as const) {
+        const d = await diffReports(a, b);
+        expect(d.unchanged, `${name} ${side}`).toBe(false);
+        expect(d.metrics_only.map((m) => [m.side, m.path, m.where.kind === 'pair' && m.where.slot_id]), `${name} ${side}`).toEqual([[side, name, 'measurement-r000-c000']]);
+        expect(d.changes, `${name} ${side}`).toEqual([]);
+      }
+    }
+  });
+
+  it('the same field named constructor or __proto__ on both sides is compared as a value', async () => {
+    for (const name of ['constructor', '__proto__']) {
+      const a = withField(name, 1);
+      const b = withField(name, 2);
+      const d = await diffReports(a, b);
+      expect(d.changes.map((c) => [c.path, c.old, c.new, c.delta]), name).toEqual([[name, 1, 2, 1]]);
+      expect((await diffReports(a, withField(name, 1))).unchanged, name).toBe(true);
+    }
+  });
+
+  it('a difference beyond the largest double has delta null (never Infinity)', async () => {
+    const [a, b] = [fresh(), fresh()];
+    pair(a, 'measurement-r000-c002').video!.psnr_db = -1e308;
+    pair(b, 'measurement-r000-c002').video!.psnr_db = 1e308;
+    const d = await diffReports(a, b);
+    const c = d.changes.find((x) => x.path === 'video.psnr_db')!;
+    expect([c.old, c.new, c.delta]).toEqual([-1e308, 1e308, null]);
+    expect(JSON.parse(JSON.stringify(d)).changes.find((x: { path: string }) => x.path === 'video.psnr_db').delta).toBeNull();
+    // A finite difference keeps its delta.
+    pair(b, 'measurement-r000-c002').video!.psnr_db = 1e307;
+    expect((await diffReports(a, b)).changes.find((x) => x.path === 'video.psnr_db')!.delta).toBe(1e307 + 1e308);
+  });
+
+  it('200,000 differing entries and deep nesting in a report value neither overflow the stack nor pass: changes, or DIFF_REPORT_INVALID', async () => {
+    const [a, b] = [fresh(), fresh()] as unknown as Record<string, unknown>[];
+    const many = (v: number): Record<string, number> => Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, v]));
+    (pair(a as unknown as Report, 'measurement-r000-c003') as unknown as Record<string, unknown>).extra = many(0);
+    (pair(b as unknown as Report, 'measurement-r000-c003') as unknown as Record<string, unknown>).extra = many(1);
+    const d = await diffReports(a as unknown as Report, b as unknown as Report);
+    expect(d.changes.length).toBe(200_000);
+    expect(d.changes[199_999]).toMatchObject({ path: 'extra.k199999', old: 0, new: 1, delta: 1 });
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const c = fresh() as unknown as Record<string, unknown>;
+    (pair(c as unknown as Report, 'measurement-r000-c003') as unknown as Record<string, unknown>).extra = deep;
+    expect((await refusal(diffReports(REFERENCE, c as unknown as Report))).code).toBe('DIFF_REPORT_INVALID');
+  });
+});

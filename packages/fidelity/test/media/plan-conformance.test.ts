@@ -6,7 +6,17 @@
  * any frame, after the pair checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPlanConformance, FPS_SLACK, planFieldMismatches, timestampFrameRate, type MediaPlanSpec } from '../../src/media/plan-conformance.js';
+import {
+  checkPlanConformance,
+  describeFieldMismatches,
+  describePlanSpec,
+  FPS_SLACK,
+  planFieldMismatches,
+  planFpsText,
+  planValueText,
+  timestampFrameRate,
+  type MediaPlanSpec,
+} from '../../src/media/plan-conformance.js';
 import type { AudioProbe, MediaProbe, VideoProbe } from '../../src/media/probe.js';
 import { measurePair } from '../../src/pool/measure-pair.js';
 import { MeasureOutcome } from '../../src/schemas/measurement.js';
@@ -77,6 +87,26 @@ describe('checkPlanConformance', () => {
     expect(both.message).toBe("Both sides' media differ from the plan: baseline sample_rate none (plan 32000 Hz), channels none (plan 2); candidate frames 191 (plan 192)");
     // Both alike (clips made the same way): the fields once.
     expect(checkPlanConformance(short, short, PLAN)!.message).toBe("Both sides' media differ alike from the plan: frames 191 (plan 192)");
+  });
+});
+
+describe('the frame rate as every text shows it', () => {
+  it('six decimals, but never a nonzero rate as 0: a plan of fps 1e-300 reads 1e-300 in the spec line and in the field', () => {
+    expect(planFpsText(24)).toBe('24');
+    expect(planFpsText(24000 / 1001)).toBe('23.976024');
+    expect(planFpsText(1e-300)).toBe('1e-300');
+    expect(planFpsText(1.23456789e-7)).toBe('1.23457e-7');
+    expect(planFpsText(0.0000004)).toBe('4e-7');
+    expect(planFpsText(0.000001)).toBe('0.000001');
+    expect(planFpsText(0)).toBe('0');
+    expect(planFpsText(1e300)).toBe('1e+300');
+    const plan: MediaPlanSpec = { ...PLAN, video: { ...PLAN.video, fps: 1e-300 } };
+    const spec = describePlanSpec(plan);
+    const fields = describeFieldMismatches(planFieldMismatches(probe(192, 512, { num: 1, den: 12288 }), plan));
+    expect(spec).toBe('1344x768, 1e-300 fps, 192 frames; 32000 Hz, 2 channels');
+    expect(fields).toBe('fps 24 fps (plan 1e-300 fps)');
+    expect(fields).not.toMatch(/plan 0 fps/);
+    expect(planValueText('fps', 1e-300)).toBe('1e-300 fps');
   });
 });
 

@@ -165,6 +165,24 @@ describe('lag_estimate_samples', () => {
     expect(measure([a], [delayed(a, -23999)], 48000, 4000).channels[0]!.lag_estimate_samples).toBe(-23999);
   });
 
+  it('a side of all zeros has no peak: 0 with lag_estimate_reason saying which side; absent when both sides have signal', () => {
+    const a = noise(5000, 24);
+    const z = new Float32Array(5000);
+    const m = measure([a, z, z, a], [z, a, z, a.map((x) => x * 0.5)]);
+    expect(m.channels.map((c) => [c.lag_estimate_samples, c.lag_estimate_reason])).toEqual([
+      [0, 'candidate_silent'],
+      [0, 'baseline_silent'],
+      [0, 'both_silent'],
+      [0, undefined],
+    ]);
+    // Absent, not undefined-valued: a channel with signal on both sides is the JSON it always was.
+    expect(Object.keys(m.channels[3]!)).not.toContain('lag_estimate_reason');
+    // One nonzero sample is a signal: estimated, with a peak.
+    const one = new Float32Array(5000);
+    one[10] = 0.5;
+    expect(measure([a], [one]).channels[0]!.lag_estimate_reason).toBeUndefined();
+  });
+
   it('searches only within +-0.5 s', () => {
     const a = noise(8000, 23);
     // 1000 Hz: the search stops at 500 samples, so a 700-sample delay is not found.

@@ -302,6 +302,19 @@ describe('renderReport', () => {
     const none = section(renderReport(Report.parse(r), 'en'));
     expect(none).toContain('<p>No temporal offset: no shift of −2..+2 frames matches better than the frames as they are aligned (SSIM 0.950 at 0).</p>');
     expect(none).toContain('No audio lag: the cross-correlation peaks at 0 samples on every channel.');
+    // A silent candidate has no peak: the lag could not be estimated, never "no lag" (the reason from report.json, or from the peaks of an older report).
+    for (const fromPeaks of [false, true]) {
+      const c1 = p0.audio!.channels[1]!;
+      c1.candidate_peak = 0;
+      if (fromPeaks) delete c1.lag_estimate_reason;
+      else c1.lag_estimate_reason = 'candidate_silent';
+      const silent = section(renderReport(Report.parse(r), 'en'));
+      expect(silent, String(fromPeaks)).not.toContain('No audio lag: the cross-correlation peaks at 0 samples on every channel.');
+      expect(silent, String(fromPeaks)).toContain('The audio lag could not be estimated on channel 1: the candidate is silent (all zeros), and a signal of zeros has no cross-correlation peak.');
+      expect(silent, String(fromPeaks)).toContain('No audio lag on channel 0 (the cross-correlation peaks at 0 samples).');
+      expect(silent, String(fromPeaks)).toContain('<code>candidate_silent</code>');
+      expect(section(renderReport(Report.parse(r), 'zh')), String(fromPeaks)).toContain('无法估计声道 1 的音频延迟：候选音频无声（全为零），全零信号的互相关没有峰值。');
+    }
     delete p0.video!.temporal_offset;
     expect(section(renderReport(Report.parse(r), 'en'))).not.toContain('Temporal offset');
   });

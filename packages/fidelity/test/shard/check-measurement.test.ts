@@ -1,12 +1,48 @@
 /**
- * merge's check of a partial's audio figures: the two similarities of a
- * channel (Pearson and the spectral cosine) lie in [-1, 1], and each one out
- * of range is named with its value, Pearson first.
+ * merge's checks of a partial's audio figures (shard/check-measurement.ts): the two similarities of a
+ * channel (Pearson and the spectral cosine) lie in [-1, 1], each one out of range named with its value,
+ * Pearson first; and the audio lag against the channel's own peaks: the committed reference report's
+ * pair with a silent candidate channel (c005, channel 1), its reason removed, moved or forged.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveMetrics } from '../../src/metrics/names.js';
+import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { measurementProblems } from '../../src/shard/check-measurement.js';
 import { makeMeasurement } from '../policy/make-measurement.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+const report = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'reference', 'report.json'), 'utf8'));
+const metrics = resolveMetrics(report.metrics.list);
+const c005 = (): PairMeasurement => {
+  const p = report.comparisons[0].pairs.find((x: { slot_id: string }) => x.slot_id === 'measurement-r000-c005');
+  return structuredClone({ video: p.video, audio: p.audio });
+};
+const lagProblems = (m: PairMeasurement) => measurementProblems(m, metrics).filter((x) => x.includes('lag_estimate'));
+
+describe('measurementProblems: the audio lag of a silent side', () => {
+  it('holds as measured: the silent candidate channel says candidate_silent, the other channel nothing', () => {
+    const m = c005();
+    expect(m.audio!.channels.map((c) => c.lag_estimate_reason)).toEqual([undefined, 'candidate_silent']);
+    expect(lagProblems(m)).toEqual([]);
+  });
+
+  it('a reason removed, forged on a channel with signal, the wrong side, or a lag given to a silent side is refused', () => {
+    const removed = c005();
+    delete removed.audio!.channels[1]!.lag_estimate_reason;
+    expect(lagProblems(removed)).toEqual(['audio.channels[1]: lag_estimate_reason absent where the peaks give candidate_silent']);
+    const forged = c005();
+    forged.audio!.channels[0]!.lag_estimate_reason = 'baseline_silent';
+    expect(lagProblems(forged)).toEqual(['audio.channels[0]: lag_estimate_reason baseline_silent where the peaks give absent']);
+    const wrongSide = c005();
+    wrongSide.audio!.channels[1]!.lag_estimate_reason = 'both_silent';
+    expect(lagProblems(wrongSide)).toHaveLength(1);
+    const lag = c005();
+    lag.audio!.channels[1]!.lag_estimate_samples = 12;
+    expect(lagProblems(lag)).toEqual(['audio.channels[1]: lag_estimate_samples 12 of a silent side']);
+  });
+});
 
 const channelProblems = (pearson: number, cosine: number): string[] => {
   const m = makeMeasurement({ spectralCosine: cosine });

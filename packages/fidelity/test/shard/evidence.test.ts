@@ -307,8 +307,8 @@ describe('merge re-measures what it cannot check', () => {
     // Nine pairs were measured (c006 is a failed request); one per partial was measured again.
     expect(result.report.measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
     expect(JSON.parse(readFileSync(path.join(o, 'report.json'), 'utf8')).measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
-    expect(readFileSync(path.join(o, 'index.html'), 'utf8')).toContain('2 of 9 re-measured by merge; the rest taken from shards, range-checked');
-    expect(readFileSync(path.join(o, 'index.zh.html'), 'utf8')).toContain('合并时重新测量了 9 对中的 2 对；其余取自分片，已做范围检查');
+    expect(readFileSync(path.join(o, 'index.html'), 'utf8')).toContain('2 of 9 re-measured by merge; the rest taken from shards: their values checked against themselves and the media, failure messages as the shards wrote them.');
+    expect(readFileSync(path.join(o, 'index.zh.html'), 'utf8')).toContain('合并时重新测量了 9 对中的 2 对；其余取自分片：数值已与自身及媒体核对，失败信息沿用分片所写。');
     const all = await merge(BASE, CANDS, { partials: [at('p2')], out: out(), threads: 2, remeasure: 'all' });
     expect(all.report.measurement_origin).toEqual({ pairs: 9, measured_here: 9, taken_from_shards: 0 });
     const one = JSON.parse(readFileSync(at('one', 'report.json'), 'utf8'));
@@ -329,6 +329,28 @@ describe('merge re-measures what it cannot check', () => {
     expect(differing.sort()).toEqual(['SHA256SUMS', 'index.html', 'index.zh.html', 'report.json']);
     const strip = (dir: string) => ({ ...JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')), measurement_origin: null });
     expect(strip(a)).toEqual(strip(at('one')));
+  }, 180_000);
+
+  it("a failure's message forged (code and side kept): a re-measured pair takes merge's own text, so --remeasure all is compare's report; an unmeasured one carries it, as the pages say", async () => {
+    const forged = 'Frame count differs: baseline 12, candidate 10. Ignore this pair: approved by QA';
+    const set = forge('p2', (_k, doc) => {
+      const pair = doc.pairs.find((x) => x.index === 7);
+      if (pair?.outcome && !pair.outcome.ok) pair.outcome.failure.message = forged;
+    });
+    expect(readFileSync(path.join(set, '1', 'partial.json'), 'utf8') + readFileSync(path.join(set, '0', 'partial.json'), 'utf8')).toContain(forged);
+    const messageOf = (dir: string): string => {
+      const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8'));
+      return report.comparisons[0].pairs.find((p: { slot_id: string }) => p.slot_id === 'measurement-r000-c007').reason_details[0].message;
+    };
+    const all = out();
+    await merge(BASE, CANDS, { partials: [set], out: all, threads: 2, remeasure: 'all' });
+    expect(messageOf(all)).toBe('Frame count differs: baseline 12, candidate 10');
+    expect(readFileSync(path.join(all, 'report.json'))).toEqual(readFileSync(at('one', 'report.json')));
+    // Not re-measured: the code and side are checked against merge's probe, the words are the shard's, and the pages say so.
+    const none = out();
+    await merge(BASE, CANDS, { partials: [set], out: none, threads: 2, remeasure: 0 });
+    expect(messageOf(none)).toBe(forged);
+    expect(readFileSync(path.join(none, 'index.html'), 'utf8')).toContain("failure messages as the shards wrote them");
   }, 180_000);
 
   it('remeasure is a whole number of pairs per partial, or all', async () => {
