@@ -128,7 +128,7 @@ export async function compare(baseline: string, candidates: readonly string[], o
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   // A shard writes a partial, compare a bundle: neither replaces the other's kind (checkOut).
-  const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'));
+  const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'), shard ? '--partial' : '--out');
   try {
     return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha, metrics });
   } finally {

@@ -118,6 +118,7 @@ export const ReasonCodes = {
   // --out safety: locking and writability (output/out-guard.ts)
   OUT_LOCKED: 'another comparison is writing the same --out right now',
   OUT_NOT_WRITABLE: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)',
+  OUT_PATH_INVALID: 'an output path ends in "/" where a file is meant, or a name or the whole path is longer than the file system holds once the temp names beside it are counted',
   OUT_EXISTS: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)',
   // verify-bundle
   BUNDLE_NOT_FOUND: 'the bundle path is not a folder',

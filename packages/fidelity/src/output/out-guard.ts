@@ -23,6 +23,7 @@ import { ownerIsDeadHere, ownerTag, pidAlive, HOST_TAG } from '../owner.js';
 import { TOOL_NAME } from '../version.js';
 import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { parseSeal, SEAL_FILE } from './seal.js';
+import { inputIdentities, outputPathProblem, targetClash } from './targets.js';
 
 /** Larger than any SHA256SUMS this tool writes by far; a bigger one is not ours. */
 const MAX_SEAL_BYTES = SIDE_FILE_LIMITS.seal;
@@ -379,8 +380,9 @@ export interface OutClaim {
 }
 
 /**
- * Every check on `out` that can fail, done before any work: the real-path
- * checks against the inputs, what `out` holds (inspect), whether its folder
+ * Every check on `out` that can fail, done before any work: its name and
+ * path limits (targets.ts), the real-path and identity checks against the
+ * inputs, what `out` holds (inspect), whether its folder
  * is writable, and the lock. Leftovers of killed runs are swept under the lock.
  */
 export async function claimOut(
@@ -388,8 +390,14 @@ export async function claimOut(
   inputs: readonly string[],
   force: boolean,
   inspect: (out: string, force: boolean) => Promise<unknown>,
+  option = '--out',
 ): Promise<OutClaim> {
+  const tooLong = await outputPathProblem(out, 'folder');
+  if (tooLong) throw new FidelityError('OUT_PATH_INVALID', `${option} ${out} ${tooLong}; choose a shorter path`);
   await checkOutAgainstRealInputs(out, inputs);
+  // Paths miss hard links and bind mounts: the same check by device and inode, with the files beside each input.
+  const clash = await targetClash(option, out, 'folder', await inputIdentities(inputs));
+  if (clash) throw new FidelityError(clash.kind === 'inside' ? 'OUT_INSIDE_INPUT' : 'OUT_CONTAINS_INPUT', clash.message);
   await inspect(out, force);
   const real = await realOut(out);
   const made = await makeParents(out, path.dirname(real));
