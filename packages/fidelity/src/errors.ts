@@ -96,6 +96,7 @@ export const ReasonCodes = {
   LIMIT_COMPRESSION_RATIO: 'the archive inflates more bytes per compressed byte than the limit (a decompression bomb)',
   JSON_BOM: 'a JSON file of the archive starts with a byte order mark',
   JSON_DUPLICATE_KEY: 'a JSON object of the archive names the same key twice',
+  JSON_CONTROL_CHARACTER: 'a JSON file of the archive holds a raw DEL control character (0x7f)',
   JSON_TOO_DEEP: 'a JSON file of the archive nests objects and arrays deeper than 64',
   VALUE_OUT_OF_RANGE: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)',
   // Command line (packages/cli)

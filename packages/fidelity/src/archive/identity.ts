@@ -207,6 +207,15 @@ function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, f
     findings.error(`${prefix}_INVALID_JSON`, `${file} is not valid UTF-8`, { file });
     return undefined;
   }
+  // JSON lets a raw DEL (U+007F) stand in a string; a bundle's JSON and the verbatim copy of this
+  // file in it may not hold one (verify-bundle: text without control characters). Refused here, at
+  // the source, so that compare never writes a bundle verify-bundle refuses. Escaped (\u007f) it is
+  // fine: the copy keeps the escape, and report.json writes one (bundle/json-text.ts).
+  const del = text.indexOf('\u007f');
+  if (del >= 0) {
+    findings.error('JSON_CONTROL_CHARACTER', `${file} holds a raw DEL control character (byte 0x7f); write it escaped (\\u007f) if it is meant`, { file, line: text.slice(0, del).split('\n').length });
+    return undefined;
+  }
   const faults = scanJson(text);
   const deep = faults.find((f) => f.code === 'JSON_TOO_DEEP');
   if (deep) {
