@@ -98,7 +98,7 @@ export interface CompareOptions {
  * @throws FidelityError `INVALID_ARGUMENT` for bad arguments; `RUN_INVALID` when a run fails
  *   verification (its codes in `problems`), `DUPLICATE_RUN`, `PLAN_MISMATCH` (one problem per
  *   differing field), `POLICY_INVALID`, `OUT_NOT_EMPTY`, `OUT_NOT_DIRECTORY`, `OUT_INSIDE_INPUT`,
- *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
+ *   `OUT_CONTAINS_INPUT`, `OUT_PATH_INVALID`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
  *   `FFMPEG_BROKEN`, `SOURCE_DATE_EPOCH_INVALID`, `ABORTED`.
  *   A pair that cannot be measured is not an exception: it is `invalid` in the report, with its reason.
  * @example

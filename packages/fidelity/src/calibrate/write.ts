@@ -59,8 +59,10 @@ function outFiles(outputs: CalibrateOutputs): OutFile[] {
 }
 
 /**
- * Refuses, before any run is read, outputs that would write into an input
- * run or over an input archive (OUT_INSIDE_INPUT), one file for both (USAGE),
+ * Refuses, before any run is read, a name or path past the file system's
+ * limits (OUT_PATH_INVALID), outputs that would write into an input run or
+ * over an input archive, its side files or a hard link of one of its files
+ * (OUT_INSIDE_INPUT), one file for both (USAGE),
  * a folder or a file that is not an earlier calibration or calibrated policy
  * without force (OUT_EXISTS), or an unreachable path (OUT_NOT_WRITABLE).
  */

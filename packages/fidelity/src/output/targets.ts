@@ -19,9 +19,29 @@
  *
  * Nothing is read but names and `stat` results: no run is opened.
  */
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { realPathOf } from './out-guard.js';
+
+/**
+ * The real path of `p` even when it does not exist yet: the realpath of its
+ * nearest existing ancestor, with the missing steps appended.
+ */
+export async function realPathOf(p: string): Promise<string> {
+  let existing = path.resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await realpath(existing), ...rest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = path.dirname(existing);
+      // ENOENT: not there yet; ENOTDIR: a step is a file. Either way the answer is decided further up.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === existing) throw error;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
 
 /** The longest name most Linux file systems allow (NAME_MAX), in bytes. */
 export const NAME_MAX_BYTES = 255;
