@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,36 @@ describe('fidelity compare (refusals that need no media)', () => {
     expect(io.stderr()).toMatch(/^error OUT_NOT_EMPTY: /);
     expect(readdirSync(out)).toEqual(['keep.txt']);
     expect(readFileSync(path.join(out, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('refuses a --summary or --junit that is an input by file identity or beside one, before any run is read, and writes nothing', async () => {
+    const runs = path.join(tmp, 'identity');
+    mkdirSync(path.join(runs, 'h200'), { recursive: true });
+    writeFileSync(path.join(runs, 'h200', 'ci.json'), '{}');
+    writeFileSync(path.join(runs, 'b.zip'), 'zip');
+    writeFileSync(path.join(runs, 'b.zip.sha256'), `sha256:${'0'.repeat(64)}  b.zip\n`);
+    linkSync(path.join(runs, 'b.zip'), path.join(tmp, 'zip-link'));
+    linkSync(path.join(runs, 'h200', 'ci.json'), path.join(tmp, 'ci-link'));
+    const args = [path.join(runs, 'h200'), path.join(runs, 'b.zip'), '--out', path.join(tmp, 'id-out'), '--fail-on-threshold'];
+    for (const extra of [['--summary', path.join(tmp, 'zip-link')], ['--summary', path.join(tmp, 'ci-link')], ['--summary', path.join(runs, 'b.zip.sha256')], ['--junit', path.join(runs, 'b.zip.sha256')]]) {
+      const io = capture();
+      expect(await main(['compare', ...args, ...extra], io)).toBe(2);
+      expect(io.stderr()).toMatch(/^error CI_OUTPUT_INVALID: /);
+    }
+    expect([readFileSync(path.join(runs, 'b.zip'), 'utf8'), readFileSync(path.join(runs, 'b.zip.sha256'), 'utf8'), readFileSync(path.join(runs, 'h200', 'ci.json'), 'utf8')]).toEqual(['zip', `sha256:${'0'.repeat(64)}  b.zip\n`, '{}']);
+    expect(existsSync(path.join(tmp, 'id-out'))).toBe(false);
+  });
+
+  it('refuses --junit and --summary names and paths past the limits before any work (OUT_PATH_INVALID)', async () => {
+    for (const file of [path.join(tmp, 'j'.repeat(300)), path.join(tmp, `${'n'.repeat(220)}.xml`), path.join(tmp, ...Array.from({ length: 50 }, () => 'd'.repeat(99))), `${path.join(tmp, 'dir', 'new.xml')}/`]) {
+      for (const option of ['--junit', '--summary']) {
+        const io = capture();
+        expect(await main(['compare', 'no-such-a', 'no-such-b', '--out', path.join(tmp, 'limits-out'), option, file, '--json'], io)).toBe(2);
+        expect((JSON.parse(io.stdout()) as { errors: { code: string }[] }).errors.map((e) => e.code)).toEqual(['OUT_PATH_INVALID']);
+      }
+    }
+    expect(existsSync(path.join(tmp, 'dir'))).toBe(false);
+    expect(existsSync(path.join(tmp, 'limits-out'))).toBe(false);
   });
 
   it('refuses an invalid policy file with POLICY_INVALID', async () => {

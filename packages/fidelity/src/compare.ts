@@ -98,7 +98,7 @@ export interface CompareOptions {
  * @throws FidelityError `INVALID_ARGUMENT` for bad arguments; `RUN_INVALID` when a run fails
  *   verification (its codes in `problems`), `DUPLICATE_RUN`, `PLAN_MISMATCH` (one problem per
  *   differing field), `POLICY_INVALID`, `OUT_NOT_EMPTY`, `OUT_NOT_DIRECTORY`, `OUT_INSIDE_INPUT`,
- *   `OUT_CONTAINS_INPUT`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
+ *   `OUT_CONTAINS_INPUT`, `OUT_PATH_INVALID`, `OUT_LOCKED`, `POLICY_METRIC_NOT_COMPUTED`, `OUT_NOT_WRITABLE`, `MEDIA_CHANGED`, `FFMPEG_NOT_FOUND` /
  *   `FFMPEG_BROKEN`, `SOURCE_DATE_EPOCH_INVALID`, `ABORTED`.
  *   A pair that cannot be measured is not an exception: it is `invalid` in the report, with its reason.
  * @example
@@ -128,7 +128,7 @@ export async function compare(baseline: string, candidates: readonly string[], o
   const inputs = [baseline, ...candidates];
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   // A shard writes a partial, compare a bundle: neither replaces the other's kind (checkOut).
-  const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'));
+  const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'), shard ? '--partial' : '--out');
   try {
     return await compareClaimed(baseline, candidates, options, { shard, policy, generatedAt, calibration, alpha, metrics });
   } finally {

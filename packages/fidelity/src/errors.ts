@@ -165,6 +165,7 @@ export const REASONS = {
   LIMIT_COMPRESSION_RATIO: { meaning: 'the archive inflates more bytes per compressed byte than the limit (a decompression bomb)', doc: DOC.limits },
   JSON_BOM: { meaning: 'a JSON file of the archive starts with a byte order mark', doc: DOC.limits },
   JSON_DUPLICATE_KEY: { meaning: 'a JSON object of the archive names the same key twice', doc: DOC.limits },
+  JSON_CONTROL_CHARACTER: { meaning: 'a JSON file of the archive holds a raw DEL control character (0x7f)', doc: DOC.limits },
   JSON_TOO_DEEP: { meaning: 'a JSON file of the archive nests objects and arrays deeper than 64', doc: DOC.limits },
   VALUE_OUT_OF_RANGE: { meaning: 'a number of the archive is outside its sane range (GPU counts, media specs, windows, latencies, timings)', doc: DOC.limits },
   // Command line (packages/cli)
@@ -187,6 +188,7 @@ export const REASONS = {
   // --out safety: locking and writability (output/out-guard.ts)
   OUT_LOCKED: { meaning: 'another comparison is writing the same --out right now', doc: DOC.compare },
   OUT_NOT_WRITABLE: { meaning: 'the folder that would hold --out cannot be created or written (read-only, a full disk, a file past the size limit)', doc: DOC.compare },
+  OUT_PATH_INVALID: { meaning: 'an output path ends in "/" where a file is meant, or a name or the whole path is longer than the file system holds once the temp names beside it are counted', doc: DOC.compare },
   OUT_EXISTS: { meaning: 'an output file (calibrate --out, --policy-out) exists and is not this command\'s earlier output, or is a folder (use --force)', doc: DOC.compare },
   // verify-bundle
   BUNDLE_NOT_FOUND: { meaning: 'the bundle path is not a folder', doc: DOC.verifyBundle },

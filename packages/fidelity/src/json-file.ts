@@ -16,3 +16,19 @@ export async function readJsonFile(file: string, code: keyof typeof ReasonCodes,
   if (!parsed.ok) throw new FidelityError(code, `${label}: ${parsed.message}`);
   return { value: parsed.value, label };
 }
+
+/**
+ * JSON text with every raw DEL (U+007F) written as the escape `\u007f`. JSON.stringify escapes
+ * only U+0000 to U+001F; a bundle's JSON files are text without control characters
+ * (bundle/file-kinds.ts, checked by verify-bundle), so a DEL that came escaped in a run's ci.json
+ * must leave escaped too. In JSON text a DEL can only stand inside a string, where the escape
+ * means the same character: the parsed value is unchanged.
+ *
+ * @example
+ * ```ts
+ * escapeDel(JSON.stringify({ job: 'a\u007fb' })); // '{"job":"a\\u007fb"}'
+ * ```
+ */
+export function escapeDel(json: string): string {
+  return json.includes('\u007f') ? json.replaceAll('\u007f', '\\u007f') : json;
+}

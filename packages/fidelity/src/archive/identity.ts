@@ -10,6 +10,7 @@ import { ciSchemaFor, CI_PROVIDERS, OUT_OF_RANGE, PlanJson, RANGES, RunJson, Run
 import { Findings, jsonPath, shown } from './findings.js';
 import { hasBom, scanJson } from './json-strict.js';
 import type { CiDescription, RunLinks } from './types.js';
+import { buildRunLinks } from '../schemas/ci-links.js';
 
 export interface ParsedRecord {
   index: number;
@@ -181,13 +182,10 @@ export function describeCi(ci: CiJson): CiDescription {
  * artifacts; none for `other`, which has no server to link to.
  */
 export function runLinks(ci: CiJson): RunLinks {
-  if (ci.provider === 'gitlab') {
-    const project = `${ci.server_url.replace(/\/+$/, '')}/${ci.project_path}/-`;
-    return { run: `${project}/jobs/${ci.run_id}`, artifact: `${project}/jobs/${ci.run_id}/artifacts/browse`, pipeline: `${project}/pipelines/${ci.pipeline_id}` };
-  }
   if (ci.provider === 'other') return { run: null, artifact: null };
-  const base = `${ci.server_url.replace(/\/+$/, '')}/${ci.repository}/actions/runs/${ci.run_id}`;
-  return { run: `${base}/attempts/${ci.run_attempt}`, artifact: `${base}/artifacts/${ci.artifact.id}` };
+  // The parts were judged by the schema (schemas/ci-links.ts); verify-bundle rebuilds the same links from report.json.
+  if (ci.provider === 'gitlab') return buildRunLinks({ provider: 'gitlab', server_url: ci.server_url, repository: ci.project_path, run_id: ci.run_id, run_attempt: ci.run_attempt, pipeline_id: ci.pipeline_id });
+  return buildRunLinks({ provider: 'github', server_url: ci.server_url, repository: ci.repository, run_id: ci.run_id, run_attempt: ci.run_attempt, artifact_id: ci.artifact.id });
 }
 
 function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, findings: Findings): unknown {
@@ -205,6 +203,15 @@ function readJson(file: string, prefix: string, metadata: Map<string, Buffer>, f
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     findings.error(`${prefix}_INVALID_JSON`, `${file} is not valid UTF-8`, { file });
+    return undefined;
+  }
+  // JSON lets a raw DEL (U+007F) stand in a string; a bundle's JSON and the verbatim copy of this
+  // file in it may not hold one (verify-bundle: text without control characters). Refused here, at
+  // the source, so that compare never writes a bundle verify-bundle refuses. Escaped (\u007f) it is
+  // fine: the copy keeps the escape, and report.json writes one (bundle/json-text.ts).
+  const del = text.indexOf('\u007f');
+  if (del >= 0) {
+    findings.error('JSON_CONTROL_CHARACTER', `${file} holds a raw DEL control character (byte 0x7f); write it escaped (\\u007f) if it is meant`, { file, line: text.slice(0, del).split('\n').length });
     return undefined;
   }
   const faults = scanJson(text);

@@ -24,7 +24,8 @@ import path from 'node:path';
 import type { Problem } from '../errors.js';
 import { Report } from '../schemas/report.js';
 import { bundleFileKind, fileKindProblem, pairFilesProblem } from '../bundle/file-kinds.js';
-import { allowedOrigins, judgeExternal, judgeLink } from './links.js';
+import { allowedBases, allowedOrigins, judgeExternal, judgeLink } from './links.js';
+import { buildRunLinks, runLinkIdsProblem, type RunLinkIds } from '../schemas/ci-links.js';
 import { ACTIVE_DOCUMENT, scanCss, scanPage } from './scan.js';
 import type { FoundLink } from './scan.js';
 import { checkBundleSeal } from './seal-check.js';
@@ -116,7 +117,9 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     }
   }
   // null: unknown, because report.json could not be trusted.
-  const origins = report ? allowedOrigins(report.runs.flatMap((r) => (r.server_url === null ? [] : [r.server_url]))) : null;
+  const servers = report ? report.runs.flatMap((r) => (r.server_url === null ? [] : [r.server_url])) : [];
+  const origins = report ? allowedOrigins(servers) : null;
+  const bases = allowedBases(servers);
 
   if (report) {
     report.comparisons.forEach((cmp, c) => {
@@ -139,6 +142,23 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
       }
     }
     report.runs.forEach((run, r) => {
+      // The links are rebuilt from the run's ids by the rules verify holds ci.json to (schemas/ci-links.ts): no other link passes.
+      const provider = run.provider ?? 'github';
+      let expected: Partial<Record<'run' | 'artifact' | 'pipeline', string>> | null = null;
+      if (provider !== 'other') {
+        const ids: RunLinkIds = {
+          provider,
+          server_url: run.server_url ?? '',
+          repository: run.repository ?? '',
+          run_id: run.run_id,
+          run_attempt: run.run_attempt,
+          artifact_id: run.artifact.id,
+          ...(run.gitlab ? { pipeline_id: run.gitlab.pipeline_id } : {}),
+        };
+        const why = runLinkIdsProblem(ids);
+        if (why !== null) errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}]: no link may be built: ${why}`, where: { file: 'report.json', path: `runs[${r}]` } });
+        else expected = buildRunLinks(ids);
+      }
       for (const key of ['run', 'artifact', 'pipeline'] as const) {
         const link = run.links[key];
         // A provider without pages (`other`) has no links: nothing to resolve, and nothing may claim one.
@@ -148,9 +168,15 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
           errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}].links.${key}: a run of provider "other" has no CI pages, so no link`, where: { file: 'report.json', path: `runs[${r}].links.${key}` } });
           continue;
         }
-        const verdict = judgeExternal(link, origins!);
+        const verdict = judgeExternal(link, origins!, bases);
         if (verdict.kind === 'refused' || verdict.kind === 'broken') {
           errors.push({ code: 'BUNDLE_LINK_EXTERNAL', message: `report.json runs[${r}].links.${key}: ${verdict.why}`, where: { file: 'report.json', path: `runs[${r}].links.${key}` } });
+        } else if (expected && expected[key] !== link) {
+          errors.push({
+            code: 'BUNDLE_LINK_EXTERNAL',
+            message: `report.json runs[${r}].links.${key} is not the link the run's ids build (${expected[key] ?? 'none'})`,
+            where: { file: 'report.json', path: `runs[${r}].links.${key}` },
+          });
         }
       }
     });
@@ -180,7 +206,7 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
       found = scan.links;
     } else found = scanCss(bytes.toString('utf8'));
     for (const link of found) {
-      const problem = judgeFound(link, file, origins, resolves);
+      const problem = judgeFound(link, file, origins, resolves, bases);
       if (problem === 'skip') continue;
       links++;
       if (problem) errors.push(problem);
@@ -207,8 +233,8 @@ async function readHead(file: string, max: number): Promise<Buffer> {
  * One link of a page: null when it is fine, 'skip' when there is nothing to
  * judge (a fragment, or an https link to click while the servers are unknown).
  */
-function judgeFound(link: FoundLink, page: string, origins: ReadonlySet<string> | null, resolves: (p: string) => boolean): Problem | null | 'skip' {
-  const verdict = judgeLink(link.value, page, origins ?? new Set());
+function judgeFound(link: FoundLink, page: string, origins: ReadonlySet<string> | null, resolves: (p: string) => boolean, bases: readonly string[]): Problem | null | 'skip' {
+  const verdict = judgeLink(link.value, page, origins ?? new Set(), origins === null ? undefined : bases);
   if (verdict.kind === 'fragment') return 'skip';
   const where = { file: page, line: link.line };
   const shown = link.value.length > 120 ? `${link.value.slice(0, 117)}...` : link.value;

@@ -7,12 +7,15 @@
  * indented, every key on its own line) at about a third of the size.
  *
  * The output is a function of the value alone (keys in insertion order, the
- * numbers and strings exactly as JSON.stringify writes them), so every writer
+ * numbers and strings exactly as JSON.stringify writes them, but for a DEL
+ * character, written as the escape `\u007f`), so every writer
  * that uses it gives the same bytes for the same report, whatever the shard
  * or thread count. JSON.parse of the text gives back the value, as
  * JSON.stringify's would (undefined members dropped, toJSON applied,
  * non-finite numbers null).
  */
+
+import { escapeDel } from '../json-file.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -47,5 +50,6 @@ export function jsonText(value: unknown, indent = 2): string {
   const text = JSON.stringify(value);
   if (text === undefined) throw new TypeError('jsonText: the value has no JSON form');
   // One round trip through JSON.stringify applies its rules (toJSON, undefined, NaN) before formatting.
-  return `${write(JSON.parse(text) as Json, '', ' '.repeat(indent))}\n`;
+  // DEL escaped: the bundle's JSON is text without control characters (json-file.ts escapeDel).
+  return `${escapeDel(write(JSON.parse(text) as Json, '', ' '.repeat(indent)))}\n`;
 }

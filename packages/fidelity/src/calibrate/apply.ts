@@ -4,6 +4,7 @@
  * Bonferroni verdict, per comparison the counts and binomial tail.
  */
 import { FidelityError } from '../errors.js';
+import { escapeDel } from '../json-file.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
 import type { Comparison, Report } from '../schemas/report.js';
@@ -146,6 +147,6 @@ export function judgeNoise(
   return {
     apply: (report) => ({ ...report, comparisons: report.comparisons.map((c) => withNoise(c, calibration, alpha, report.policy)) }),
     // The noise sample a report was judged against travels with it, sealed, so every verdict can be recomputed.
-    file: { path: 'calibration.json', text: `${JSON.stringify(calibration, null, 1)}\n` },
+    file: { path: 'calibration.json', text: `${escapeDel(JSON.stringify(calibration, null, 1))}\n` },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { checkOutFiles, writeOutFiles, type OutFile } from '../output/out-file.js';
 import { Policy } from '../schemas/policy.js';
+import { escapeDel } from '../json-file.js';
 import { parseStrictJson, SIDE_FILE_LIMITS } from '../side-file.js';
 import { TOOL_NAME } from '../version.js';
 import { Calibration } from './schema.js';
@@ -24,12 +25,12 @@ export interface CalibrateOutputs {
 
 /** calibration.json's bytes, as compare's bundle seals it too (calibrate/apply.ts). */
 export function calibrationJsonText(calibration: Calibration): string {
-  return `${JSON.stringify(calibration, null, 1)}\n`;
+  return `${escapeDel(JSON.stringify(calibration, null, 1))}\n`;
 }
 
 /** A policy file's bytes, written like calibration.json. */
 export function policyJsonText(policy: Policy): string {
-  return `${JSON.stringify(policy, null, 1)}\n`;
+  return `${escapeDel(JSON.stringify(policy, null, 1))}\n`;
 }
 
 function parsed(bytes: Buffer): unknown {
@@ -58,8 +59,10 @@ function outFiles(outputs: CalibrateOutputs): OutFile[] {
 }
 
 /**
- * Refuses, before any run is read, outputs that would write into an input
- * run or over an input archive (OUT_INSIDE_INPUT), one file for both (USAGE),
+ * Refuses, before any run is read, a name or path past the file system's
+ * limits (OUT_PATH_INVALID), outputs that would write into an input run or
+ * over an input archive, its side files or a hard link of one of its files
+ * (OUT_INSIDE_INPUT), one file for both (USAGE),
  * a folder or a file that is not an earlier calibration or calibrated policy
  * without force (OUT_EXISTS), or an unreachable path (OUT_NOT_WRITABLE).
  */

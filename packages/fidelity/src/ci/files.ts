@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, lstat, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeDurable } from '../output/files.js';
-import { realPathOf } from '../output/out-guard.js';
+import { makeFolders, realPathOf } from '../output/out-guard.js';
+import { inputIdentities, outputPathProblem, targetClash } from '../output/targets.js';
 import { FidelityError } from '../errors.js';
 import { ownerTag } from '../owner.js';
 
@@ -52,8 +53,10 @@ async function probeFolder(option: string, file: string): Promise<void> {
 }
 
 /**
- * Refuses, before any work, a JUnit or summary file that names a folder or link, lies inside `out`
- * or an input, is given twice, or cannot be written (`CI_OUTPUT_INVALID`).
+ * Refuses, before any work, a JUnit or summary file whose name or path is past the limits or ends
+ * in `/` (`OUT_PATH_INVALID`), or that names a folder or link, lies inside `out` or an input, is an
+ * input's file by device and inode (a hard link) or a file beside an input archive, is given twice,
+ * or cannot be written (`CI_OUTPUT_INVALID`).
  */
 export async function checkCiOutputs(outputs: CiOutputs, context: { out: string; inputs: readonly string[] }): Promise<void> {
   const given = (
@@ -63,8 +66,14 @@ export async function checkCiOutputs(outputs: CiOutputs, context: { out: string;
     ] as const
   ).filter((e): e is ['--junit' | 'the job summary', string] => typeof e[1] === 'string');
   const reals: string[] = [];
+  // Limits first (output/targets.ts): a name the file system cannot hold would otherwise fail after the whole comparison.
   for (const [option, file] of given) {
     if (file.length === 0) throw refuse(`${option}: an empty path`);
+    const tooLong = await outputPathProblem(file, 'file');
+    if (tooLong) throw new FidelityError('OUT_PATH_INVALID', `${option} ${file} ${tooLong}; choose a shorter path`);
+  }
+  const ids = await inputIdentities(context.inputs);
+  for (const [option, file] of given) {
     const st = await lstat(file).catch(() => null);
     if (st?.isSymbolicLink()) throw refuse(`${option} ${file} is a symbolic link; give the real file`);
     if (st && !st.isFile()) throw refuse(`${option} ${file} exists and is not a file`);
@@ -75,8 +84,12 @@ export async function checkCiOutputs(outputs: CiOutputs, context: { out: string;
       const i = await realPathOf(input).catch(() => path.resolve(input));
       if (isInside(real, i)) throw refuse(`${option} ${file} lies inside the input ${input}; inputs are read-only`);
     }
-    if (reals.includes(real)) throw refuse(`--junit and the job summary are the same file ${file}`);
-    reals.push(real);
+    // By device and inode too: a hard link of an input archive or of a run's ci.json, the digest or provenance file beside an input.
+    const clash = await targetClash(option, file, 'file', ids);
+    if (clash) throw refuse(clash.message);
+    const id = st ? `${st.dev}:${st.ino}` : real;
+    if (reals.includes(real) || reals.includes(id)) throw refuse(`--junit and the job summary are the same file ${file}`);
+    reals.push(real, id);
     if (st && option === 'the job summary') {
       // An existing summary is appended to: opening it for appending is the test (nothing is written).
       await open(file, 'a').then((h) => h.close(), (error: unknown) => Promise.reject(refuse(`the job summary ${file} cannot be appended to (${(error as NodeJS.ErrnoException).code})`, error)));
@@ -97,9 +110,13 @@ export async function writeJunitFile(file: string, xml: string): Promise<void> {
   }
 }
 
-/** Appends the summary in one write (O_APPEND): what other steps wrote stays. */
+/**
+ * Appends the summary in one write (O_APPEND): what other steps wrote stays. Missing folders on
+ * its path are made first, as for `--junit` (checkCiOutputs found the nearest existing one writable).
+ */
 export async function appendJobSummary(file: string, markdown: string): Promise<void> {
   try {
+    await makeFolders(path.dirname(path.resolve(file)));
     await appendFile(file, markdown);
   } catch (error) {
     throw refuse(`the job summary ${file} could not be appended to (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);

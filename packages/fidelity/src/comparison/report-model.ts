@@ -16,6 +16,7 @@ import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
 import { timingSideBySide } from '../timing/side-by-side.js';
 import { mediaPath, powerAuditPath, sourcesDir } from '../bundle/layout.js';
+import { escapeDel } from '../json-file.js';
 
 /** What a run's evidence needs from a verified run (tests may hand in a plain object). */
 export type EvidenceSource = Pick<VerifiedRun, 'ci' | 'run' | 'records' | 'telemetry'>;
@@ -79,7 +80,8 @@ export function runEvidence(run: EvidenceSource): Pick<RunReport, 'power' | 'pow
 export function evidenceFiles(run: EvidenceSource): { path: string; text: string }[] {
   const { power } = evidenceOf(run);
   if (!power) return [];
-  return [{ path: powerAuditPath(run), text: `${JSON.stringify(PowerAudit.parse(power.audit), null, 2)}\n` }];
+  // GPU ids come from the telemetry as written: a DEL among them leaves escaped (json-file.ts escapeDel).
+  return [{ path: powerAuditPath(run), text: `${escapeDel(JSON.stringify(PowerAudit.parse(power.audit), null, 2))}\n` }];
 }
 
 /** runs[].identity from the provenance check: the provider's facts a reader wants next to the run, no machine path. */

@@ -16,6 +16,7 @@ import { rmSync } from 'node:fs';
 import { lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isInside, makeFolders, outputError, realPathOf } from './out-guard.js';
+import { BESIDE_INPUT, inputIdentities, outputPathProblem, targetClash } from './targets.js';
 import { FidelityError } from '../errors.js';
 import { ownerTag } from '../owner.js';
 import { readSideFile } from '../side-file.js';
@@ -32,7 +33,7 @@ export interface OutFile {
 }
 
 /** Files beside an archive that belong to it (run-archive.md: the digest; provenance.md: the provider's record). */
-const SIDECARS = ['.sha256', '.provenance.json'];
+const SIDECARS: readonly string[] = BESIDE_INPUT;
 
 /**
  * Refuses, before any work, an output that is inside an input run (or is an
@@ -40,10 +41,19 @@ const SIDECARS = ['.sha256', '.provenance.json'];
  * however they are spelled, a folder, a folder that cannot be written, and an
  * existing file that is not the command's own earlier output unless `force`.
  *
- * @throws FidelityError OUT_INSIDE_INPUT, OUT_EXISTS, OUT_NOT_WRITABLE, USAGE.
+ * Names and paths past the limits (output/targets.ts) and outputs that are
+ * an input's file by device and inode (a hard link) are refused too.
+ *
+ * @throws FidelityError OUT_PATH_INVALID, OUT_INSIDE_INPUT, OUT_EXISTS, OUT_NOT_WRITABLE, USAGE.
  */
 export async function checkOutFiles(outputs: readonly OutFile[], inputs: readonly string[], force: boolean): Promise<void> {
   const real = new Map<string, OutFile>();
+  // Name and path limits of every output first: nothing else is worth checking on a path that cannot be written.
+  for (const o of outputs) {
+    const tooLong = await outputPathProblem(o.file, 'file');
+    if (tooLong) throw new FidelityError('OUT_PATH_INVALID', `${o.option} ${o.file} ${tooLong}; choose a shorter path`);
+  }
+  const ids = await inputIdentities(inputs);
   for (const o of outputs) {
     let r: string;
     try {
@@ -61,6 +71,9 @@ export async function checkOutFiles(outputs: readonly OutFile[], inputs: readonl
       const side = SIDECARS.find((s) => r === `${i}${s}`);
       if (side) throw new FidelityError('OUT_INSIDE_INPUT', `${o.option} ${o.file}${really} is the ${side === '.sha256' ? 'digest' : 'provenance'} file of the input run ${input}; runs are read-only`);
     }
+    // Paths miss a hard link of an input's file and a bind mount of an input folder: the same check by device and inode.
+    const clash = await targetClash(o.option, o.file, 'file', ids);
+    if (clash) throw new FidelityError('OUT_INSIDE_INPUT', clash.message);
     await checkWritable(o, r);
     const info = await lstat(o.file).catch(() => null);
     if (!info) continue;

@@ -14,7 +14,7 @@
  * - leftovers of a killed run next to `--out` (`.<name>.fidelity-tmp-*`,
  *   `.<name>.fidelity-old-*`) are swept once the lock is held.
  */
-import { link, open, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { link, open, lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { readFileSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,32 +23,15 @@ import { ownerIsDeadHere, ownerTag, pidAlive, HOST_TAG } from '../owner.js';
 import { TOOL_NAME } from '../version.js';
 import { readSideFile, SIDE_FILE_LIMITS } from '../side-file.js';
 import { parseSeal, SEAL_FILE } from './seal.js';
+import { inputIdentities, outputPathProblem, realPathOf, targetClash } from './targets.js';
 
 /** Larger than any SHA256SUMS this tool writes by far; a bigger one is not ours. */
 const MAX_SEAL_BYTES = SIDE_FILE_LIMITS.seal;
 /** Stops the walk of a huge folder early: it is not a bundle this tool made. */
 const MAX_BUNDLE_ENTRIES = 200_000;
 
-/**
- * The real path of `p` even when it does not exist yet: the realpath of its
- * nearest existing ancestor, with the missing steps appended.
- */
-export async function realPathOf(p: string): Promise<string> {
-  let existing = path.resolve(p);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(await realpath(existing), ...rest);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const parent = path.dirname(existing);
-      // ENOENT: not there yet; ENOTDIR: a step is a file. Either way the answer is decided further up.
-      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === existing) throw error;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
-  }
-}
+// realPathOf lives in targets.ts (which the checks here use); exported from here too, where its callers look for it.
+export { realPathOf };
 
 export function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
@@ -379,8 +362,9 @@ export interface OutClaim {
 }
 
 /**
- * Every check on `out` that can fail, done before any work: the real-path
- * checks against the inputs, what `out` holds (inspect), whether its folder
+ * Every check on `out` that can fail, done before any work: its name and
+ * path limits (targets.ts), the real-path and identity checks against the
+ * inputs, what `out` holds (inspect), whether its folder
  * is writable, and the lock. Leftovers of killed runs are swept under the lock.
  */
 export async function claimOut(
@@ -388,8 +372,14 @@ export async function claimOut(
   inputs: readonly string[],
   force: boolean,
   inspect: (out: string, force: boolean) => Promise<unknown>,
+  option = '--out',
 ): Promise<OutClaim> {
+  const tooLong = await outputPathProblem(out, 'folder');
+  if (tooLong) throw new FidelityError('OUT_PATH_INVALID', `${option} ${out} ${tooLong}; choose a shorter path`);
   await checkOutAgainstRealInputs(out, inputs);
+  // Paths miss hard links and bind mounts: the same check by device and inode, with the files beside each input.
+  const clash = await targetClash(option, out, 'folder', await inputIdentities(inputs));
+  if (clash) throw new FidelityError(clash.kind === 'inside' ? 'OUT_INSIDE_INPUT' : 'OUT_CONTAINS_INPUT', clash.message);
   await inspect(out, force);
   const real = await realOut(out);
   const made = await makeParents(out, path.dirname(real));

@@ -5,6 +5,7 @@
  * live in archive/verify.ts, where every problem can be collected.
  */
 import { z } from 'zod';
+import { repositoryPathProblem } from './ci-links.js';
 import { ServerUrl } from './server-url.js';
 
 export const Sha40 = z.string().regex(/^[0-9a-f]{40}$/i, 'expected 40 hex digits');
@@ -63,6 +64,15 @@ const Hardware = z.object({
   gpus_participating: Gpus,
 });
 
+/** The run links are built from these path segments: no `.` or `..` part (schemas/ci-links.ts). */
+function segmentsOf(provider: 'github' | 'gitlab'): (value: string, ctx: z.RefinementCtx) => void {
+  return (value, ctx) => {
+    const why = repositoryPathProblem(provider, value);
+    // The shape (owner/name) is the regex's message; this adds only the dot parts.
+    if (why !== null && /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/.test(value)) ctx.addIssue({ code: 'custom', message: why });
+  };
+}
+
 /** Free text shown in the pages as it is: one line, at most 500 characters. */
 const FreeText = NonEmpty.max(500).regex(/^[^\n\r]*$/, 'expected one line');
 
@@ -74,7 +84,7 @@ export const GithubCiJson = z.object({
   schema_version: z.union([z.literal(1), z.literal(2)]),
   provider: z.literal('github').optional(),
   server_url: ServerUrl,
-  repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name'),
+  repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'expected owner/name').superRefine(segmentsOf('github')),
   workflow: NonEmpty,
   job: NonEmpty,
   run_id: PositiveInt,
@@ -98,7 +108,7 @@ export const GitlabCiJson = z.object({
   /** `CI_SERVER_URL`. */
   server_url: ServerUrl,
   /** `CI_PROJECT_PATH`: the namespace (groups and subgroups) and the project. */
-  project_path: z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/, 'expected group[/subgroup...]/project'),
+  project_path: z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+$/, 'expected group[/subgroup...]/project').superRefine(segmentsOf('gitlab')),
   /** `CI_PROJECT_ID`. */
   project_id: PositiveInt,
   /** `CI_PIPELINE_ID`, the instance-wide pipeline id (not the per-project `CI_PIPELINE_IID`). */

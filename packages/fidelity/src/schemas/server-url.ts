@@ -8,9 +8,17 @@
  * - no `?query` or `#fragment`, which would end up in the middle of every
  *   run link (`{server_url}/{repository}/actions/runs/…`) and break it;
  * - no backslash, whitespace or control character, which URL parsers
- *   silently rewrite.
+ *   silently rewrite;
+ * - no port 0 and no `:` without a port, no `.` or `..` path segment
+ *   (plain or percent-encoded), which the parser resolves away.
  */
 import { z } from 'zod';
+
+/** `.` or `..`, plain or percent-encoded (`%2e`, `.%2E`): a segment a URL parser resolves away. */
+export function isDotSegment(segment: string): boolean {
+  const plain = segment.replace(/%2e/gi, '.');
+  return plain === '.' || plain === '..';
+}
 
 /** Why `value` is not an acceptable server_url, or null when it is. */
 export function serverUrlProblem(value: string): string | null {
@@ -27,6 +35,13 @@ export function serverUrlProblem(value: string): string | null {
     return 'is not a valid URL';
   }
   if (url.hostname === '') return 'has no host';
+  // Port 0 is no port a server listens on; "host:" with no digits is a typo the parser hides.
+  if (url.port === '0' || /:0+$/.test(authority)) return 'names port 0, which no server listens on';
+  if (authority.endsWith(':')) return 'has a ":" but no port';
+  // A dot segment is resolved away by the parser: the link would not be the path written.
+  if (value.slice('https://'.length + authority.length).split('/').some(isDotSegment)) {
+    return 'has a "." or ".." path segment, which a URL resolves away';
+  }
   return null;
 }
 

@@ -228,6 +228,25 @@ describe('JSON two readers could read differently, or too deep to walk', () => {
     }
   });
 
+  it('a raw DEL (0x7f) in ci.json, plan.json or run.json: JSON_CONTROL_CHARACTER, where a bundle could not hold it; escaped it is accepted', async () => {
+    for (const file of ['ci', 'plan', 'run'] as const) {
+      const draft = validDraft();
+      // JSON.stringify leaves a DEL raw, and JSON.parse takes one inside a string: valid JSON all the same.
+      if (file === 'ci') draft.ci.job = 'smoke\u007fjob';
+      if (file === 'plan') draft.plan.plan_id = 'plan\u007fid';
+      if (file === 'run') draft.run.records[4].error = 'timed\u007fout';
+      const text = render(draft).get(`${file}.json`)!;
+      expect(text.includes(0x7f)).toBe(true);
+      const result = await verifyDraft(draft, `del-${file}`);
+      expect(result.ok ? [] : result.problems.filter((p) => p.code === 'JSON_CONTROL_CHARACTER').map((p) => p.where?.file), file).toEqual([`${file}.json`]);
+    }
+    const escaped = validDraft();
+    escaped.raw.ci = `${JSON.stringify({ ...escaped.ci, job: 'smoke\u007fjob' }).replace('\u007f', '\\u007f')}\n`;
+    expect(escaped.raw.ci.includes('\u007f')).toBe(false);
+    const result = await verifyDraft(escaped, 'del-escaped');
+    expect(result.ok ? result.run.ci.job : result.problems).toBe('smoke\u007fjob');
+  });
+
   it('a byte order mark in SHA256SUMS', async () => {
     const draft = validDraft();
     const sums = render(draft).get('SHA256SUMS')!;

@@ -71,6 +71,25 @@ describe('ci.json providers', () => {
     });
   });
 
+  it('refuses a repository or project path with a "." or ".." part (CI_REPOSITORY): the links would leave the repository or the server\'s base path', async () => {
+    const cases: [string, (d: Draft) => Draft][] = [
+      ['../..', (d) => ({ ...d, ci: { ...d.ci, repository: '../..' } })],
+      ['./.', (d) => ({ ...d, ci: { ...d.ci, repository: './.' } })],
+      ['owner/..', (d) => ({ ...d, ci: { ...d.ci, repository: 'owner/..' } })],
+      ['../../evil.example', (d) => ({ ...gitlab(d), ci: { ...gitlab(d).ci, project_path: '../../evil.example' } })],
+      ['group/./project', (d) => ({ ...gitlab(d), ci: { ...gitlab(d).ci, project_path: 'group/./project' } })],
+    ];
+    for (const [name, edit] of cases) {
+      const r = await verifyDraft(edit(validDraft()));
+      expect(r.ok ? [] : r.problems.map((p) => [p.code, p.message.includes('a URL resolves')]), name).toEqual([['CI_REPOSITORY', true]]);
+    }
+    // Dots inside a name are a name: GitHub allows "my.repo" and "..x".
+    const dotted = validDraft();
+    dotted.ci.repository = 'example-org/my.repo..x';
+    const r = await verifyDraft(dotted);
+    expect(r.ok ? r.run.links.run : r.problems).toBe('https://github.com/example-org/my.repo..x/actions/runs/30054883436/attempts/1');
+  });
+
   it('gives an "other" run no links and no server: it is named by its reference in words', async () => {
     const r = await verifyDraft(other(validDraft()));
     if (!r.ok) throw new Error(JSON.stringify(r.problems));

@@ -33,6 +33,12 @@ describe('ci.json server_url', () => {
     ['whitespace', 'https://github.com /x'],
     ['no host', 'https:///path'],
     ['a port out of range', 'https://github.com:99999'],
+    ['port 0', 'https://github.com:0'],
+    ['port 00', 'https://github.com:00/'],
+    ['a colon with no port', 'https://github.com:'],
+    ['a ".." path segment', 'https://gitlab.example.com/a/../b'],
+    ['a "." path segment', 'https://gitlab.example.com/./gitlab'],
+    ['a percent-encoded ".." segment', 'https://gitlab.example.com/gitlab/%2e%2E'],
     ['another scheme', 'ftp://github.com'],
     ['not a URL', 'github.com'],
   ])('refuses %s with CI_SERVER_URL', async (_name, value) => {
