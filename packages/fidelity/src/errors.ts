@@ -249,6 +249,14 @@ export const ReasonCodes = {
   DIFF_REPORT_INVALID: 'a report.json is not JSON, has a byte order mark, a duplicate key or deep nesting, fails the report schema, or names a pair, run or comparison twice',
   // JUnit XML and the job summary of compare / merge (ci/, docs/ci.md)
   CI_OUTPUT_INVALID: '--junit or --summary names a folder, a place inside --out or an input run, or a file that cannot be written',
+  // The CI gate of compare / merge --fail-on-threshold (the `gate` of the --json document; docs/report.md, "Exit codes")
+  GATE_CHECK_FAILED: 'the bundle was written and a pair failed a check (exit 4 with --fail-on-threshold)',
+  GATE_INVALID_PAIRS: 'the bundle was written, no pair failed a check, but a planned pair is invalid (exit 5 with --fail-on-threshold, unless --allow-invalid)',
+  // Failed checks (comparisons[].pairs[].reasons of a failed pair: one per failed check, in the policy's order; policy/evaluate.ts)
+  CHECK_FAILED_MIN_SSIM: 'the min_ssim check failed: the lowest per-frame SSIM is under its threshold',
+  CHECK_FAILED_VIDEO_PSNR_DB: 'the video_psnr_db check failed: the pooled PSNR is under its threshold',
+  CHECK_FAILED_SPECTRAL_COSINE: 'the spectral_cosine check failed: the audio spectra differ more than its threshold allows',
+  CHECK_FAILED_RMS_RATIO_DEVIATION: 'the rms_ratio_deviation check failed: the audio loudness ratio is further from 1 than its threshold allows',
 } as const;
 
 export type KnownReasonCode = keyof typeof ReasonCodes;

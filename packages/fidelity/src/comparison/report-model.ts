@@ -10,6 +10,7 @@ import type { PlannedPair } from '../pairing/slots.js';
 import type { GpuAccounting } from '../power/accounting.js';
 import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
+import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
@@ -170,7 +171,8 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     seed: planned.seed,
     repetition: planned.repetition,
     status: verdict.status,
-    reasons: reasons.map((r) => r.code),
+    // A failed pair's reasons are its failed checks' codes; reason_details stays the invalid pair's "why" (the figures are in checks).
+    reasons: [...reasons.map((r) => r.code), ...(verdict.status === 'failed' ? failedCheckCodes(verdict.checks) : [])],
     reason_details: reasons,
     baseline_media: planned.baseline.media ? mediaPath(planned.baseline.media.sha256) : null,
     candidate_media: planned.candidate.media ? mediaPath(planned.candidate.media.sha256) : null,

@@ -58,7 +58,8 @@ function summaryLine(pair: PairReport, m: Messages): VNode {
 }
 
 function reasonsBlock(pair: PairReport, m: Messages): Child {
-  if (pair.reasons.length === 0 && pair.reason_details.length === 0) return null;
+  // A failed pair's reasons are its failed checks' codes: the checks table shows them with their figures.
+  if (pair.status !== 'invalid' || (pair.reasons.length === 0 && pair.reason_details.length === 0)) return null;
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
     ...pair.reason_details.map((d) => [<code>{d.code}</code>, sideName(m, d.side), <span class="prompt">{reasonText(d.code, d.message, m)}</span>]),

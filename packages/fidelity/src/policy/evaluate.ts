@@ -3,8 +3,9 @@
  * thresholds"). A null figure is never judged as a number: what it means
  * depends on the check (identical streams, no audio, a silent baseline).
  */
+import type { KnownReasonCode } from '../errors.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
-import type { CheckResult, Policy, PolicyCheck } from '../schemas/policy.js';
+import type { CheckName, CheckResult, Policy, PolicyCheck } from '../schemas/policy.js';
 import type { PairStatus } from '../schemas/report.js';
 import { readPath } from './metrics.js';
 
@@ -55,4 +56,20 @@ export function evaluatePolicy(policy: Policy, measurement: PairMeasurement | nu
 export function pairStatus(measured: boolean, checks: readonly CheckResult[]): PairStatus {
   if (!measured) return 'invalid';
   return checks.some((c) => c.outcome === 'fail') ? 'failed' : 'passed';
+}
+
+/** The reason code of each check when it fails (docs/reason-codes.md, "Pair reasons"). */
+export const CHECK_FAILED_CODES: Readonly<Record<CheckName, KnownReasonCode>> = {
+  min_ssim: 'CHECK_FAILED_MIN_SSIM',
+  video_psnr_db: 'CHECK_FAILED_VIDEO_PSNR_DB',
+  spectral_cosine: 'CHECK_FAILED_SPECTRAL_COSINE',
+  rms_ratio_deviation: 'CHECK_FAILED_RMS_RATIO_DEVIATION',
+};
+
+/**
+ * A failed pair's reasons: one code per failed check, in the policy's order, so
+ * `reasons` says why for every pair that did not pass (the figures stay in `checks`).
+ */
+export function failedCheckCodes(checks: readonly CheckResult[]): KnownReasonCode[] {
+  return checks.filter((c) => c.outcome === 'fail').map((c) => CHECK_FAILED_CODES[c.name]);
 }

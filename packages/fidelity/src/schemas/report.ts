@@ -43,7 +43,7 @@ export const PairReport = z.object({
   seed: z.number().int(),
   repetition: z.number().int(),
   status: PairStatus,
-  /** Reason codes (empty for a valid pair). */
+  /** Reason codes: why an invalid pair is invalid, or a failed pair's failed checks (CHECK_FAILED_*); empty for a passed pair. */
   reasons: z.array(z.string()),
   reason_details: z.array(Reason),
   /** Bundle-relative paths (media/<sha256>.mp4), null when that side has no media. */
