@@ -170,6 +170,32 @@ function dependencyClosure(): Map<string, { name: string; dir: string }> {
   return seen;
 }
 
+/**
+ * Whether an engines.node range admits Node 20.19.0: the ranges the closure uses (`>=N`, `>= N.M`,
+ * `^N`, `N.x`, `||` of those). npm's own check runs against the Node that runs the test, which may be
+ * newer than 20.19; this reads each range against the oldest Node the packages promise.
+ */
+function admitsNode20(range: string): boolean {
+  const v = [20, 19, 0];
+  const cmp = (a: number[], b: number[]) => a.map((x, i) => x - (b[i] ?? 0)).find((d) => d !== 0) ?? 0;
+  return range.split('||').some((alt) =>
+    alt.trim().replace(/([<>=^~]+)\s+/g, '$1').split(/\s+/).every((part) => {
+      const m = /^(>=|>|<=|<|\^|~|=)?\s*v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?/.exec(part.trim());
+      if (!m) return true;
+      const op = m[1] ?? '';
+      const nums = [m[2], m[3], m[4]].map((n) => (n === undefined || n === 'x' || n === '*' ? 0 : Number(n)));
+      const c = cmp(v, nums);
+      if (op === '>=') return c >= 0;
+      if (op === '>') return c > 0;
+      if (op === '<=') return c <= 0;
+      if (op === '<') return c < 0;
+      if (op === '^') return v[0] === nums[0] && c >= 0;
+      if (op === '~') return v[0] === nums[0] && v[1] === nums[1] && c >= 0;
+      return m[3] === undefined || m[3] === 'x' ? v[0] === nums[0] : c === 0;
+    }),
+  );
+}
+
 /** A build output whose source does not exist. */
 const STALE = 'zz-deleted-module.js';
 
@@ -242,6 +268,12 @@ describe('the packed packages', () => {
     );
     const r = await run('npm', ['install'], project, offline);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    // engines says Node >= 20.19: no dependency may ask for more (npm warns EBADENGINE on this Node, or would on 20.19).
+    expect(r.stdout + r.stderr).not.toMatch(/EBADENGINE/);
+    for (const [key, { dir }] of dependencyClosure()) {
+      const wanted = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node;
+      if (wanted !== undefined) expect(admitsNode20(wanted), `${key} engines.node ${wanted}`).toBe(true);
+    }
     // Real copies, not links back into the workspace.
     for (const name of ['media-fidelity', 'media-fidelity-cli', 'zod']) {
       expect(realpathSync(path.join(project, 'node_modules', name)).startsWith(project), name).toBe(true);
