@@ -246,6 +246,7 @@ describe('the packed packages', () => {
 
   it('installs with plain npm, offline, into an empty project outside the repository', async () => {
     project = path.join(tmp, 'project');
+    // As `npm init` makes it: no "type", so a .js file is CommonJS (README, "As a library", says which name to use).
     const depsDir = path.join(tmp, 'deps');
     mkdirSync(project);
     mkdirSync(depsDir);
@@ -264,7 +265,7 @@ describe('the packed packages', () => {
     offline.npm_config_registry = await serveRegistry(packages);
     writeFileSync(
       path.join(project, 'package.json'),
-      `${JSON.stringify({ name: 'uses-fidelity', version: '1.0.0', private: true, type: 'module', dependencies: { 'media-fidelity': `file:${libTarball}`, 'media-fidelity-cli': `file:${cliTarball}` } }, null, 2)}\n`,
+      `${JSON.stringify({ name: 'uses-fidelity', version: '1.0.0', private: true, dependencies: { 'media-fidelity': `file:${libTarball}`, 'media-fidelity-cli': `file:${cliTarball}` } }, null, 2)}\n`,
     );
     const r = await run('npm', ['install'], project, offline);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -299,8 +300,11 @@ describe('the packed packages', () => {
       const g = await run('npx', ['--offline', 'fidelity', 'generate', '--out', 'runs', '--format', format], project, offline);
       expect(g.code, g.stderr).toBe(0);
     }
-    writeFileSync(path.join(project, 'example.mjs'), example as string);
-    const r = await run(process.execPath, ['example.mjs'], project, offline);
+    // The file name the README gives, in a project without "type": "module" (top-level await needs an ES module).
+    const name = /save this as \*\*`([^`]+)`\*\* and run `node \1`/.exec(section)?.[1];
+    expect(name).toBe('example.mjs');
+    writeFileSync(path.join(project, name!), example as string);
+    const r = await run(process.execPath, [name!], project, offline);
     expect(r.code, r.stderr.slice(-4000)).toBe(0);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('true');
     expect(r.stdout).toMatch(/^B200 /m);
