@@ -3,6 +3,7 @@ import { renderReport } from '../../src/pages/page.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { messages } from '../../src/pages/i18n.js';
 import { duration, kilojoules } from '../../src/pages/format.js';
+import { formatDuration } from '../../src/timing/duration.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/script.js';
 import type { MessageKey } from '../../src/pages/i18n.js';
 import { Report } from '../../src/schemas/report.js';
@@ -342,6 +343,8 @@ describe('duration', () => {
     expect(duration(0.5)).toBe('500.0 µs');
     expect(duration(12.3456)).toBe('12.35 ms');
     expect(duration(1234.5)).toBe('1.234 s');
+    // One formatter for the pages and the CLI (fidelity power): the same function, not a copy.
+    expect(duration).toBe(formatDuration);
   });
   it('writes energy as grouped kJ', () => {
     expect(kilojoules(395436.87)).toBe('395.437 kJ');
