@@ -10,6 +10,7 @@ import type { CheckResult } from '../schemas/policy.js';
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
 import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
+import { causeLead } from './cause.js';
 import { reasonText } from './reasons.js';
 import { fill } from './i18n.js';
 import type { MessageKey, Messages } from './i18n.js';
@@ -34,10 +35,11 @@ export function checkNoteText(m: Messages, note: string): string {
   return key in m ? m[key as MessageKey] : note;
 }
 
-/** "audio |RMS ratio − 1| 0.2005 (≤ 0.1)": what failed, its value and the rule. */
+/** "audio |RMS ratio − 1| 0.2005 (needs ≤ 0.1)": what failed, its value and the rule. */
 export function failedCheckText(c: CheckResult, m: Messages): string {
   const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, CHECK_DIGITS[c.name] ?? 4, m.unavailable);
-  return `${checkShort(m, c.name)} ${value} (${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
+  // "needs ≥ 0.92": the rule the value is held to, not a claim about the value.
+  return `${checkShort(m, c.name)} ${value} (${m.check_needs} ${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
 }
 
 /** Both sides bit-identical: every video frame and every audio sample (or no audio on either side). */
@@ -49,10 +51,13 @@ export function isIdentical(pair: PairReport): boolean {
 export function pairHeadline(pair: PairReport, m: Messages): Child[] {
   if (pair.status === 'failed') {
     const failed = pair.checks.filter((c) => c.outcome === 'fail');
-    return joined(
+    const checks = joined(
       failed.map((c) => <span class="nowrap">{failedCheckText(c, m)}</span>),
       '; ',
     );
+    // The cause first where the measurement diagnoses one, then the metrics that failed.
+    const cause = causeLead(pair, m);
+    return cause === null ? checks : [cause, ' — ', ...checks];
   }
   if (pair.status === 'invalid') {
     const code = pair.reason_details[0]?.code ?? pair.reasons[0];
