@@ -141,12 +141,14 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
     links: { run: run.links.run, artifact: run.links.artifact, ...(run.links.pipeline ? { pipeline: run.links.pipeline } : {}) },
     identity: identityReport(run.provenance),
     sources_dir: sourcesDir(run),
-    // Measurement slots only: warmups are counted, never compared.
+    // ok / failed: measurement slots only (warmups are never compared); the warm-ups' outcome on its own, so a page can state it.
     slots: {
       warmup: run.records.filter((r) => r.kind === 'warmup').length,
       measurement: measurement.length,
       ok: measurement.filter((r) => r.status === 'ok').length,
       failed: measurement.filter((r) => r.status === 'failed').length,
+      warmup_ok: run.records.filter((r) => r.kind === 'warmup' && r.status === 'ok').length,
+      warmup_failed: run.records.filter((r) => r.kind === 'warmup' && r.status === 'failed').length,
     },
     warnings: [...new Set(warnings)].sort(),
     ...runEvidence(run),

@@ -29,6 +29,14 @@ export function shortHash(value: string, keep = 12): string {
   return value.length > keep ? value.slice(0, keep) : value;
 }
 
+/**
+ * A run and its attempt as every output writes it: `30061277519-2`, as the CLI, the JUnit file and
+ * the bundle's `sources/<run_id>-<run_attempt>/` folders do (one notation, never `/2` or "attempt 2").
+ */
+export function runRef(runId: number, attempt: number): string {
+  return `${runId}-${attempt}`;
+}
+
 /** A duration given in milliseconds: the one formatter the pages and the CLI share (timing/duration.ts). */
 export { formatDuration as duration } from '../timing/duration.js';
 

@@ -108,7 +108,7 @@ export function VerdictBlock({ report, m, runLabel }: { report: Report; m: Messa
     return (
       <div class="card">
         <p class="card-title">
-          <strong>{runLabel(c, 'candidate')}</strong> <span class="muted">{m.versus}</span> {runLabel(c, 'baseline')}
+          {runLabel(c, 'baseline')} <span class="muted">{m.versus}</span> <strong>{runLabel(c, 'candidate')}</strong>
         </p>
         <p class="counts">
           {countChip(s.failed, 'failed', m.failed)} {countChip(s.invalid, 'invalid', m.invalid)} {countChip(s.passed, 'passed', m.passed)}{' '}

@@ -212,6 +212,17 @@ describe('renderReport', () => {
     expect(text(renderReport(r, 'en'))).not.toContain('Cause:');
   });
 
+  it("states the warm-up's outcome beside the measurement slots' (and only the count for a report that has none)", () => {
+    const r = structuredClone(report);
+    r.runs[1]!.slots = { ...r.runs[1]!.slots, warmup_ok: 0, warmup_failed: 1 };
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/[\u2066-\u2069]/g, '');
+    const en = text(renderReport(r, 'en'));
+    expect(en).toContain('3 measurement: 3 ok, 1 failed; 1 warm-up: 0 ok, 1 failed');
+    // The baseline's report has no warm-up outcome (written before it was recorded): the count alone, never a guess.
+    expect(en).toContain('3 measurement: 4 ok, 0 failed; 1 warm-up');
+    expect(text(renderReport(r, 'zh'))).toContain('预热 1：成功 0，失败 1');
+  });
+
   it('translates check notes and names the note when a failed check has no value', () => {
     const r = structuredClone(report);
     const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
