@@ -59,10 +59,15 @@ function sourceText(decl) {
 function signatureOf(name, kind, decl, symbol, checker) {
   if (kind === 'function' && ts.isFunctionDeclaration(decl)) {
     // As written: the checker would expand zod-inferred aliases into their whole object types.
-    const typeParams = decl.typeParameters ? `<${decl.typeParameters.map((t) => t.getText()).join(', ')}>` : '';
-    const params = decl.parameters.map((p) => stripComments(p.getText()).replace(/\s+/g, ' ')).join(', ');
-    const ret = decl.type ? `: ${decl.type.getText().replace(/\s+/g, ' ')}` : '';
-    return `function ${name}${typeParams}(${params})${ret}`;
+    const one = (d) => {
+      const typeParams = d.typeParameters ? `<${d.typeParameters.map((t) => t.getText()).join(', ')}>` : '';
+      const params = d.parameters.map((p) => stripComments(p.getText()).replace(/\s+/g, ' ')).join(', ');
+      const ret = d.type ? `: ${d.type.getText().replace(/\s+/g, ' ')}` : '';
+      return `function ${name}${typeParams}(${params})${ret}`;
+    };
+    // Every overload a caller can use (the implementation's own signature is not callable when there are overloads).
+    const overloads = (symbol.declarations ?? []).filter((d) => ts.isFunctionDeclaration(d) && d.body === undefined);
+    return (overloads.length > 0 ? overloads : [decl]).map(one).join('\n');
   }
   if (kind === 'function') {
     const type = checker.getTypeOfSymbolAtLocation(symbol, decl);

@@ -5,6 +5,7 @@
  * playwright-core, from file:// with no network. English and Chinese, desktop
  * and phone. A missing Chromium is a failure, not a skip: CI installs it.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIO_DIFF_SECONDS } from '../../packages/fidelity/src/bundle/assets-keys.js';
 import { messages } from '../../packages/fidelity/src/pages/i18n.js';
+import { CJK_FAMILIES } from '../../packages/fidelity/src/pages/style.js';
 import type { Lang } from '../../packages/fidelity/src/pages/i18n.js';
 import { makeReportBundle } from './bundle-source.js';
 import type { ReportBundle } from './bundle-source.js';
@@ -544,6 +546,50 @@ describe.skipIf(!HAVE_CHROMIUM)('the Chinese page', () => {
       expect(found).toEqual([]);
     } finally {
       await close();
+    }
+  });
+});
+
+/**
+ * The CJK families installed here, as fontconfig names them (.ci/run installs Debian's
+ * fonts-wqy-microhei, docs/report-pages.md "Fonts"); empty when fc-list is missing.
+ */
+function installedCjkFamilies(): string[] {
+  try {
+    const list = execFileSync('fc-list', [':lang=zh-cn', 'family'], { encoding: 'utf8' });
+    return CJK_FAMILIES.filter((f) => list.split(/[\n,]/).some((l) => l.trim() === f));
+  } catch {
+    return [];
+  }
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('Chinese text', () => {
+  it('is drawn with a CJK family of the font stack, every glyph, on both pages (the 中文 link of the English page too)', async (ctx) => {
+    const installed = installedCjkFamilies();
+    if (installed.length === 0) {
+      if (process.env.CI === 'true') throw new Error('no CJK font of the page font stack is installed: .ci/run installs fonts-wqy-microhei');
+      console.warn('SKIPPED: no CJK font of the page font stack is installed (apt-get install -y fonts-wqy-microhei)');
+      return ctx.skip();
+    }
+    for (const [lang, selector] of [['en', 'a.lang'], ['zh', 'h1']] as const) {
+      const { page, close } = await openPage(lang, 'desktop');
+      try {
+        const text = await page.locator(selector).first().innerText();
+        expect(text, `${lang} ${selector}`).toMatch(/[\u4e00-\u9fff]/);
+        // The fonts Chromium really drew the element's text with, with how many glyphs each.
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('DOM.enable');
+        await cdp.send('CSS.enable');
+        const { root } = await cdp.send('DOM.getDocument');
+        const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+        const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+        const han = [...text].filter((c) => /[\u4e00-\u9fff]/.test(c)).length;
+        const cjk = fonts.filter((f) => (installed as string[]).includes(f.familyName));
+        expect(cjk.length, `${lang} ${selector}: ${JSON.stringify(fonts)}`).toBeGreaterThan(0);
+        expect(cjk.reduce((n, f) => n + f.glyphCount, 0), JSON.stringify(fonts)).toBeGreaterThanOrEqual(han);
+      } finally {
+        await close();
+      }
     }
   });
 });

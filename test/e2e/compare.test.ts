@@ -99,7 +99,9 @@ describe('compare on the committed fixtures', () => {
         const label = `${cmp.candidate_gpu_model} ${pair.slot_id} ${pair.case_id}`;
         expect([label, pair.status], label).toEqual([label, want.status]);
         expect(pair.checks.filter((k) => k.outcome === 'fail').map((k) => k.name).sort(), label).toEqual([...(want.failed ?? [])].sort());
-        expect(pair.reasons, label).toEqual(want.reasons ?? []);
+        // A failed pair's reasons are its failed checks' codes, in the policy's order (docs/reason-codes.md).
+        const failedCodes = pair.checks.filter((k) => k.outcome === 'fail').map((k) => `CHECK_FAILED_${k.name.toUpperCase()}`);
+        expect(pair.reasons, label).toEqual(want.reasons ?? failedCodes);
       }
     }
   });

@@ -6,8 +6,11 @@
 import { isFidelityError } from 'media-fidelity';
 import { escapeControls, inline } from './text.js';
 
-/** `changed`: fidelity diff found a difference (the same number as `internal`: the JSON document tells them apart, `ok: true` or false). */
-export const EXIT = { ok: 0, internal: 1, changed: 1, refused: 2, thresholds: 4 } as const;
+/**
+ * `changed`: fidelity diff found a difference (the same number as `internal`: the JSON document tells them apart, `ok: true` or false).
+ * `thresholds` and `invalid`: the bundle was written and `--fail-on-threshold`'s gate failed (docs/report.md, "Exit codes").
+ */
+export const EXIT = { ok: 0, internal: 1, changed: 1, refused: 2, thresholds: 4, invalid: 5 } as const;
 
 export interface Io {
   out: (text: string) => void;

@@ -27,6 +27,11 @@ describe('bundleSize', () => {
     expect(bundleSizeText(size)).toBe(`${sizeText(size.total)}, of which source MP4s 100.0 kB (+${(((size.total - 100_000) / 100_000) * 100).toFixed(1)}%)`);
   });
 
+  it('says what dominates when the rest outweighs the MP4s (tiny clips), and nothing more when it does not', () => {
+    expect(bundleSizeText({ total: 7_700_000, media: 413_000 })).toBe('7.7 MB, of which source MP4s 413.0 kB (+1764.4%: mostly the pages, report.json and per-pair stills, which outweigh clips this short)');
+    expect(bundleSizeText({ total: 7_700_000, media: 6_900_000 })).toBe('7.7 MB, of which source MP4s 6.9 MB (+11.6%)');
+  });
+
   it('is null when there is no seal to read', () => {
     expect(bundleSize(path.join(tmp, 'missing'))).toBeNull();
   });

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { formatDuration } from 'media-fidelity';
 import { main } from '../src/main.js';
 import type { Io } from '../src/io.js';
 
@@ -119,7 +120,24 @@ describe('fidelity power', () => {
     expect(out).toContain('reasons: GAP_EXCEEDED');
     expect(out).not.toMatch(/total .* J/);
     expect(out).toMatch(/allocated \(8 GPUs\): 80\.0 GPU-s/);
-    expect(out).toMatch(/server_ready\s+5512\.0/);
+    // The pages' duration formatter: 5512 ms is 5.512 s.
+    expect(out).toMatch(/server_ready\s+5\.512 s/);
+  });
+
+  it('writes every timing figure with the formatter the pages use (one notation for one duration)', async () => {
+    const run = makeRun('timing-text', { 'telemetry/gpu_metrics.csv': gpuCsv() });
+    const doc = JSON.parse((await cli('power', run, '--json')).out) as { timing: { summary: Record<string, { median: number; p90: number; min: number; max: number } | null> } };
+    const { out } = await cli('power', run);
+    let rows = 0;
+    for (const [stage, st] of Object.entries(doc.timing.summary)) {
+      if (!st || typeof st !== 'object' || !('median' in st)) continue;
+      const cells = [st.median, st.p90, st.min, st.max].map((x) => formatDuration(x).padStart(12)).join('');
+      expect(out, stage).toContain(`  ${stage.replace(/_ms$/, '').padEnd(18)}${cells}\n`);
+      rows++;
+    }
+    expect(rows).toBeGreaterThan(3);
+    expect(out).not.toContain('(ms)');
+    expect(formatDuration(0.0007)).toBe('700 ns');
   });
 
   it('follows --max-gap and refuses a bad one', async () => {

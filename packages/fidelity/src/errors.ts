@@ -36,6 +36,7 @@ const DOC = {
   metricSets: 'metric-sets---metrics-compare-metrics--docsmetricsmd-metric-sets',
   diff: 'diff-fidelity-diff-diffreports-docsdiffmd',
   ciReports: 'ci-reports-compare--merge---junit---summary-github_step_summary-docscimd',
+  gate: 'the-ci-gate-compare--merge---fail-on-threshold-docsreportmd-exit-codes',
 } as const;
 
 /**
@@ -333,6 +334,15 @@ export const REASONS = {
   DIFF_REPORT_INVALID: { meaning: 'a report.json is not JSON, has a byte order mark, a duplicate key or deep nesting, fails the report schema, or names a pair, run or comparison twice', doc: DOC.diff },
   // JUnit XML and the job summary of compare / merge (ci/, docs/ci.md)
   CI_OUTPUT_INVALID: { meaning: '--junit or --summary names a folder, a place inside --out or an input run, or a file that cannot be written', doc: DOC.ciReports },
+  // The CI gate of compare / merge --fail-on-threshold (the `gate` of the --json document; docs/report.md, "Exit codes")
+  GATE_CHECK_FAILED: { meaning: 'the bundle was written and a pair failed a check (exit 4 with --fail-on-threshold)', doc: DOC.gate },
+  GATE_INVALID_PAIRS: { meaning: 'the bundle was written, no pair failed a check, but a planned pair is invalid (exit 5 with --fail-on-threshold, unless --allow-invalid)', doc: DOC.gate },
+  // Failed checks: a failed pair's reasons, one per failed check in the policy's order; each check's
+  // declaration names its code (policy/checks.ts `failCode`)
+  CHECK_FAILED_MIN_SSIM: { meaning: 'the minimum per-frame SSIM check failed: the SSIM figure it reads is under its threshold', doc: DOC.pairs, side: 'neither' },
+  CHECK_FAILED_VIDEO_PSNR_DB: { meaning: 'the video PSNR check failed: the PSNR figure it reads is under its threshold', doc: DOC.pairs, side: 'neither' },
+  CHECK_FAILED_SPECTRAL_COSINE: { meaning: 'the audio spectral cosine check failed: the spectra differ more than its threshold allows', doc: DOC.pairs, side: 'neither' },
+  CHECK_FAILED_RMS_RATIO_DEVIATION: { meaning: 'the audio RMS ratio check failed: the loudness ratio is further from 1 than its threshold allows', doc: DOC.pairs, side: 'neither' },
 } as const satisfies Record<string, ReasonDeclaration>;
 
 /** A code of the catalogue. */

@@ -111,6 +111,7 @@ export { PowerSummary, PowerAudit, GpuPowerAudit, PowerResult, POWER_METHOD, DEF
 export { PowerReasons } from './power/reasons.js';
 export type { PowerReasonCode } from './power/reasons.js';
 export { deriveServerTiming } from './timing/derive.js';
+export { formatDuration } from './timing/duration.js';
 export { timingSideBySide } from './timing/side-by-side.js';
 export type { TimedRun } from './timing/side-by-side.js';
 export { ServerTimingReport, RecordTiming, StageSummary, TimingSideBySide, TIMING_STAGES } from './timing/schemas.js';

@@ -4,6 +4,7 @@
  * package does not export, so the reference and the TSDoc cannot drift from the code.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -19,6 +20,14 @@ describe('API reference', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);
+
+  it("shows every overload a caller can use (compare's three: shard, bundle, either)", () => {
+    const api = readFileSync(`${ROOT}docs/api.md`, 'utf8');
+    const section = api.slice(api.indexOf('### compare\n'), api.indexOf('### countValidClips'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)![1]!.trim().split('\n');
+    expect(block).toHaveLength(3);
+    expect(block.map((l) => /Promise<[^>]+>$/.exec(l)?.[0])).toEqual(['Promise<PartialResult>', 'Promise<CompareResult>', 'Promise<CompareResult | PartialResult>']);
+  });
 
   it('measurePair\'s return type and the run archive schemas are exported', async () => {
     const api = await import('../src/index.js');

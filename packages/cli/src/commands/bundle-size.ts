@@ -42,8 +42,14 @@ export function sizeText(bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;
 }
 
-/** "12.3 MB, of which source MP4s 10.1 MB (+21.8%)". */
+/**
+ * "12.3 MB, of which source MP4s 10.1 MB (+21.8%)". When the rest outweighs the MP4s (tiny clips,
+ * as in the demo), it says what the rest is, so "+1763.3%" does not read as a bundle that grows
+ * with the media: the pages, report.json and per-pair pictures are about the same size for a
+ * clip of a second as for a minute.
+ */
 export function bundleSizeText(size: BundleSize): string {
-  const extra = size.media > 0 ? ` (+${(((size.total - size.media) / size.media) * 100).toFixed(1)}%)` : '';
+  const ratio = size.media > 0 ? (size.total - size.media) / size.media : 0;
+  const extra = size.media > 0 ? ` (+${(ratio * 100).toFixed(1)}%${ratio > 1 ? ': mostly the pages, report.json and per-pair stills, which outweigh clips this short' : ''})` : '';
   return `${sizeText(size.total)}, of which source MP4s ${sizeText(size.media)}${extra}`;
 }

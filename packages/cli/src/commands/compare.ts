@@ -83,7 +83,7 @@ export function shardFromOptions(values: Record<string, unknown>, env: NodeJS.Pr
   }
   if (typeof values.partial !== 'string' || values.partial === '') throw new FidelityError('USAGE', '--shard needs --partial <dir>: a shard writes a partial, and merge writes the bundle');
   if (values.out !== undefined) throw new FidelityError('USAGE', 'a shard writes --partial <dir>, not --out; give --out to fidelity merge');
-  if (values['fail-on-threshold']) throw new FidelityError('USAGE', '--fail-on-threshold applies to the whole comparison: give it to fidelity merge');
+  if (values['fail-on-threshold'] || values['allow-invalid']) throw new FidelityError('USAGE', '--fail-on-threshold and --allow-invalid apply to the whole comparison: give them to fidelity merge');
   if (shard !== 'auto') {
     if (shards !== undefined) throw new FidelityError('USAGE', '--shards N goes with --shard auto; --shard K/N already names the count');
     return parseShard(String(shard));
@@ -185,13 +185,63 @@ export function humanSummary(result: CompareResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Prints a written bundle's result (the --json document or the human summary) and gives the exit code: 4 only with --fail-on-threshold and a failed pair. */
-export function reportBundle(io: Io, json: boolean, result: CompareResult, failOnThreshold: boolean): number {
-  if (json) printJson(io, resultDocument(result));
-  else io.out(humanSummary(result));
-  const failed = result.report.comparisons.some((c) => c.summary.failed > 0);
-  return failOnThreshold && failed ? EXIT.thresholds : EXIT.ok;
+/** What `--fail-on-threshold` and `--allow-invalid` asked for; both false: the exit code is 0 whatever the pairs say. */
+export interface GateOptions {
+  failOnThreshold: boolean;
+  allowInvalid: boolean;
 }
+
+/** The gate's verdict on a written bundle: its exit code and, when it failed, the reason code and a sentence. */
+export interface GateResult {
+  exit: number;
+  code: 'GATE_CHECK_FAILED' | 'GATE_INVALID_PAIRS' | null;
+  message: string;
+}
+
+/**
+ * The CI gate (docs/report.md, "Exit codes"): with --fail-on-threshold, 4 when a pair failed a
+ * check, else 5 when a planned pair is invalid, whatever its reason code (a failed request, an
+ * incompatible pair, media against the plan, an invalid clip): a run in which nothing could be
+ * measured must not pass as "no check failed". --allow-invalid drops the second rule.
+ */
+export function gateVerdict(result: CompareResult, options: GateOptions): GateResult {
+  const comparisons = result.report.comparisons;
+  const failed = comparisons.reduce((n, c) => n + c.summary.failed, 0);
+  const invalid = comparisons.reduce((n, c) => n + c.summary.invalid, 0);
+  const planned = comparisons.reduce((n, c) => n + c.summary.planned, 0);
+  if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
+  if (failed > 0) return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check` };
+  if (invalid > 0 && !options.allowInvalid) {
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (nothing measured to judge them by; --allow-invalid accepts that)` };
+  }
+  const allowed = invalid > 0 ? ` (${invalid} invalid pairs allowed by --allow-invalid)` : '';
+  return { exit: EXIT.ok, code: null, message: `passed: every measured pair passed every check${allowed}` };
+}
+
+/** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */
+export function reportBundle(io: Io, json: boolean, result: CompareResult, options: GateOptions): number {
+  const gate = gateVerdict(result, options);
+  if (json) printJson(io, { ...resultDocument(result), ...(options.failOnThreshold ? { gate } : {}) });
+  else io.out(`${humanSummary(result)}${options.failOnThreshold ? `Gate: exit ${gate.exit}${gate.code ? ` ${gate.code}` : ''}: ${gate.message}\n` : ''}`);
+  return gate.exit;
+}
+
+/** The gate's options from a command line: --allow-invalid only with --fail-on-threshold (an option that would change nothing is refused). */
+export function gateOptions(values: Record<string, unknown>): GateOptions {
+  const failOnThreshold = Boolean(values['fail-on-threshold']);
+  const allowInvalid = Boolean(values['allow-invalid']);
+  if (allowInvalid && !failOnThreshold) throw new FidelityError('USAGE', '--allow-invalid relaxes --fail-on-threshold: give both, or neither');
+  return { failOnThreshold, allowInvalid };
+}
+
+/** The two gate options, shared by compare and merge. */
+export const gateOptionSpecs: Record<'fail-on-threshold' | 'allow-invalid', OptionSpec> = {
+  'fail-on-threshold': {
+    type: 'boolean',
+    description: 'the CI gate: exit 4 when a pair failed a check, else 5 when a planned pair is invalid (a failed request, an incompatible pair, media against the plan, an invalid clip); without it the exit code is 0 whenever the bundle is written',
+  },
+  'allow-invalid': { type: 'boolean', description: 'with --fail-on-threshold: invalid pairs do not fail the gate (no exit 5), only failed checks do (exit 4)' },
+};
 
 /**
  * Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays
@@ -231,7 +281,7 @@ export const compareCommand: Command = {
   summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
   options: {
     out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
-    'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check (otherwise thresholds never change the exit code)' },
+    ...gateOptionSpecs,
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
     force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
@@ -258,8 +308,10 @@ export const compareCommand: Command = {
     const [baseline, ...candidates] = positionals as [string, ...string[]];
     let shard: ShardSpec | null;
     let metrics: MetricSelection;
+    let gate: GateOptions;
     try {
       shard = shardFromOptions(values);
+      gate = gateOptions(values);
       metrics = metricsFromOptions(values);
     } catch (error) {
       return reportFailure(io, error, json);
@@ -325,7 +377,7 @@ export const compareCommand: Command = {
       const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
       progress.finish();
       if (targets) await writeCiTargets(targets, result);
-      return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
+      return reportBundle(io, json, result, gate);
     } catch (error) {
       progress.finish();
       await summarizeRefusal(targets, 'compare', error);

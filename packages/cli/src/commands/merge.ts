@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
-import { abortOnSigint, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
+import { abortOnSigint, gateOptions, gateOptionSpecs, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { Command } from './types.js';
 import { policyOption, progressOption, threadsOption } from '../options.js';
@@ -31,7 +31,7 @@ export const mergeCommand: Command = {
   options: {
     partials: { type: 'string', multiple: true, value: '<dir>', description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
     out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
-    'fail-on-threshold': { type: 'boolean', description: 'exit 4 when any pair failed a check' },
+    ...gateOptionSpecs,
     'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
     'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (docs/provenance.md)' },
     calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too, as compare --calibration does' },
@@ -53,6 +53,7 @@ export const mergeCommand: Command = {
       const partials = (values.partials as string[] | undefined) ?? [];
       if (partials.length === 0) throw new FidelityError('USAGE', 'merge needs --partials <dir> (a partial, or a folder of partials)');
       if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'merge needs --out <dir>');
+      const gate = gateOptions(values);
       // `--partials a b` leaves b as a run: say so rather than fail verification on it.
       const stray = positionals.find((p) => existsSync(path.join(p, 'partial.json')));
       if (stray !== undefined) throw new FidelityError('USAGE', `${stray} is a partial, not a run: give --partials before each partial folder, or give their parent folder once`);
@@ -82,7 +83,7 @@ export const mergeCommand: Command = {
       });
       progress.finish();
       await writeCiTargets(targets, result);
-      return reportBundle(io, json, result, Boolean(values['fail-on-threshold']));
+      return reportBundle(io, json, result, gate);
     } catch (error) {
       progress.finish();
       await summarizeRefusal(targets, 'merge', error);

@@ -7,6 +7,7 @@
 import {
   deriveServerTiming,
   FidelityError,
+  formatDuration,
   runAccounting,
   runPower,
   TIMING_STAGES,
@@ -76,10 +77,11 @@ function timingLines(t: ServerTimingReport): string[] {
   if (!t.available) return [`server timing: ${UNAVAILABLE}${t.reasons.length ? ` (${t.reasons.join(', ')})` : ''}`];
   const lines = [`server timing (clock ${inline(t.clock_id ?? '')}): ${t.summary.available} of ${t.summary.records} ok measurement records; descriptive, not a check`];
   if (t.reasons.length) lines.push(`  some records unavailable: ${t.reasons.join(', ')}`);
-  lines.push(`  ${'stage (ms)'.padEnd(18)}${['median', 'p90', 'min', 'max'].map((h) => h.padStart(12)).join('')}`);
+  lines.push(`  ${'stage'.padEnd(18)}${['median', 'p90', 'min', 'max'].map((h) => h.padStart(12)).join('')}`);
   for (const s of TIMING_STAGES) {
     const st = t.summary[s.name];
-    const cells = st ? [st.median, st.p90, st.min, st.max].map((x) => num(x, 1).padStart(12)).join('') : UNAVAILABLE.padStart(12);
+    // The pages' formatter: each figure in the unit that keeps its digits (a 700 ns stage is not "0.0 ms").
+    const cells = st ? [st.median, st.p90, st.min, st.max].map((x) => formatDuration(x).padStart(12)).join('') : UNAVAILABLE.padStart(12);
     lines.push(`  ${s.name.replace(/_ms$/, '').padEnd(18)}${cells}`);
   }
   return lines;

@@ -10,6 +10,7 @@ import type { PlannedPair } from '../pairing/slots.js';
 import type { GpuAccounting } from '../power/accounting.js';
 import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
+import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
@@ -142,12 +143,14 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
     links: { run: run.links.run, artifact: run.links.artifact, ...(run.links.pipeline ? { pipeline: run.links.pipeline } : {}) },
     identity: identityReport(run.provenance),
     sources_dir: sourcesDir(run),
-    // Measurement slots only: warmups are counted, never compared.
+    // ok / failed: measurement slots only (warmups are never compared); the warm-ups' outcome on its own, so a page can state it.
     slots: {
       warmup: run.records.filter((r) => r.kind === 'warmup').length,
       measurement: measurement.length,
       ok: measurement.filter((r) => r.status === 'ok').length,
       failed: measurement.filter((r) => r.status === 'failed').length,
+      warmup_ok: run.records.filter((r) => r.kind === 'warmup' && r.status === 'ok').length,
+      warmup_failed: run.records.filter((r) => r.kind === 'warmup' && r.status === 'failed').length,
     },
     warnings: [...new Set(warnings)].sort(),
     ...runEvidence(run),
@@ -172,7 +175,8 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     seed: planned.seed,
     repetition: planned.repetition,
     status: verdict.status,
-    reasons: reasons.map((r) => r.code),
+    // A failed pair's reasons are its failed checks' codes; reason_details stays the invalid pair's "why" (the figures are in checks).
+    reasons: [...reasons.map((r) => r.code), ...(verdict.status === 'failed' ? failedCheckCodes(verdict.checks) : [])],
     reason_details: reasons,
     baseline_media: planned.baseline.media ? mediaPath(planned.baseline.media.sha256) : null,
     candidate_media: planned.candidate.media ? mediaPath(planned.candidate.media.sha256) : null,

@@ -12,7 +12,7 @@ import type { AccountingBasis } from '../power/accounting.js';
 import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
 import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
 import type { VNode } from 'preact';
-import { auto, duration, isNumber, kilojoules, num, shortHash } from './format.js';
+import { auto, duration, isNumber, kilojoules, num, runRef, shortHash } from './format.js';
 import { badge, fileLink, headCell, lines, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
 
@@ -63,7 +63,7 @@ function runHeading(run: RunReport, m: Messages): Child {
     run.hardware.gpu_model,
     <br />,
     <span class="muted">
-      {role} · {String(run.run_id)}/{String(run.run_attempt)}
+      {role} · {runRef(run.run_id, run.run_attempt)}
     </span>,
   ];
 }
@@ -189,7 +189,7 @@ function recordsTable(run: RunReport, m: Messages): Child {
     rec.reason ? <code>{rec.reason}</code> : '—',
   ]);
   const columns = [m.slot, m.record_status, ...TIMING_STAGES.map((s) => stageLabel(s.name, m)), m.power_reasons];
-  const title = tx(m, 'timing_per_record', { run: `${run.hardware.gpu_model} ${run.run_id}/${run.run_attempt}` });
+  const title = tx(m, 'timing_per_record', { run: `${run.hardware.gpu_model} ${runRef(run.run_id, run.run_attempt)}` });
   return (
     <details class="records">
       <summary>{title}</summary>

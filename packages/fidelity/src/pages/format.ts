@@ -30,17 +30,15 @@ export function shortHash(value: string, keep = 12): string {
 }
 
 /**
- * A duration given in milliseconds, in the unit that keeps its digits:
- * ns below 1 µs, µs below 1 ms, ms below 1 s, else s. Four significant
- * figures at most, so 0.0005 ms reads "500 ns", not "0.001 ms".
+ * A run and its attempt as every output writes it: `30061277519-2`, as the CLI, the JUnit file and
+ * the bundle's `sources/<run_id>-<run_attempt>/` folders do (one notation, never `/2` or "attempt 2").
  */
-export function duration(ms: number): string {
-  const abs = Math.abs(ms);
-  const [value, unit] = abs < 0.001 ? [ms * 1e6, 'ns'] : abs < 1 ? [ms * 1e3, 'µs'] : abs < 1000 ? [ms, 'ms'] : [ms / 1000, 's'];
-  const a = Math.abs(value);
-  const digits = a >= 100 ? 1 : a >= 10 ? 2 : 3;
-  return `${num(value, unit === 'ns' ? 0 : digits, String(value))} ${unit}`;
+export function runRef(runId: number, attempt: number): string {
+  return `${runId}-${attempt}`;
 }
+
+/** A duration given in milliseconds: the one formatter the pages and the CLI share (timing/duration.ts). */
+export { formatDuration as duration } from '../timing/duration.js';
 
 /**
  * Energy given in joules, as kJ with three decimals and the integer part

@@ -8,7 +8,7 @@ import { CALIBRATED_METRICS } from '../calibrate/metrics.js';
 import type { MetricNoise, PairNoise } from '../calibrate/schema.js';
 import type { Comparison, PairReport } from '../schemas/report.js';
 import type { VNode } from 'preact';
-import { num } from './format.js';
+import { num, runRef } from './format.js';
 import { badge, headCell, numCell, Table, tx } from './parts.js';
 import type { Messages } from './i18n.js';
 
@@ -28,7 +28,7 @@ function verdict(beyond: boolean | null, m: Messages): VNode {
 export function comparisonNoiseBlock(c: Comparison, m: Messages): VNode | null {
   const noise = c.noise;
   if (!noise) return null;
-  const sources = noise.sources.map((s) => `${s.gpu_model} ${s.run_id}/${s.run_attempt}`).join(', ');
+  const sources = noise.sources.map((s) => `${s.gpu_model} ${runRef(s.run_id, s.run_attempt)}`).join(', ');
   const rows = noise.metrics.map((k) => [headCell(<code>{k}</code>), numCell(String(noise.beyond_by_metric[k] ?? 0)), numCell(pText(noise.binomial_p_by_metric[k] ?? 1))]);
   return (
     <div class="noise">

@@ -14,6 +14,7 @@ import type { VNode } from 'preact';
 import { FidelityError } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
 import { EvidenceSection } from './evidence.js';
+import { runRef } from './format.js';
 import { comparisonNoiseBlock } from './noise.js';
 import { PairSection } from './pair.js';
 import { checkLabel, extLink, tx, type Child } from './parts.js';
@@ -81,7 +82,7 @@ function pairsSection(report: Report, m: Messages): VNode {
     return (
       <section id={`comparison-${ci}`}>
         <h3>
-          {c.candidate_gpu_model} {String(c.candidate_run_id)}/{String(c.candidate_run_attempt)} / {c.baseline_gpu_model} {String(c.baseline_run_id)}/{String(c.baseline_run_attempt)}
+          {c.baseline_gpu_model} {runRef(c.baseline_run_id, c.baseline_run_attempt)} {m.versus} {c.candidate_gpu_model} {runRef(c.candidate_run_id, c.candidate_run_attempt)}
         </h3>
         {noise ? (
           <details class="noise-box">
@@ -112,7 +113,7 @@ function compactRun(report: Report, c: Comparison, side: 'baseline' | 'candidate
   const gpu = side === 'baseline' ? c.baseline_gpu_model : c.candidate_gpu_model;
   const id = side === 'baseline' ? c.baseline_run_id : c.candidate_run_id;
   const at = side === 'baseline' ? c.baseline_run_attempt : c.candidate_run_attempt;
-  const text = `${m.run} ${id}/${at}`;
+  const text = `${m.run} ${runRef(id, at)}`;
   return [gpu, ' ', <span class="small nowrap">{run ? extLink(run.links.run, text, run.server_url) : text}</span>];
 }
 

@@ -15,7 +15,7 @@ import { ssimChart } from './chart.js';
 import { pairNoiseBlock } from './noise.js';
 import { AudioLag, lagMs, lagNotEstimated, PairPlan, TemporalOffsetBlock } from './plan.js';
 import { bundleHref } from './link-gates.js';
-import { num } from './format.js';
+import { num, runRef } from './format.js';
 import { reasonText } from './reasons.js';
 import { checkDigits, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
 import { fill } from './i18n.js';
@@ -59,7 +59,8 @@ function summaryLine(pair: PairReport, m: Messages): VNode {
 }
 
 function reasonsBlock(pair: PairReport, m: Messages): Child {
-  if (pair.reasons.length === 0 && pair.reason_details.length === 0) return null;
+  // A failed pair's reasons are its failed checks' codes: the checks table shows them with their figures.
+  if (pair.status !== 'invalid' || (pair.reasons.length === 0 && pair.reason_details.length === 0)) return null;
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
     ...pair.reason_details.map((d) => [<code>{d.code}</code>, sideName(m, d.side), <span class="prompt">{reasonText(d.code, d.message, m)}</span>]),
@@ -85,7 +86,7 @@ function recordsBlock(pair: PairReport, m: Messages): Child {
 function runLabel(run: RunReport | undefined, m: Messages, side: 'baseline' | 'candidate'): Child {
   const role = side === 'baseline' ? m.baseline : m.candidate;
   if (!run) return role;
-  return tx(m, 'video_label', { side: role, gpu: run.hardware.gpu_model, run: `${run.run_id}/${run.run_attempt}` });
+  return tx(m, 'video_label', { side: role, gpu: run.hardware.gpu_model, run: runRef(run.run_id, run.run_attempt) });
 }
 
 function videoFigure(media: string | null, caption: Child, video: VideoMetrics | null, m: Messages, poster: string | undefined, cls: string): VNode {
@@ -371,7 +372,7 @@ function linksBlock(pair: PairReport, ctx: PairContext): Child {
     if (!run) continue;
     items.push(
       <li>
-        {role} ({run.hardware.gpu_model}): {extLink(run.links.run, `${m.ci_run} ${run.run_id}/${run.run_attempt}`, run.server_url)} ·{' '}
+        {role} ({run.hardware.gpu_model}): {extLink(run.links.run, `${m.ci_run} ${runRef(run.run_id, run.run_attempt)}`, run.server_url)} ·{' '}
         {extLink(run.links.artifact, `${m.ci_artifact} ${run.artifact.name}`, run.server_url)}
       </li>,
     );

@@ -6,7 +6,7 @@
 import type { VNode } from 'preact';
 import type { Comparison, Report, RunReport } from '../schemas/report.js';
 import { identityCell } from './evidence.js';
-import { shortHash } from './format.js';
+import { runRef, shortHash } from './format.js';
 import { fill } from './i18n.js';
 import type { Messages } from './i18n.js';
 import { checkLabel, extLink, fileLink, headCell, KeyValues, lines, numCell, Table, tx, type Child } from './parts.js';
@@ -23,11 +23,11 @@ export function findRun(report: Report, role: 'baseline' | 'candidate', runId: n
 
 /** How a run's id reads: GitHub's and another CI's run and attempt, GitLab's job (GitLab numbers no attempts). */
 function runIdText(r: RunReport, m: Messages): string {
-  return r.provider === 'gitlab' ? `${m.gitlab_job} ${r.run_id}` : `${r.run_id} (${m.attempt} ${r.run_attempt})`;
+  return r.provider === 'gitlab' ? `${m.gitlab_job} ${r.run_id}` : runRef(r.run_id, r.run_attempt);
 }
 
 function runName(run: RunReport | undefined, gpu: string, runId: number, attempt: number, m: Messages): Child {
-  const text = `${gpu} · ${m.run} ${runId}/${attempt}`;
+  const text = `${gpu} · ${m.run} ${runRef(runId, attempt)}`;
   return run ? extLink(run.links.run, text, run.server_url) : text;
 }
 
@@ -38,8 +38,8 @@ function comparedBlock(report: Report, m: Messages): Child {
     return (
       <li>
         {tx(m, 'comparison_line', {
-          candidate: runName(cand, c.candidate_gpu_model, c.candidate_run_id, c.candidate_run_attempt, m),
           baseline: runName(base, c.baseline_gpu_model, c.baseline_run_id, c.baseline_run_attempt, m),
+          candidate: runName(cand, c.candidate_gpu_model, c.candidate_run_id, c.candidate_run_attempt, m),
         })}
       </li>
     );
@@ -126,7 +126,14 @@ function sitesBlock(report: Report, m: Messages): Child {
     field(m.source_archive, (r) => [<code>{r.source.name}</code>, ' (', m[`source_kind_${r.source.kind === 'tar.gz' ? 'tar_gz' : r.source.kind}`], ')']),
     field(m.artifact_digest, (r) => (r.digest.checked ? m.digest_checked : m.digest_not_checked)),
     field(m.identity, (r) => identityCell(r, m)),
-    field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
+    // The warm-up's outcome is stated, not folded into a count (reports before it was recorded: the count alone).
+    field(m.slots, (r) => [
+      tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement }),
+      '; ',
+      r.slots.warmup_ok === undefined || r.slots.warmup_failed === undefined
+        ? tx(m, 'slots_warmup_count', { warmup: r.slots.warmup })
+        : tx(m, 'slots_warmup_value', { warmup: r.slots.warmup, ok: r.slots.warmup_ok, failed: r.slots.warmup_failed }),
+    ]),
     field(m.gpus_allocated, (r) => String(r.hardware.gpus_allocated), (r) => String(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => String(r.hardware.gpus_participating), (r) => String(r.hardware.gpus_participating)),
     [headCell(rtDiffers.size ? [m.runtime, ' ', differsBadge()] : m.runtime), ...runs.map((r) => runtimeText(r.runtime, rtDiffers))],

@@ -5,12 +5,26 @@
  */
 import { rampCss } from '../bundle/assets-geometry.js';
 
+/**
+ * The Latin families first, then the common Simplified Chinese ones of each system (macOS, Windows,
+ * then Linux: Noto / Source Han, WenQuanYi), so Chinese text, the 中文 link of the English page
+ * included, is drawn with a CJK font wherever one is installed instead of as empty boxes. Nothing
+ * is downloaded: a machine with no CJK font needs one (docs/report-pages.md, "Fonts").
+ */
+export const CJK_FAMILIES = ['PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'WenQuanYi Zen Hei'] as const;
+const quoted = (families: readonly string[]): string => families.map((f) => `"${f}"`).join(',');
+/** The body text's font stack. */
+export const SANS = `system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,${quoted(CJK_FAMILIES)},sans-serif`;
+/** Code and figures: a monospace font, then the CJK monospace and sans families for Chinese run data (prompts, errors). */
+export const MONO = `ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono","Noto Sans Mono CJK SC","WenQuanYi Micro Hei Mono",${quoted(CJK_FAMILIES)},monospace`;
+
+/** The stylesheet of both pages. */
 export function pageCss(): string {
   return `
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;--grey:#6e7781;--warn-bg:#fff8c5;--warn-line:#bf8700;--accent:#0969da}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;color:var(--fg);background:var(--bg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,"PingFang SC","Hiragino Sans GB","Microsoft YaHei","Noto Sans CJK SC",sans-serif}
+body{margin:0;color:var(--fg);background:var(--bg);font:15px/1.5 ${SANS}}
 main{max-width:1200px;margin:0 auto;padding:16px 20px 32px}
 a{color:var(--accent)}
 h1{font-size:1.6rem;line-height:1.25;margin:.2em 0 .3em}
@@ -30,7 +44,7 @@ table{border-collapse:collapse;font-size:.92rem}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 thead th,tbody th{background:var(--soft);font-weight:600}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88em;overflow-wrap:anywhere}
+code,.mono{font-family:${MONO};font-size:.88em;overflow-wrap:anywhere}
 .muted{color:var(--muted)}
 .nowrap{white-space:nowrap}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.82rem;font-weight:600;line-height:1.6;color:#fff;background:var(--grey);white-space:nowrap}

@@ -10,6 +10,7 @@ import type { CheckResult } from '../schemas/policy.js';
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
 import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
+import { causeLead } from './cause.js';
 import { reasonText } from './reasons.js';
 import { fill } from './i18n.js';
 import { langOf, type MessageKey, type Messages } from './i18n.js';
@@ -32,10 +33,11 @@ export function checkNoteText(m: Messages, note: string): string {
   return key in m ? m[key as MessageKey] : note;
 }
 
-/** "audio |RMS ratio − 1| 0.2005 (≤ 0.1)": what failed, its value and the rule. */
+/** "audio |RMS ratio − 1| 0.2005 (needs ≤ 0.1)": what failed, its value and the rule. */
 export function failedCheckText(c: CheckResult, m: Messages): string {
   const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, checkDigits(c.name), m.unavailable);
-  return `${checkShort(m, c.name)} ${value} (${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
+  // "needs ≥ 0.92": the rule the value is held to, not a claim about the value.
+  return `${checkShort(m, c.name)} ${value} (${m.check_needs} ${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
 }
 
 /** Both sides bit-identical: every video frame and every audio sample (or no audio on either side). */
@@ -47,10 +49,13 @@ export function isIdentical(pair: PairReport): boolean {
 export function pairHeadline(pair: PairReport, m: Messages): Child[] {
   if (pair.status === 'failed') {
     const failed = pair.checks.filter((c) => c.outcome === 'fail');
-    return joined(
+    const checks = joined(
       failed.map((c) => <span class="nowrap">{failedCheckText(c, m)}</span>),
       '; ',
     );
+    // The cause first where the measurement diagnoses one, then the metrics that failed.
+    const cause = causeLead(pair, m);
+    return cause === null ? checks : [cause, ' — ', ...checks];
   }
   if (pair.status === 'invalid') {
     const code = pair.reason_details[0]?.code ?? pair.reasons[0];
@@ -101,7 +106,7 @@ export function VerdictBlock({ report, m, runLabel }: { report: Report; m: Messa
     return (
       <div class="card">
         <p class="card-title">
-          <strong>{runLabel(c, 'candidate')}</strong> <span class="muted">{m.versus}</span> {runLabel(c, 'baseline')}
+          {runLabel(c, 'baseline')} <span class="muted">{m.versus}</span> <strong>{runLabel(c, 'candidate')}</strong>
         </p>
         <p class="counts">
           {countChip(s.failed, 'failed', m.failed)} {countChip(s.invalid, 'invalid', m.invalid)} {countChip(s.passed, 'passed', m.passed)}{' '}

@@ -10,6 +10,7 @@
  * This file imports only the measurement's type, so the schemas can derive
  * the policy's enum from it without a cycle.
  */
+import type { KnownReasonCode } from '../errors.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
 
 /** The two comparators a policy check can use. */
@@ -51,6 +52,8 @@ export interface CheckDeclaration {
   readonly chartsThreshold?: boolean;
   /** The words of the two report pages. */
   readonly words: { readonly en: CheckWords; readonly zh: CheckWords };
+  /** The reason code a failed pair lists when this check fails (docs/reason-codes.md, "Pair reasons"). */
+  readonly failCode: KnownReasonCode;
 }
 
 const SSIM_SERIES = '(min|mean|p05|max|harmonic_mean)';
@@ -65,6 +68,7 @@ export const CHECKS = {
     digits: 6,
     chartsThreshold: true,
     words: { en: { label: 'Minimum per-frame SSIM', short: 'min SSIM' }, zh: { label: '逐帧 SSIM 最小值', short: '最小 SSIM' } },
+    failCode: 'CHECK_FAILED_MIN_SSIM',
   },
   video_psnr_db: {
     figures: /^video\.(psnr_db|psnr_y\.(min|mean|p05|max))$/,
@@ -75,6 +79,7 @@ export const CHECKS = {
     calibrated: 'video.psnr_db',
     digits: 2,
     words: { en: { label: 'Pooled video PSNR (dB)', short: 'video PSNR (dB)' }, zh: { label: '整体视频 PSNR（dB）', short: '视频 PSNR（dB）' } },
+    failCode: 'CHECK_FAILED_VIDEO_PSNR_DB',
   },
   spectral_cosine: {
     figures: /^audio\.spectral_cosine$/,
@@ -83,6 +88,7 @@ export const CHECKS = {
     calibrated: 'audio.spectral_cosine',
     digits: 6,
     words: { en: { label: 'Spectral cosine, worst channel', short: 'audio spectral cosine' }, zh: { label: '频谱余弦相似度（最差声道）', short: '音频频谱余弦' } },
+    failCode: 'CHECK_FAILED_SPECTRAL_COSINE',
   },
   rms_ratio_deviation: {
     figures: /^audio\.rms_ratio$/,
@@ -95,6 +101,7 @@ export const CHECKS = {
     calibratedWhateverFigure: true,
     digits: 4,
     words: { en: { label: '|RMS ratio − 1|, worst channel', short: 'audio |RMS ratio − 1|' }, zh: { label: '|RMS 比 − 1|（最差声道）', short: '音频 |RMS 比 − 1|' } },
+    failCode: 'CHECK_FAILED_RMS_RATIO_DEVIATION',
   },
 } as const satisfies Record<string, CheckDeclaration>;
 

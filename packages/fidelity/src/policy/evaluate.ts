@@ -3,6 +3,7 @@
  * thresholds"). A null figure is never judged as a number: what it means
  * depends on the check (identical streams, no audio, a silent baseline).
  */
+import type { KnownReasonCode } from '../errors.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
 import type { CheckResult, Policy, PolicyCheck } from '../schemas/policy.js';
 import type { PairStatus } from '../schemas/report.js';
@@ -48,4 +49,12 @@ export function evaluatePolicy(policy: Policy, measurement: PairMeasurement | nu
 export function pairStatus(measured: boolean, checks: readonly CheckResult[]): PairStatus {
   if (!measured) return 'invalid';
   return checks.some((c) => c.outcome === 'fail') ? 'failed' : 'passed';
+}
+
+/**
+ * A failed pair's reasons: one code per failed check, in the policy's order, so
+ * `reasons` says why for every pair that did not pass (the figures stay in `checks`).
+ */
+export function failedCheckCodes(checks: readonly CheckResult[]): KnownReasonCode[] {
+  return checks.filter((c) => c.outcome === 'fail').map((c) => CHECKS[c.name].failCode);
 }

@@ -43,7 +43,7 @@ export const PairReport = z.object({
   seed: z.number().int(),
   repetition: z.number().int(),
   status: PairStatus,
-  /** Reason codes (empty for a valid pair). */
+  /** Reason codes: why an invalid pair is invalid, or a failed pair's failed checks (CHECK_FAILED_*); empty for a passed pair. */
   reasons: z.array(z.string()),
   reason_details: z.array(Reason),
   /** Bundle-relative paths (media/<sha256>.mp4), null when that side has no media. */
@@ -218,7 +218,18 @@ export const RunReport = z.object({
   identity: RunIdentity.optional(),
   /** Bundle-relative folder with ci.json, plan.json, run.json, original-SHA256SUMS. */
   sources_dir: z.string(),
-  slots: z.object({ warmup: z.number().int(), measurement: z.number().int(), ok: z.number().int(), failed: z.number().int() }),
+  /**
+   * `ok` and `failed` count measurement slots; `warmup_ok` / `warmup_failed` the warm-ups' own outcome
+   * (absent in reports written before it was recorded).
+   */
+  slots: z.object({
+    warmup: z.number().int(),
+    measurement: z.number().int(),
+    ok: z.number().int(),
+    failed: z.number().int(),
+    warmup_ok: z.number().int().optional(),
+    warmup_failed: z.number().int().optional(),
+  }),
   /** null when the run has no telemetry at all. */
   power: PowerReport.nullable(),
   /** Bundle-relative path of the power audit sidecar (power/<run_id>-<run_attempt>.json); null when power is null. */

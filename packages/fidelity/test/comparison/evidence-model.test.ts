@@ -327,7 +327,7 @@ describe('the pages show the evidence in both languages', () => {
     expect(en).toContain('Descriptive only: latency is never judged, there is no pass or fail');
     expect(zh).toContain('延迟从不做判定，没有通过或未通过');
     expect(rowCells(zh, '执行（调度 → 前向计算完成）的中位数')).toEqual(median);
-    expect(en).toContain('Every record of H200 30054883436/1');
+    expect(en).toContain('Every record of H200 30054883436-1');
     // The warmup has no server timing in the fixtures: unavailable, never 0.
     expect(en).toMatch(/<th scope="row"><code>warmup-000<\/code><\/th><td>ok<\/td>(<td><span class="muted">unavailable<\/span><\/td>){5}<td><code>TIMING_ABSENT<\/code><\/td>/);
   });

@@ -3,6 +3,7 @@ import { renderReport } from '../../src/pages/page.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { messages } from '../../src/pages/i18n.js';
 import { duration, kilojoules } from '../../src/pages/format.js';
+import { formatDuration } from '../../src/timing/duration.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../src/pages/script.js';
 import type { MessageKey } from '../../src/pages/i18n.js';
 import { Report } from '../../src/schemas/report.js';
@@ -183,8 +184,8 @@ describe('renderReport', () => {
     const anchor = `#pair-0-${failed.slot_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
     const line = en.slice(en.indexOf(`<ul class="problems">`), en.indexOf('</ul>', en.indexOf('<ul class="problems">')));
     expect(line).toContain(`href="${anchor}"`);
-    expect(line).toContain('audio |RMS ratio − 1| 0.2005 (≤ 0.1)');
-    expect(zh).toContain('音频 |RMS 比 − 1| 0.2005 (≤ 0.1)');
+    expect(line).toContain('audio |RMS ratio − 1| 0.2005 (needs ≤ 0.1)');
+    expect(zh).toContain('音频 |RMS 比 − 1| 0.2005 (需要 ≤ 0.1)');
     // A bit-identical pair says so instead of a row of 1.0000s.
     const summary = en.slice(en.indexOf(`<details class="pair" id="pair-0-${passed.slot_id}`));
     expect(summary.slice(0, summary.indexOf('</summary>'))).toContain('<strong>identical</strong>');
@@ -193,11 +194,40 @@ describe('renderReport', () => {
     expect(overview.indexOf(`href="${anchor}"`)).toBeLessThan(overview.indexOf(`href="#pair-0-${passed.slot_id}"`));
   });
 
+  it('leads a failed pair with its diagnosed cause (a channel newly silent, a temporal offset), then the metric', () => {
+    const r = structuredClone(report);
+    const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    failed.audio = { ...failed.audio!, newly_silent_channels: [1] };
+    failed.checks = [{ name: 'spectral_cosine', outcome: 'fail', value: 0, threshold: 0.95, comparator: '>=', note: null }];
+    // The page's text: tags and bidi isolates removed.
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/[\u2066-\u2069]/g, '');
+    const en = text(renderReport(r, 'en'));
+    expect(en).toContain('Cause: channel 1 went silent (newly_silent) — audio spectral cosine 0.000000 (needs ≥ 0.95)');
+    expect(text(renderReport(r, 'zh'))).toContain('原因: 声道 1 变为静音 (newly_silent) — ');
+    failed.audio = { ...failed.audio!, newly_silent_channels: [] };
+    failed.video = { ...failed.video!, temporal_offset: { frames: 1, ssim_mean_at_offset: 0.99, ssim_mean_at_zero: 0.6, searched: { offsets: [-1, 0, 1], sampled_frames: [0], ssim_by_frame: [[0.5, 0.6, 0.99]], ssim_means: [0.5, 0.6, 0.99] } } };
+    expect(text(renderReport(r, 'en'))).toContain('Cause: the candidate looks 1 frame ahead (a dropped frame?) — audio spectral cosine');
+    // Nothing diagnosed: the metric alone, as before.
+    delete failed.video!.temporal_offset;
+    expect(text(renderReport(r, 'en'))).not.toContain('Cause:');
+  });
+
+  it("states the warm-up's outcome beside the measurement slots' (and only the count for a report that has none)", () => {
+    const r = structuredClone(report);
+    r.runs[1]!.slots = { ...r.runs[1]!.slots, warmup_ok: 0, warmup_failed: 1 };
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/[\u2066-\u2069]/g, '');
+    const en = text(renderReport(r, 'en'));
+    expect(en).toContain('3 measurement: 3 ok, 1 failed; 1 warm-up: 0 ok, 1 failed');
+    // The baseline's report has no warm-up outcome (written before it was recorded): the count alone, never a guess.
+    expect(en).toContain('3 measurement: 4 ok, 0 failed; 1 warm-up');
+    expect(text(renderReport(r, 'zh'))).toContain('预热 1：成功 0，失败 1');
+  });
+
   it('translates check notes and names the note when a failed check has no value', () => {
     const r = structuredClone(report);
     const failed = r.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
     failed.checks = [{ name: 'rms_ratio_deviation', outcome: 'fail', value: null, threshold: 0.1, comparator: '<=', note: 'baseline_silent' }];
-    expect(renderReport(r, 'en')).toContain('audio |RMS ratio − 1| the baseline channel is silent: the ratio is undefined (≤ 0.1)');
+    expect(renderReport(r, 'en')).toContain('audio |RMS ratio − 1| the baseline channel is silent: the ratio is undefined (needs ≤ 0.1)');
     const zh = renderReport(r, 'zh');
     expect(zh).toContain('基线声道无声：比值无定义');
     expect(zh).not.toContain('the baseline channel is silent');
@@ -355,6 +385,8 @@ describe('duration', () => {
     expect(duration(0.5)).toBe('500.0 µs');
     expect(duration(12.3456)).toBe('12.35 ms');
     expect(duration(1234.5)).toBe('1.234 s');
+    // One formatter for the pages and the CLI (fidelity power): the same function, not a copy.
+    expect(duration).toBe(formatDuration);
   });
   it('writes energy as grouped kJ', () => {
     expect(kilojoules(395436.87)).toBe('395.437 kJ');

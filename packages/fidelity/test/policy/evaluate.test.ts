@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
-import { evaluatePolicy, pairStatus } from '../../src/policy/evaluate.js';
+import { ReasonCodes } from '../../src/errors.js';
+import { CHECKS } from '../../src/policy/checks.js';
+import { evaluatePolicy, failedCheckCodes, pairStatus } from '../../src/policy/evaluate.js';
 import { Policy } from '../../src/schemas/policy.js';
 import { makeMeasurement } from './make-measurement.js';
 
@@ -33,6 +35,15 @@ describe('evaluatePolicy', () => {
     // The deviation is what is judged, not the ratio.
     expect(checks.find((c) => c.name === 'rms_ratio_deviation')?.value).toBeCloseTo(0.2, 12);
     expect(pairStatus(true, checks)).toBe('failed');
+  });
+
+  it("gives a failed pair's reasons: one code per failed check, in the policy's order", () => {
+    const checks = evaluatePolicy(DEFAULT_POLICY, makeMeasurement({ ssimMin: 0.5, psnrDb: 40, spectralCosine: 0.9, rmsRatio: 1 }));
+    expect(failedCheckCodes(checks)).toEqual(['CHECK_FAILED_MIN_SSIM', 'CHECK_FAILED_SPECTRAL_COSINE']);
+    expect(failedCheckCodes(evaluatePolicy(DEFAULT_POLICY, makeMeasurement()))).toEqual([]);
+    // Inconclusive (an invalid pair) is not a failed check.
+    expect(failedCheckCodes(evaluatePolicy(DEFAULT_POLICY, null))).toEqual([]);
+    for (const declaration of Object.values(CHECKS)) expect(ReasonCodes).toHaveProperty(declaration.failCode);
   });
 
   it('treats the threshold itself as inside (>= and <= are inclusive)', () => {

@@ -1,0 +1,146 @@
+/**
+ * The CI gate of compare / merge (docs/report.md, "Exit codes"): with --fail-on-threshold, 4 when
+ * a pair failed a check, else 5 when a planned pair is invalid (whatever its reason code), and
+ * --allow-invalid gives today's 0 for invalid pairs alone. Two candidates made from the committed
+ * fixtures: a B200 run whose every measurement request failed ("CUDA out of memory", no media:
+ * nothing is decoded), and a copy of the baseline in which one slot holds a shorter clip (an
+ * incompatible pair, every other pair identical).
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+import { capture } from './capture.js';
+
+const RUNS = fileURLToPath(new URL('../../../fixtures/runs/', import.meta.url));
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-gate-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface RunJson {
+  run_id: number;
+  records: { slot_id: string; kind: string; status: string; error?: string; media: string | null; latency_s: number | null; window?: unknown; server_timing?: unknown }[];
+}
+
+/** Rewrites SHA256SUMS over the run's files, as its producer would after the change. */
+function reseal(dir: string): void {
+  const files: string[] = [];
+  const walk = (rel: string): void => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(path.join(dir, r)).isDirectory()) walk(r);
+      else if (r !== 'SHA256SUMS') files.push(r);
+    }
+  };
+  walk('');
+  const lines = files.sort().map((f) => `${createHash('sha256').update(readFileSync(path.join(dir, f))).digest('hex')}  ${f}\n`);
+  writeFileSync(path.join(dir, 'SHA256SUMS'), lines.join(''));
+}
+
+function editJson<T>(file: string, edit: (value: T) => void): void {
+  const value = JSON.parse(readFileSync(file, 'utf8')) as T;
+  edit(value);
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** B200 with every measurement request failed and its media gone; the warm-up stays ok. */
+function allRequestsFailed(): string {
+  const dir = path.join(tmp, 'b200-oom');
+  cpSync(path.join(RUNS, 'b200'), dir, { recursive: true });
+  editJson<RunJson>(path.join(dir, 'run.json'), (run) => {
+    for (const r of run.records) {
+      if (r.kind !== 'measurement') continue;
+      if (r.media) unlinkSync(path.join(dir, r.media));
+      Object.assign(r, { status: 'failed', error: 'CUDA out of memory', media: null, latency_s: null });
+      delete r.window;
+      delete r.server_timing;
+    }
+  });
+  // The server never answered: no timing lines for the failed requests.
+  writeFileSync(path.join(dir, 'telemetry', 'server_timing.jsonl'), '');
+  reseal(dir);
+  return dir;
+}
+
+/** The baseline again under another run id, with c007 replaced by B200's shorter clip (10 of 12 frames). */
+function oneIncompatiblePair(): string {
+  const dir = path.join(tmp, 'h200-short');
+  cpSync(path.join(RUNS, 'h200'), dir, { recursive: true });
+  const runId = 30099999999;
+  editJson<{ run_id: number; artifact: { name: string } }>(path.join(dir, 'ci.json'), (ci) => {
+    ci.run_id = runId;
+    ci.artifact.name = ci.artifact.name.replace(/\d+-(\d+)$/, `${runId}-$1`);
+  });
+  editJson<RunJson>(path.join(dir, 'run.json'), (run) => {
+    run.run_id = runId;
+  });
+  copyFileSync(path.join(RUNS, 'b200', 'media', 'measurement-r000-c007.mp4'), path.join(dir, 'media', 'measurement-r000-c007.mp4'));
+  reseal(dir);
+  return dir;
+}
+
+interface Doc {
+  ok: boolean;
+  errors?: { code: string; message: string }[];
+  comparisons: { summary: { planned: number; failed: number; invalid: number }; pairs: { status: string; reasons: string[] }[] }[];
+  gate?: { exit: number; code: string | null; message: string };
+}
+
+async function compare(candidate: string, out: string, ...flags: string[]): Promise<{ code: number; doc: Doc }> {
+  const io = capture();
+  const code = await main(['compare', path.join(RUNS, 'h200'), candidate, '--out', path.join(tmp, out), '--json', '--threads', '1', ...flags], io);
+  return { code, doc: JSON.parse(io.stdout()) as Doc };
+}
+
+describe('--fail-on-threshold: a run whose every request failed', () => {
+  let oom: string;
+  beforeAll(() => {
+    oom = allRequestsFailed();
+  });
+
+  it('exits 5 with GATE_INVALID_PAIRS: nothing was measured, so nothing may pass', async () => {
+    const { code, doc } = await compare(oom, 'oom-gate', '--fail-on-threshold');
+    expect(doc.errors).toBeUndefined();
+    expect(doc.comparisons[0]!.summary).toMatchObject({ planned: 10, failed: 0, invalid: 10 });
+    expect(new Set(doc.comparisons[0]!.pairs.map((p) => p.reasons.join()))).toEqual(new Set(['FAILED_CANDIDATE']));
+    expect(doc.gate).toEqual({ exit: 5, code: 'GATE_INVALID_PAIRS', message: expect.stringContaining('10 of 10 planned pairs are invalid') });
+    expect(code).toBe(5);
+  });
+
+  it('exits 0 with --allow-invalid (the gate judges failed checks only), and 0 without the gate', async () => {
+    const allowed = await compare(oom, 'oom-allowed', '--fail-on-threshold', '--allow-invalid');
+    expect(allowed.doc.gate).toEqual({ exit: 0, code: null, message: 'passed: every measured pair passed every check (10 invalid pairs allowed by --allow-invalid)' });
+    expect(allowed.code).toBe(0);
+    const plain = await compare(oom, 'oom-plain');
+    expect(plain.doc.gate).toBeUndefined();
+    expect(plain.code).toBe(0);
+  });
+
+  it('says so in the human output', async () => {
+    const io = capture();
+    const code = await main(['compare', path.join(RUNS, 'h200'), oom, '--out', path.join(tmp, 'oom-human'), '--threads', '1', '--fail-on-threshold'], io);
+    expect(code).toBe(5);
+    expect(io.stdout()).toMatch(/^Gate: exit 5 GATE_INVALID_PAIRS: no pair failed a check, but 10 of 10 planned pairs are invalid/m);
+  });
+
+  it('refuses --allow-invalid without --fail-on-threshold (it would change nothing)', async () => {
+    const io = capture();
+    expect(await main(['compare', path.join(RUNS, 'h200'), oom, '--out', path.join(tmp, 'never'), '--allow-invalid', '--json'], io)).toBe(2);
+    expect((JSON.parse(io.stdout()) as Doc).errors).toEqual([{ code: 'USAGE', message: '--allow-invalid relaxes --fail-on-threshold: give both, or neither' }]);
+  });
+});
+
+describe('--fail-on-threshold: one incompatible pair, every other pair identical', () => {
+  it('exits 5', async () => {
+    const short = oneIncompatiblePair();
+    const gated = await compare(short, 'short-gate', '--fail-on-threshold');
+    expect(gated.doc.errors).toBeUndefined();
+    const pairs = gated.doc.comparisons[0]!.pairs;
+    expect(pairs.filter((p) => p.status === 'invalid').map((p) => p.reasons)).toEqual([['INCOMPATIBLE_FRAME_COUNT']]);
+    expect(pairs.filter((p) => p.status === 'passed')).toHaveLength(9);
+    expect(gated.doc.gate).toMatchObject({ exit: 5, code: 'GATE_INVALID_PAIRS' });
+    expect(gated.code).toBe(5);
+  }, 300_000);
+});
