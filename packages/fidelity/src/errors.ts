@@ -106,7 +106,8 @@ export const ReasonCodes = {
   // Calibration (calibrate/, docs/calibration.md)
   CALIBRATION_NO_PAIRS: 'no same-hardware pair can be formed from the given runs (or none was measured)',
   CALIBRATION_INVALID: 'the calibration file is unreadable, not JSON, or fails its schema',
-  CALIBRATION_MISMATCH_DEFINITIONS: 'the calibration was measured with another metric definitions version',
+  CALIBRATION_DEFINITIONS_OUTDATED: 'the calibration was measured with older metric definitions (its noise floor is of other numbers): calibrate again',
+  CALIBRATION_MISMATCH_DEFINITIONS: 'the calibration was measured with a newer metric definitions version than this tool knows',
   CALIBRATION_MISMATCH_DECODER: 'the calibration was decoded by another ffmpeg binary (SHA-256)',
   CALIBRATION_MISMATCH_PLAN: 'the calibration is of another workload (plan_sha256)',
   CALIBRATION_MISMATCH_HARDWARE: "the baseline's hardware class is not among the calibration's",
