@@ -169,6 +169,12 @@ export const ReasonCodes = {
   INCOMPATIBLE_AUDIO_START: 'the audio starts at a different time relative to the video (more than one sample apart)',
   // Pair reason, and a warning of fidelity verify: media against the plan (media/plan-conformance.ts, docs/media.md)
   MEDIA_PLAN_MISMATCH: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels)",
+  // Clip reasons, InferenceX's unconditional clip checks (metrics.md, "Clip validity"); metrics/inferencex.ts names them
+  CLIP_TIMESTAMPS: 'a clip has a missing or non-increasing presentation timestamp, video or audio',
+  CLIP_CORRUPT_FRAMES: 'the decoder flagged a frame of a clip as corrupt',
+  CLIP_GEOMETRY_CHANGED: "a decoded frame's size differs from the clip's first frame",
+  CLIP_AUDIO_EMPTY: 'a clip has an audio stream with no decoded sample',
+  CLIP_AUDIO_GAP: "a clip's audio has a gap or overlap above max(time base, 1/rate) + 1e-9 s",
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
   MEDIA_EXTRACT_FAILED: 'ffmpeg could not extract a frame or the audio for the bundle assets',
   FRAME_NOT_FOUND: 'the requested frame index is past the end of the stream',
