@@ -177,7 +177,8 @@ export const REASONS = {
   // Calibration (calibrate/, docs/calibration.md)
   CALIBRATION_NO_PAIRS: { meaning: 'no same-hardware pair can be formed from the given runs (or none was measured)', doc: DOC.calibration },
   CALIBRATION_INVALID: { meaning: 'the calibration file is unreadable, not JSON, or fails its schema', doc: DOC.calibration },
-  CALIBRATION_MISMATCH_DEFINITIONS: { meaning: 'the calibration was measured with another metric definitions version', doc: DOC.calibration },
+  CALIBRATION_DEFINITIONS_OUTDATED: { meaning: 'the calibration was measured with older metric definitions (its noise floor is of other numbers): calibrate again', doc: DOC.calibration },
+  CALIBRATION_MISMATCH_DEFINITIONS: { meaning: 'the calibration was measured with a newer metric definitions version than this tool knows', doc: DOC.calibration },
   CALIBRATION_MISMATCH_DECODER: { meaning: 'the calibration was decoded by another ffmpeg binary (SHA-256)', doc: DOC.calibration },
   CALIBRATION_MISMATCH_PLAN: { meaning: 'the calibration is of another workload (plan_sha256)', doc: DOC.calibration },
   CALIBRATION_MISMATCH_HARDWARE: { meaning: "the baseline's hardware class is not among the calibration's", doc: DOC.calibration },

@@ -73,6 +73,9 @@ describe('compare() with a metric set', () => {
         expect(rgbFields.map((f) => (p.video as Record<string, unknown>)[f]), set).toEqual(set === 'ffmpeg' ? [undefined, undefined, undefined] : ['fidelity', 'bt601', 'limited']);
         for (const f of fields) expect(JSON.stringify((p.video as Record<string, unknown>)[f])).toBe(JSON.stringify((allPairs[i]!.video as Record<string, unknown>)[f]));
         expect('audio' in p, set).toBe(set !== 'ffmpeg');
+        // InferenceX's figures in every set that computes psnr_db, mae and audio, the same bytes as `all`'s.
+        expect('inferencex' in p, set).toBe(set !== 'ffmpeg');
+        if (set !== 'ffmpeg') expect(JSON.stringify(p.inferencex), set).toBe(JSON.stringify(allPairs[i]!.inferencex));
       });
     }
   });

@@ -11,6 +11,10 @@
  * name for both) shares its spelling with the measurement: the figure's own
  * forms, a path or member after a `.` and a field key (`spectral_cosine:`),
  * are the measurement's, not the check's, and are not counted for it.
+ * InferenceX's own field names (`pairs[].inferencex.metrics`: `video_psnr_db`,
+ * `audio_spectral_cosine_channels`, declared once by the `InferencexMetrics`
+ * schema) are InferenceX's words for its figures, not the checks', and are
+ * not counted either.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REASONS } from '../src/errors.js';
 import { CHECKS } from '../src/policy/checks.js';
+import { InferencexMetrics } from '../src/schemas/measurement.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCES = [path.join(ROOT, 'packages', 'fidelity', 'src'), path.join(ROOT, 'packages', 'cli', 'src')];
@@ -36,6 +41,18 @@ const files = SOURCES.flatMap(sourceFiles).map((f) => ({ file: path.relative(pat
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** InferenceX's field names: an identifier that is one of them is InferenceX's figure, whatever check name it contains. */
+const INFERENCEX_KEYS: ReadonlySet<string> = new Set(Object.keys(InferencexMetrics.shape));
+
+/** The whole identifier (letters, digits, `_`) around `at`. */
+function identifierAt(text: string, at: number, length: number): string {
+  let start = at;
+  let end = at + length;
+  while (start > 0 && /[A-Za-z0-9_]/.test(text[start - 1]!)) start--;
+  while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
+  return text.slice(start, end);
+}
+
 /** Where `name` is spelled in `text`: bounded by anything but a letter or digit (so `check_<name>` and `<name>_short` count); for a figure-named check, not its figure's own forms. */
 export function spellings(text: string, name: string, figureNamed: boolean): number[] {
   const found: number[] = [];
@@ -43,6 +60,9 @@ export function spellings(text: string, name: string, figureNamed: boolean): num
     const at = m.index;
     const after = text.slice(at + name.length);
     if (figureNamed && (text[at - 1] === '.' || /^\??\s*:/.test(after))) continue;
+    // InferenceX's field: a longer key holding the name, or the name itself as a field (after `.`, before `:`).
+    const id = identifierAt(text, at, name.length);
+    if (INFERENCEX_KEYS.has(id) && (id !== name || text[at - 1] === '.' || /^\??\s*:/.test(after))) continue;
     found.push(at);
   }
   return found;
@@ -83,6 +103,10 @@ describe('a check or a clip code is spelled in its declaration', () => {
     expect(spellings('m.check_min_ssim + m.min_ssim_short', 'min_ssim', false)).toHaveLength(2);
     expect(spellings("{ key: 'audio.rms_ratio_deviation' } // rms_ratio_deviation", 'rms_ratio_deviation', false)).toHaveLength(2);
     expect(spellings('mymin_ssim min_ssimx', 'min_ssim', false)).toEqual([]);
+    // InferenceX's field names are its figures; the bare name outside a field form is still the check's.
+    expect(spellings('m.audio_spectral_cosine_channels; { video_psnr_db: 1 }; x.video_psnr_db', 'spectral_cosine', true)).toEqual([]);
+    expect(spellings('{ video_psnr_db: 1 }; x.video_psnr_db', 'video_psnr_db', false)).toEqual([]);
+    expect(spellings("c.name === 'video_psnr_db'", 'video_psnr_db', false)).toHaveLength(1);
     // The figure's own forms are not the check's; a string of the name or a key built on it is.
     expect(spellings('a.spectral_cosine; { spectral_cosine: 1 }; x.audio.spectral_cosine', 'spectral_cosine', true)).toEqual([]);
     expect(spellings("name === 'spectral_cosine' || m.short_spectral_cosine", 'spectral_cosine', true)).toHaveLength(2);

@@ -5,6 +5,7 @@
  */
 import { FidelityError } from '../errors.js';
 import { escapeDel } from '../json-file.js';
+import { METRIC_DEFINITIONS_VERSION } from '../metrics/names.js';
 import type { PairMeasurement } from '../schemas/measurement.js';
 import type { Policy } from '../schemas/policy.js';
 import type { Comparison, Report } from '../schemas/report.js';
@@ -113,7 +114,18 @@ export interface CalibrationTarget {
 
 /** Refuses a calibration made for other decoders, definitions, workloads or hardware (exit 2, reason codes). */
 export function checkCalibrationMatches(calibration: Calibration, target: CalibrationTarget): void {
-  if (calibration.definitions_version !== 1) throw new FidelityError('CALIBRATION_MISMATCH_DEFINITIONS', `the calibration was measured with metric definitions version ${calibration.definitions_version}, this tool uses 1`);
+  const version = calibration.definitions_version;
+  if (version < METRIC_DEFINITIONS_VERSION) {
+    // Its noise floor was measured with other numbers (version 1: audio.spectral_cosine's periodic window,
+    // newly_silent on the peak): judging today's values against it would compare two definitions.
+    throw new FidelityError(
+      'CALIBRATION_DEFINITIONS_OUTDATED',
+      `the calibration was measured with metric definitions version ${version}, this tool uses ${METRIC_DEFINITIONS_VERSION} (docs/metrics.md; CHANGELOG): its noise floor is of other numbers. Calibrate again with this version (fidelity calibrate)`,
+    );
+  }
+  if (version !== METRIC_DEFINITIONS_VERSION) {
+    throw new FidelityError('CALIBRATION_MISMATCH_DEFINITIONS', `the calibration was measured with metric definitions version ${version}, this tool uses ${METRIC_DEFINITIONS_VERSION}: use the fidelity version that made it`);
+  }
   if (calibration.decoder.sha256 !== target.decoderSha256) {
     throw new FidelityError('CALIBRATION_MISMATCH_DECODER', `the calibration was decoded by ffmpeg ${calibration.decoder.sha256.slice(0, 12)}…, this comparison by ${target.decoderSha256.slice(0, 12)}…: decode both with the same binary`);
   }

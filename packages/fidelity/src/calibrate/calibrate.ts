@@ -10,6 +10,7 @@ import { verifyAll } from '../comparison/plan.js';
 import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { FidelityError, invalidParameter } from '../errors.js';
+import { METRIC_DEFINITIONS_VERSION } from '../metrics/names.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
@@ -128,7 +129,7 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
     const sorted = [...runs].sort(olderFirst);
     const calibration = Calibration.parse({
       schema_version: 1,
-      definitions_version: 1,
+      definitions_version: METRIC_DEFINITIONS_VERSION,
       generated_at: (options.generatedAt ?? new Date()).toISOString(),
       tool: { name: TOOL_NAME, version: TOOL_VERSION },
       decoder: { ffmpeg_version: tools.ffmpeg.version, sha256: tools.ffmpeg.sha256, ffprobe_version: tools.ffprobe.version, ffprobe_sha256: tools.ffprobe.sha256 },

@@ -39,8 +39,12 @@ export type CalibrationMetric = z.infer<typeof CalibrationMetric>;
 /** calibration.json: the same-hardware noise sample, every value of it, and where it came from (docs/calibration.md). */
 export const Calibration = z.object({
   schema_version: z.literal(1),
-  /** The metric definitions version (docs/metrics.md) the values were measured with. */
-  definitions_version: z.literal(1),
+  /**
+   * The metric definitions version (docs/metrics.md) the values were measured with. Any version
+   * parses, so that compare --calibration can refuse another one with its own reason code
+   * (CALIBRATION_DEFINITIONS_OUTDATED, CALIBRATION_MISMATCH_DEFINITIONS) instead of "invalid".
+   */
+  definitions_version: z.number().int().min(1),
   generated_at: z.string(),
   tool: z.object({ name: z.literal('fidelity'), version: z.string() }),
   decoder: z.object({ ffmpeg_version: z.string(), sha256: Sha256, ffprobe_version: z.string(), ffprobe_sha256: Sha256 }),

@@ -168,6 +168,11 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     reasons.push({ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) });
   }
   const measurement = outcome?.ok ? outcome.measurement : null;
+  // InferenceX's figures as measuring made them (a refused pair carries the template when InferenceX
+  // refuses it too). The per-clip analysis's unconditional checks apply on top of them:
+  // metrics/inferencex.ts withClipValidity(figures, { baseline, candidate }) with each side's
+  // unconditionallyValid(reasons).
+  const inferencex = outcome ? (outcome.ok ? outcome.measurement.inferencex : outcome.inferencex) : undefined;
   return {
     slot_id: planned.slot_id,
     case_id: planned.case_id,
@@ -187,6 +192,7 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     // timings_ms is left out on purpose: it differs run to run and report.json must not.
     video: measurement?.video ?? null,
     ...(measurement && measurement.audio === undefined ? {} : { audio: measurement?.audio ?? null }),
+    ...(inferencex ? { inferencex } : {}),
     checks: verdict.checks,
     files: {},
   };

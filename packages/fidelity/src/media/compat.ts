@@ -274,3 +274,44 @@ function checkDecodedAudio(baseline: MediaProbe, candidate: MediaProbe): Measure
   }
   return null;
 }
+
+/**
+ * Whether InferenceX's `compare_media` refuses the pair on what the probes (and the decode's audio
+ * facts) say (metrics.md, "InferenceX's own figures"): the two clips differ in width, height, frame
+ * count, start or end time beyond one tick, audio presence, sample rate, channels, channel names or
+ * sample count. null when it cannot be told: a sample count the decode has not counted yet (a pair
+ * refused before decoding for a reason InferenceX does not check). This library refuses more pairs
+ * (every frame's timestamp, edit lists, rotation...); this is InferenceX's own list only.
+ */
+export function inferencexRefuses(a: MediaProbe, b: MediaProbe): boolean | null {
+  const [va, vb] = [a.video, b.video];
+  if (!va || !vb) return true;
+  if (va.width !== vb.width || va.height !== vb.height || va.frames !== vb.frames) return true;
+  if (va.pts.length > 0 && vb.pts.length > 0) {
+    if (!withinOneTick(va.pts[0]!, va.timeBase, vb.pts[0]!, vb.timeBase)) return true;
+    if (!withinOneTick(va.pts.at(-1)!, va.timeBase, vb.pts.at(-1)!, vb.timeBase)) return true;
+  }
+  const [x, y] = [a.audio, b.audio];
+  if (!x !== !y) return true;
+  if (x && y) {
+    if (x.sampleRate !== y.sampleRate || x.channels !== y.channels || x.channelLayout !== y.channelLayout) return true;
+    if (x.samples === null || y.samples === null) return null;
+    if (x.samples !== y.samples) return true;
+  }
+  return false;
+}
+
+/**
+ * What the probes and the decode already tell about InferenceX's unconditional clip checks
+ * (metrics.md, "Clip validity"): a video timestamp missing or not increasing, an audio stream with
+ * no decoded sample. False means "none of these"; the other checks (corrupt frames, geometry,
+ * audio continuity) are the per-clip analysis's, applied with metrics/inferencex.ts withClipValidity.
+ */
+export function knownInvalidClip(p: MediaProbe): boolean {
+  const pts = p.video?.pts ?? [];
+  for (let i = 0; i < pts.length; i++) {
+    const t = pts[i] as number | null;
+    if (t === null || !Number.isFinite(t) || (i > 0 && t <= pts[i - 1]!)) return true;
+  }
+  return p.audio !== null && p.audio.samples === 0;
+}

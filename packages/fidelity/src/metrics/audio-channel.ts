@@ -4,10 +4,29 @@
  */
 import type { AudioChannelMetrics } from '../schemas/measurement.js';
 import { LagEstimator } from './lag.js';
-import { SpectralCosine } from './spectral.js';
+import { cosineFromDots, SpectralCosine } from './spectral.js';
+import type { SpectralSums } from './spectral.js';
 
-/** Below this peak a channel is silent for `newly_silent`. */
-export const SILENCE_PEAK = 1e-4;
+/**
+ * A channel whose RMS (over every sample, float64) is at most this is silent for `newly_silent`
+ * (InferenceX's definition, version 2; version 1 compared the peak).
+ */
+export const SILENCE_RMS = 1e-4;
+
+/** A channel's RMS over every sample, float64 (0 for an empty channel). */
+export function rmsOf(energy: number, samples: number): number {
+  return samples === 0 ? 0 : Math.sqrt(energy / samples);
+}
+
+/** The raw sums of one channel that InferenceX's figures are made from (metrics/inferencex.ts). */
+export interface AudioChannelSums {
+  samples: number;
+  sumAbsDiff: number;
+  sumSqDiff: number;
+  energyA: number;
+  energyB: number;
+  spectral: SpectralSums;
+}
 const MOMENT_BLOCK = 4096;
 
 export class AudioChannel {
@@ -33,6 +52,7 @@ export class AudioChannel {
   private readonly blockA = new Float64Array(MOMENT_BLOCK);
   private readonly blockB = new Float64Array(MOMENT_BLOCK);
   private blockFill = 0;
+  private finished: AudioChannelSums | null = null;
 
   constructor(
     readonly channel: number,
@@ -135,10 +155,18 @@ export class AudioChannel {
     return r > 1 ? 1 : r < -1 ? -1 : r;
   }
 
+  /** The sums InferenceX's figures are made from; only after finish(). */
+  sums(): AudioChannelSums {
+    if (!this.finished) throw new Error('AudioChannel.sums() before finish()');
+    return this.finished;
+  }
+
   finish(): AudioChannelMetrics {
     this.mergeBlock(this.blockFill);
     this.blockFill = 0;
     const n = this.n;
+    const spectral = this.spectral.finishSums();
+    this.finished = { samples: n, sumAbsDiff: this.sumAbsDiff, sumSqDiff: this.sumSqDiff, energyA: this.energyA, energyB: this.energyB, spectral };
     const peakA = n === 0 ? 0 : Math.max(-this.minA, this.maxA);
     const peakB = n === 0 ? 0 : Math.max(-this.minB, this.maxB);
     const identical = this.sumSqDiff === 0;
@@ -169,8 +197,8 @@ export class AudioChannel {
       pearson: this.pearson(),
       rms_ratio,
       rms_ratio_reason,
-      spectral_cosine: this.spectral.finish(),
-      newly_silent: peakA >= SILENCE_PEAK && peakB < SILENCE_PEAK,
+      spectral_cosine: cosineFromDots(spectral.ab, spectral.aa, spectral.bb),
+      newly_silent: rmsOf(this.energyA, n) > SILENCE_RMS && rmsOf(this.energyB, n) <= SILENCE_RMS,
       identical,
       baseline_peak: peakA,
       candidate_peak: peakB,

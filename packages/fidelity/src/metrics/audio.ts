@@ -5,6 +5,7 @@
 import { FidelityError, invalidParameter } from '../errors.js';
 import type { AudioChannelMetrics, AudioMetrics } from '../schemas/measurement.js';
 import { AudioChannel } from './audio-channel.js';
+import type { AudioChannelSums } from './audio-channel.js';
 
 /** Cross-correlation search range for lag_estimate_samples, in seconds either way. */
 export const LAG_SEARCH_SECONDS = 0.5;
@@ -16,6 +17,8 @@ export interface AudioAccumulator {
   /** Planar chunks, one Float32Array per channel, the same length on both sides and across channels. */
   push(a: Float32Array[], b: Float32Array[]): void;
   finish(): AudioMetrics;
+  /** Per channel, the raw sums InferenceX's figures are made from (metrics/inferencex.ts), from the same pass; only after `finish`. */
+  sums(): AudioChannelSums[];
 }
 
 function checkChunk(name: string, chunk: unknown, channels: number): asserts chunk is Float32Array[] {
@@ -92,5 +95,10 @@ export function createAudioAccumulator(sampleRate: number, channels: number): Au
     };
   }
 
-  return { push, finish };
+  function sums(): AudioChannelSums[] {
+    if (!finished) throw new FidelityError('INVALID_ARGUMENT', 'sums() before finish()');
+    return state.map((s) => s.sums());
+  }
+
+  return { push, finish, sums };
 }

@@ -7,6 +7,14 @@
 import { z } from 'zod';
 import { invalidParameter } from '../errors.js';
 
+/**
+ * The version of the metric definitions (docs/metrics.md): raised whenever a definition deliberately
+ * changes a value. 2: `audio.spectral_cosine` with numpy's symmetric `np.hanning` window and `newly_silent`
+ * on the RMS (both InferenceX's definitions; version 1 used the periodic window and the peak).
+ * Calibrations record it: a noise floor measured with other definitions is other numbers.
+ */
+export const METRIC_DEFINITIONS_VERSION = 2;
+
 /** Every metric a set may name: the report fields of `video` they fill, and `audio` for all audio metrics. */
 export const METRIC_NAMES = ['ssim', 'ssim_ffmpeg', 'ssim_rgb7', 'psnr_y', 'psnr_db', 'mae', 'audio'] as const;
 /** One of {@link METRIC_NAMES}. */

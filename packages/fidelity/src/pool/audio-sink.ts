@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { FidelityError } from '../errors.js';
 import { createAudioAccumulator } from '../metrics/audio.js';
+import type { AudioChannelSums } from '../metrics/audio-channel.js';
 import type { AudioMetrics } from '../schemas/measurement.js';
 import { helperError, type HelperErrorMessage } from './helper-signal.js';
 import { workerFilePath } from './worker-file.js';
@@ -15,15 +16,21 @@ import { workerFilePath } from './worker-file.js';
 export type AudioToWorker = { type: 'push'; a: Float32Array[]; b: Float32Array[] } | { type: 'finish' };
 export type AudioFromWorker =
   | { type: 'ack'; a: Float32Array[]; b: Float32Array[] }
-  | { type: 'result'; metrics: AudioMetrics }
+  | { type: 'result'; result: AudioResult }
   | HelperErrorMessage;
+
+/** The pair's audio metrics, and per channel the raw sums InferenceX's figures are made from. */
+export interface AudioResult {
+  metrics: AudioMetrics;
+  sums: AudioChannelSums[];
+}
 
 export interface AudioSink {
   /** Arrays to decode the next chunk into (one per channel): recycled from earlier chunks when the length fits. */
   planes(samples: number): Float32Array[];
   /** Resolves when the sink can take another chunk (back-pressure). The arrays are the sink's from now on. */
   push(a: Float32Array[], b: Float32Array[]): Promise<void>;
-  finish(): Promise<AudioMetrics>;
+  finish(): Promise<AudioResult>;
   /** Stops the helper thread, if any; safe after finish() and on error paths. */
   close(): Promise<void>;
 }
@@ -61,7 +68,10 @@ function inline(sampleRate: number, channels: number): AudioSink {
       accumulator.push(a, b);
       pool.give(a, b);
     },
-    finish: async () => accumulator.finish(),
+    finish: async () => {
+      const metrics = accumulator.finish();
+      return { metrics, sums: accumulator.sums() };
+    },
     close: async () => undefined,
   };
 }
@@ -72,7 +82,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
   let inFlight = 0;
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
-  let result: ((metrics: AudioMetrics) => void) | null = null;
+  let result: ((result: AudioResult) => void) | null = null;
   let rejectResult: ((error: Error) => void) | null = null;
   const settle = (): void => {
     const w = wake;
@@ -85,7 +95,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
       inFlight--;
       pool.give(message.a, message.b);
     }
-    else if (message.type === 'result') result?.(message.metrics);
+    else if (message.type === 'result') result?.(message.result);
     else failure = helperError(message);
     settle();
   });
@@ -109,7 +119,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
       if (failure) throw failure;
     },
     finish() {
-      return new Promise<AudioMetrics>((resolve, reject) => {
+      return new Promise<AudioResult>((resolve, reject) => {
         if (failure) return reject(failure);
         result = resolve;
         rejectResult = reject;

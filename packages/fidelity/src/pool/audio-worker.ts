@@ -23,7 +23,8 @@ try {
         const { a, b } = message;
         port.postMessage({ type: 'ack', a, b } satisfies AudioFromWorker, [...a, ...b].map((p) => p.buffer as ArrayBuffer));
       } else {
-        post({ type: 'result', metrics: accumulator.finish() });
+        const metrics = accumulator.finish();
+        post({ type: 'result', result: { metrics, sums: accumulator.sums() } });
         port.close();
       }
     } catch (error) {

@@ -19,7 +19,7 @@ import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { openAudioDecoders } from '../media/audio-decoder.js';
 import type { AudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
-import { checkBeforeDecoding, checkCompatibility } from '../media/compat.js';
+import { checkBeforeDecoding, checkCompatibility, inferencexRefuses, knownInvalidClip } from '../media/compat.js';
 import { PlanJson } from '../schemas/run-archive.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
@@ -27,13 +27,15 @@ import { InputsFailure, ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoders } from '../media/video-decoder.js';
 import type { VideoDecoder } from '../media/video-decoder.js';
 import { createMetricRunner, needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
+import { exactDeltaSeconds, inferencexFigures, inferencexRefused, maxDeltaSeconds, withClipValidity } from '../metrics/inferencex.js';
+import type { AudioChannelSums } from '../metrics/audio-channel.js';
 import type { MetricName } from '../metrics/registry.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
 import { createVideoAccumulatorOn } from '../metrics/video.js';
 import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
-import type { AudioMetrics, FailureSide, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
+import type { AudioMetrics, FailureSide, InferencexFigures, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
 import { openAudioSink } from './audio-sink.js';
@@ -309,6 +311,8 @@ async function measureVideo(
 /** The audio metrics (null when the two sides delivered different sample counts), and what each side's decoder delivered. */
 interface AudioOutcome {
   metrics: AudioMetrics | null;
+  /** Per channel, the sums InferenceX's figures are made from (null with `metrics`). */
+  sums: AudioChannelSums[] | null;
   delivered: [number, number];
 }
 
@@ -346,7 +350,8 @@ async function measureAudio(
       if (same) await sink.push(ca!, cb!);
     }
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
-    return { metrics: same ? await sink.finish() : null, delivered };
+    const result = same ? await sink.finish() : null;
+    return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered };
   } finally {
     await sink.close();
   }
@@ -367,14 +372,15 @@ async function measureProbed(
 ): Promise<MeasureOutcome> {
   // Everything the probes can tell is checked before any frame is decoded.
   const early = checkBeforeDecoding(probes[0], probes[1], options.plan);
-  if (early) return { ok: false, failure: early };
+  const metricList = resolveMetrics(options.metrics).list;
+  if (early) return refused(early, probes, metricList);
   const files: [string, string] = [probes[0].file, probes[1].file];
   const [va, vb] = [probes[0].video!, probes[1].video!];
   const [aa, ab] = [probes[0].audio, probes[1].audio];
   // Audio runs beside video, once the video has reached its steady state: the peak memory is then
   // the same sum (video's buffers + audio's) for a short clip as for a long one.
   const videoThreads = options.videoThreads ?? autoVideoThreads(va, cores);
-  const metrics = resolveMetrics(options.metrics).list;
+  const metrics = metricList;
   const withAudio = needsAudio(metrics);
   let warm!: () => void;
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
@@ -398,7 +404,7 @@ async function measureProbed(
     }
   });
   const failure = checkCompatibility(full[0], full[1], options.plan);
-  if (failure) return { ok: false, failure };
+  if (failure) return refused(failure, full, metrics);
   if (audio) {
     // The measuring decoders delivered what the counting ones decoded (the same decoder, another process).
     const expected = full[0].audio!.samples!;
@@ -410,7 +416,39 @@ async function measureProbed(
   }
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
   const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null } : { video: video.metrics };
+  if (computesInferencex(metrics)) measurement.inferencex = inferencexOf(full, video.metrics, audio?.sums ?? null);
   return { ok: true, measurement };
+}
+
+/** InferenceX's figures need the pooled rgb24 PSNR and MAE and the audio: every set that computes all three has them. */
+function computesInferencex(metrics: readonly MetricName[]): boolean {
+  return metrics.includes('psnr_db') && metrics.includes('mae') && metrics.includes('audio');
+}
+
+/** A refused pair: with InferenceX's template when the set computes its figures and InferenceX refuses the pair too. */
+function refused(failure: MeasureFailure, probes: [MediaProbe, MediaProbe], metrics: readonly MetricName[]): MeasureOutcome {
+  if (!computesInferencex(metrics) || inferencexRefuses(probes[0], probes[1]) !== true) return { ok: false, failure };
+  return { ok: false, failure, inferencex: inferencexRefused() };
+}
+
+/**
+ * InferenceX's `compare_media` figures of a measured pair (metrics/inferencex.ts), from the sums of
+ * this pass and the probes' timestamps; the template when InferenceX refuses the pair on what the
+ * probes say or on the clip checks known here (knownInvalidClip). The per-clip analysis's verdict
+ * on the other unconditional checks is applied on top (withClipValidity).
+ */
+function inferencexOf(probes: [MediaProbe, MediaProbe], video: VideoMetrics, sums: AudioChannelSums[] | null): InferencexFigures {
+  if (inferencexRefuses(probes[0], probes[1]) !== false) return inferencexRefused();
+  const [va, vb] = [probes[0].video!, probes[1].video!];
+  const [xa, xb] = [probes[0].audio, probes[1].audio];
+  const start = (x: NonNullable<typeof xa>): { pts: number; tb: { num: number; den: number } } | null =>
+    x.startPts === null ? null : { pts: x.startPts, tb: x.startTimeBase ?? x.timeBase };
+  const [sa, sb] = xa && xb ? [start(xa), start(xb)] : [null, null];
+  const figures = inferencexFigures(
+    { mae: video.mae!, psnrDb: video.psnr_db ?? null, frames: video.frames, maxAlignmentDeltaSeconds: maxDeltaSeconds(va.pts, va.timeBase, vb.pts, vb.timeBase) },
+    sums ? { sums, maxAlignmentDeltaSeconds: sa && sb ? exactDeltaSeconds(sa.pts, sa.tb, sb.pts, sb.tb) : null } : null,
+  );
+  return withClipValidity(figures, { baseline: !knownInvalidClip(probes[0]), candidate: !knownInvalidClip(probes[1]) });
 }
 
 function checkArguments(baseline: unknown, candidate: unknown, options: MeasureOptions): void {

@@ -189,6 +189,60 @@ export const AudioMetrics = z.object({
 export type AudioMetrics = z.infer<typeof AudioMetrics>;
 
 /**
+ * InferenceX's `compare_media` metric dict (evaluator v1.0.0, `vgbench.cpu_media`), every key under
+ * its name (docs/metrics.md, "InferenceX's own figures"). A figure that does not exist is null, as
+ * InferenceX has it: the PSNR of identical video, a ratio or cosine over a silent baseline or an
+ * all-zero spectrum, a fraction over nothing. An incompatible pair has the unmeasured template:
+ * nulls, zero counts, empty lists.
+ */
+export const InferencexMetrics = z.object({
+  /** sum|x-y| / (samples*255) over every rgb24 sample of every compared frame. */
+  video_mae: z.number().nullable(),
+  /** -10*log10(sum(x-y)^2 / (samples*255^2)); null when every rgb24 sample is equal. */
+  video_psnr_db: z.number().nullable(),
+  /** Every rgb24 sample equal (null in the template). */
+  video_identical: z.boolean().nullable(),
+  video_compared_frames: z.number().int().min(0),
+  video_total_frames: z.number().int().min(0),
+  /** compared / total frames; null over zero frames. */
+  video_sample_coverage_fraction: z.number().nullable(),
+  /** The largest |baseline PTS - candidate PTS| of a compared frame pair, in seconds (exact, rounded once). */
+  video_max_alignment_delta_seconds: z.number().nullable(),
+  audio_channel_count: z.number().int().min(0),
+  audio_compared_samples_per_channel: z.number().int().min(0),
+  /** compared / total samples per channel; null without audio. */
+  audio_sample_coverage_fraction: z.number().nullable(),
+  /** |baseline audio start - candidate audio start| in seconds (the first decoded frame's timestamps); null without audio. */
+  audio_max_alignment_delta_seconds: z.number().nullable(),
+  /** sum|a-b| over every sample of every channel / (channels * samples). */
+  audio_waveform_mae: z.number().nullable(),
+  audio_waveform_mae_channels: z.array(z.number().nullable()),
+  audio_waveform_rmse_channels: z.array(z.number().nullable()),
+  /** Every sample of every channel equal (null without audio). */
+  audio_identical: z.boolean().nullable(),
+  /** sqrt(summed candidate energy / summed baseline energy); null when the baseline is silent (energy 0). */
+  audio_rms_ratio: z.number().nullable(),
+  /** Per channel; null for a channel whose baseline is silent (energy 0). */
+  audio_rms_ratio_channels: z.array(z.number().nullable()),
+  /** The channels' minimum; null when any channel's is null (or without audio). */
+  audio_spectral_cosine: z.number().nullable(),
+  /** Per channel, with the symmetric Hann window; null when either side's spectrum is all zeros. */
+  audio_spectral_cosine_channels: z.array(z.number().nullable()),
+  /** 1024-sample windows per channel (the trailing partial one counted). */
+  audio_spectral_windows: z.number().int().min(0),
+  /** Channels whose baseline RMS is above 1e-4 and whose candidate RMS is at most 1e-4. */
+  audio_newly_silent_channels: z.array(z.number().int().min(0)),
+});
+export type InferencexMetrics = z.infer<typeof InferencexMetrics>;
+
+/**
+ * `pairs[].inferencex`: `compatible` (false exactly when InferenceX's `compare_media` refuses the
+ * pair) and its `metrics` (the unmeasured template when not compatible).
+ */
+export const InferencexFigures = z.object({ compatible: z.boolean(), metrics: InferencexMetrics });
+export type InferencexFigures = z.infer<typeof InferencexFigures>;
+
+/**
  * Everything measurePair returns for a pair that could be compared. `video` is always there (its
  * fields depend on the metric set: {@link VideoMetrics}); `audio` is null when neither file has an
  * audio stream and absent when the set has no `audio` (the `ffmpeg` set, or a list without it).
@@ -198,6 +252,12 @@ export const PairMeasurement = z.object({
   video: VideoMetrics,
   /** null when neither side has audio; absent when the metric set has no `audio` (the `ffmpeg` set, or a list without it). */
   audio: AudioMetrics.nullable().optional(),
+  /**
+   * InferenceX's `compare_media` figures of the pair ({@link InferencexFigures}), from the same pass;
+   * absent when the metric set does not compute `psnr_db`, `mae` and `audio` (the `ffmpeg` set, or a
+   * list without them), and in measurements made before it existed.
+   */
+  inferencex: InferencexFigures.optional(),
   timings_ms: z.object({ total: z.number() }).optional(),
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;
@@ -240,6 +300,11 @@ export type MeasureFailure = z.infer<typeof MeasureFailure>;
  */
 export const MeasureOutcome = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), measurement: PairMeasurement }),
-  z.object({ ok: z.literal(false), failure: MeasureFailure }),
+  z.object({
+    ok: z.literal(false),
+    failure: MeasureFailure,
+    /** InferenceX's figures of a pair it refuses too (`compatible: false`, the template); absent otherwise (docs/metrics.md). */
+    inferencex: InferencexFigures.optional(),
+  }),
 ]);
 export type MeasureOutcome = z.infer<typeof MeasureOutcome>;

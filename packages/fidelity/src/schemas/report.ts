@@ -8,7 +8,7 @@ import { GpuAccounting } from '../power/accounting.js';
 import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
 import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { MetricSelection } from '../metrics/names.js';
-import { AudioMetrics, PlanMismatch, VideoMetrics } from './measurement.js';
+import { AudioMetrics, InferencexFigures, PlanMismatch, VideoMetrics } from './measurement.js';
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
 import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
@@ -57,6 +57,14 @@ export const PairReport = z.object({
   video: VideoMetrics.nullable(),
   /** null: no audio (or the pair is invalid); absent: the metric set has no `audio`. */
   audio: AudioMetrics.nullable().optional(),
+  /**
+   * InferenceX's `compare_media` result for the pair, field for field (docs/metrics.md, "InferenceX's
+   * own figures"): present in every metric set that computes `psnr_db`, `mae` and `audio`, for a
+   * measured pair and for a pair refused for a reason InferenceX refuses too (then `compatible:
+   * false` with the template); absent otherwise (another set, or a pair that was not measured for
+   * another reason: a failed request, an undecodable file, a difference InferenceX does not check).
+   */
+  inferencex: InferencexFigures.optional(),
   checks: z.array(CheckResult),
   /**
    * Bundle-relative extras made for this pair, by key (docs/report-pages.md, "Per-pair assets"):

@@ -12,12 +12,13 @@
  * names the partial and the pair.
  */
 import { worstRmsRatio } from '../metrics/audio.js';
+import { inferencexTemplate } from '../metrics/inferencex.js';
 import type { MetricSelection } from '../metrics/names.js';
 import { summarizePsnr, summarizeSsim } from '../metrics/series.js';
 import { canSearch, carryTolerance, offsetSearchPlan, temporalOffsetOf } from '../metrics/temporal-offset.js';
 import type { PairFacts } from '../pool/measure-pair.js';
 import { MeasureFailureCodes } from '../pool/api.js';
-import type { AudioMetrics, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
+import type { AudioMetrics, InferencexFigures, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 
 const PEAK2 = 255 * 255;
 /** Room for the last bit of a logarithm computed on another machine's libm. */
@@ -195,7 +196,30 @@ export function measurementProblems(m: PairMeasurement, metrics: MetricSelection
     out.push(`audio is ${m.audio === undefined ? 'missing, though the metric set computes it' : 'present, though the metric set does not compute it'}`);
   }
   if (m.audio) audioProblems(m.audio, out);
+  if (m.inferencex) inferencexProblems(m, m.inferencex, out);
   return out;
+}
+
+/**
+ * InferenceX's figures must be the pair's own (metrics/inferencex.ts makes them from the same sums):
+ * the pooled video figures and counts of `video` and `audio` when compatible, the template when not.
+ */
+function inferencexProblems(m: PairMeasurement, x: InferencexFigures, out: string[]): void {
+  if (!x.compatible) {
+    if (JSON.stringify(x.metrics) !== JSON.stringify(inferencexTemplate())) out.push('inferencex is not compatible, but its metrics are not the unmeasured template');
+    return;
+  }
+  const given = x.metrics;
+  const expected = {
+    video_mae: m.video.mae ?? null,
+    video_psnr_db: m.video.psnr_db ?? null,
+    video_compared_frames: m.video.frames,
+    audio_channel_count: m.audio?.channels.length ?? 0,
+    audio_compared_samples_per_channel: m.audio?.channels[0]?.samples ?? 0,
+  };
+  for (const [key, value] of Object.entries(expected)) {
+    if ((given as Record<string, unknown>)[key] !== value) out.push(`inferencex.metrics.${key} is ${shown((given as Record<string, unknown>)[key])}, but the pair's own figures give ${shown(value)}`);
+  }
 }
 
 /** Why a failure outcome cannot be one measuring reports; null when it can. */

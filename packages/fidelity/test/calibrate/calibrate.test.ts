@@ -4,11 +4,13 @@
  * a B200 candidate, with repetitions. Every verdict in the report is
  * recomputed here from the calibration file's values, by definition.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calibrate, calibratedPolicy } from '../../src/calibrate/calibrate.js';
+import { loadCalibration } from '../../src/calibrate/load.js';
 import { CALIBRATED_METRICS } from '../../src/calibrate/metrics.js';
 import type { Calibration } from '../../src/calibrate/schema.js';
 import { verifyBundle } from '../../src/bundle-check/verify.js';
@@ -150,7 +152,22 @@ describe('compare({ calibration })', () => {
     await expect(compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'x1'), calibration: other })).rejects.toMatchObject({ code: 'CALIBRATION_MISMATCH_DECODER' });
     await expect(compare(dir(zips, 'H200'), [dir(zips, 'H200R')], { out: path.join(root, 'x2'), calibration: cal })).rejects.toMatchObject({ code: 'CALIBRATION_MISMATCH_PLAN' });
     await expect(compare(dir(reps2, 'B200'), [dir(reps2, 'H200')], { out: path.join(root, 'x3'), calibration: cal })).rejects.toMatchObject({ code: 'CALIBRATION_MISMATCH_HARDWARE' });
-    await expect(compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'x4'), calibration: { ...cal, definitions_version: 2 } as unknown as Calibration })).rejects.toMatchObject({ code: 'CALIBRATION_INVALID' });
+    await expect(compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'x4'), calibration: { ...cal, definitions_version: 0 } as unknown as Calibration })).rejects.toMatchObject({ code: 'CALIBRATION_INVALID' });
+  });
+
+  it('refuses a calibration file made with version 1 definitions (its noise floor is of other numbers), and one of a newer version', async () => {
+    expect(cal.definitions_version).toBe(2);
+    const file = path.join(root, 'calibration-v1.json');
+    await writeFile(file, JSON.stringify({ ...cal, definitions_version: 1 }));
+    // What compare --calibration does: the file is read (any version parses), then matched.
+    const loaded = await loadCalibration(file);
+    expect(loaded.definitions_version).toBe(1);
+    const old = compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'x5'), calibration: loaded });
+    await expect(old).rejects.toMatchObject({ code: 'CALIBRATION_DEFINITIONS_OUTDATED' });
+    await expect(old).rejects.toThrow(/definitions version 1, this tool uses 2/);
+    await expect(compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'x6'), calibration: { ...cal, definitions_version: 3 } })).rejects.toMatchObject({ code: 'CALIBRATION_MISMATCH_DEFINITIONS' });
+    // Refused before anything is written.
+    expect(existsSync(path.join(root, 'x5'))).toBe(false);
   });
 });
 

@@ -9,7 +9,7 @@ const SHA = (c: string) => c.repeat(64);
 export function calibrationDoc(): Calibration {
   return {
     schema_version: 1,
-    definitions_version: 1,
+    definitions_version: 2,
     generated_at: '2025-11-29T21:00:00.000Z',
     tool: { name: 'fidelity', version: '0.1.0' },
     decoder: { ffmpeg_version: '5.1', sha256: SHA('a'), ffprobe_version: '5.1', ffprobe_sha256: SHA('b') },

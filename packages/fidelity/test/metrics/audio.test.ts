@@ -55,12 +55,32 @@ describe('audio metrics on hand-computed vectors', () => {
     expect(m.rms_ratio_channel).toBe(1);
   });
 
-  it('uses the 1e-4 peak threshold for newly_silent', () => {
+  it('decides newly_silent on the RMS (<= 1e-4, version 2), not on the peak', () => {
     // Compared in float64 to the float32 samples: float32(1e-4) itself is just below 1e-4.
     const loud = f32(new Array(100).fill(1.0001e-4));
     const quiet = f32(new Array(100).fill(0.9999e-4));
     expect(measure([loud], [quiet]).channels[0]!.newly_silent).toBe(true);
     expect(measure([quiet], [f32(new Array(100).fill(0))]).channels[0]!.newly_silent).toBe(false);
+    // A low-level channel whose peak is well above 1e-4 but whose RMS is below it: silent by the RMS
+    // (version 1, on the peak, called it sound). One sample of 5e-4 among 99 zeros: RMS 5e-5.
+    const spike = f32(Array.from({ length: 100 }, (_, i) => (i === 50 ? 5e-4 : 0)));
+    expect(measure([sine(4800, 440, 48000, 0.1)], [f32([...spike, ...new Array(4700).fill(0)])]).channels[0]!.newly_silent).toBe(true);
+    // And a baseline with a loud peak but RMS at most 1e-4 was never sound: not newly silent.
+    expect(measure([spike], [f32(new Array(100).fill(0))]).channels[0]!.newly_silent).toBe(false);
+  });
+
+  it("windows with numpy's symmetric np.hanning(1024) (version 2), not the periodic form", () => {
+    // One full window of noise against the same noise with a change at the window's last sample:
+    // the symmetric window is 0 there (cos(pi) = -1), the periodic one is not, so only the periodic
+    // form would see the change. With the symmetric window the spectra are equal: exactly 1.
+    const a = noise(1024, 7);
+    const b = a.slice();
+    b[1023] = b[1023]! + 0.25;
+    expect(measure([a], [b]).channels[0]!.spectral_cosine).toBe(1);
+    // And the first sample too (w[0] = 0 in both forms); a change in the middle is seen.
+    const c = a.slice();
+    c[512] = c[512]! + 0.25;
+    expect(measure([a], [c]).channels[0]!.spectral_cosine).toBeLessThan(1);
   });
 
   it('gives identical channels a null SNR with identical: true', () => {

@@ -3,7 +3,7 @@
 // unchanged, with the magnitudes and the spectral-cosine sums as spectral.ts computed them.
 import { describe, expect, it } from 'vitest';
 import { fft, spectralWindowSums, withTransforms } from '../../src/metrics/fft.js';
-import { hannPeriodic, SPECTRAL_WINDOW } from '../../src/metrics/spectral.js';
+import { hannSymmetric, SPECTRAL_WINDOW } from '../../src/metrics/spectral.js';
 
 function twiddles(n: number): { cos: Float64Array; sin: Float64Array } {
   const cos = new Float64Array(Math.max(n - 1, 1));
@@ -145,7 +145,7 @@ describe('fft (wasm kernel)', () => {
 
 describe('spectralWindowSums (wasm kernel)', () => {
   it('adds the dot products of the magnitudes Math.hypot gave, bin by bin, for full and partial windows', () => {
-    const win = hannPeriodic();
+    const win = hannSymmetric();
     const kinds: [string, () => number][] = [
       ['noise', () => Math.fround(rand() - 0.5)],
       ['quiet', () => Math.fround((rand() - 0.5) * 1e-6)],
@@ -174,7 +174,7 @@ describe('spectralWindowSums (wasm kernel)', () => {
 
   it('keeps an exactly silent window at exact zeros', () => {
     const sums = new Float64Array(3);
-    spectralWindowSums(new Float64Array(SPECTRAL_WINDOW), new Float64Array(SPECTRAL_WINDOW), hannPeriodic(), SPECTRAL_WINDOW, sums);
+    spectralWindowSums(new Float64Array(SPECTRAL_WINDOW), new Float64Array(SPECTRAL_WINDOW), hannSymmetric(), SPECTRAL_WINDOW, sums);
     expect([...sums]).toEqual([0, 0, 0]);
   });
 });

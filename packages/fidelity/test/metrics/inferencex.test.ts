@@ -8,6 +8,7 @@
  * Elsewhere, without them, it is reported as skipped, loudly, never as passed.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -113,5 +114,114 @@ live("InferenceX's recipe: pooled RGB PSNR and MAE, to the bit", () => {
       // ffmpeg's conversion equals PyAV's only with the same libswscale (and is not promised across CPUs).
       if (p.by === 'fidelity' || sameSwscale) expect({ psnr_db: v.psnr_db, mae: v.mae }, `${t.pix_fmt} ${p.files.join(' ')}`).toEqual({ psnr_db: t.psnr_db, mae: t.mae });
     }
+  }, 180_000);
+});
+
+type Value = number | boolean | null | Value[];
+interface RecipeMedia {
+  baseline: string;
+  candidate: string;
+  compatible: boolean;
+  refusal: string | null;
+  metrics: Record<string, Value>;
+}
+
+/** Counts, flags, nulls and lists exactly; other numbers within 1e-9 relative (numpy's summation order). */
+function sameFigure(ours: Value | undefined, theirs: Value, where: string): void {
+  if (Array.isArray(theirs)) {
+    expect(Array.isArray(ours), where).toBe(true);
+    expect((ours as Value[]).length, `${where}.length`).toBe(theirs.length);
+    theirs.forEach((t, i) => sameFigure((ours as Value[])[i], t, `${where}[${i}]`));
+  } else if (typeof theirs === 'number' && !Number.isInteger(theirs)) {
+    expect(typeof ours, where).toBe('number');
+    expect(Math.abs((ours as number) - theirs), `${where}: ${ours} against ${theirs}`).toBeLessThanOrEqual(1e-9 * Math.abs(theirs));
+  } else if (typeof theirs === 'number' && typeof ours === 'number' && !Number.isInteger(ours)) {
+    // numpy may print an integral float (1.0, 0.0) where ours is the same value.
+    expect(Math.abs(ours - theirs), where).toBeLessThanOrEqual(1e-9 * Math.abs(theirs));
+  } else {
+    expect(ours, where).toEqual(theirs);
+  }
+}
+
+async function compareMediaRecipe(pairs: [string, string][]): Promise<RecipeMedia[]> {
+  const { stdout } = await run(PYTHON, [SCRIPT, '--compare-media', ...pairs.flat()], { maxBuffer: 64 << 20 });
+  return (JSON.parse(stdout) as { pairs: RecipeMedia[] }).pairs;
+}
+
+/** A small clip with float PCM in QuickTime (exact sample counts and exact silence, which AAC has neither of). */
+async function pcmClip(name: string, exprs: string, samples = 16000, videoStart = 0): Promise<string> {
+  const file = path.join(clips.dir, `${name}.mov`);
+  await run(await ffmpeg(), [
+    '-nostdin', '-v', 'error', '-y',
+    '-f', 'lavfi', '-i', `testsrc2=size=64x48:rate=24,trim=start_frame=${videoStart}:end_frame=${videoStart + 12},setpts=PTS-STARTPTS`,
+    '-f', 'lavfi', '-i', `aevalsrc=exprs=${exprs}:s=32000:d=1,atrim=end_sample=${samples}`,
+    '-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30', '-threads', '1', '-pix_fmt', 'yuv420p', '-c:a', 'pcm_f32le', file,
+  ]);
+  return file;
+}
+
+live("InferenceX's compare_media, field for field (pairs[].inferencex)", () => {
+  it('equals the recipe on every fixture pair with video and audio, and on the edge cases', async () => {
+    const pairs: [string, string][] = [];
+    const slots = ['measurement-r000-c000', 'measurement-r000-c001', 'measurement-r000-c002', 'measurement-r000-c003', 'measurement-r000-c004', 'measurement-r000-c005', 'measurement-r000-c006', 'measurement-r000-c007', 'measurement-r000-c008', 'measurement-r000-c009', 'warmup-000'];
+    for (const candidate of ['b200', 'h100']) {
+      // Every slot both runs have media for (a failed request has none).
+      for (const s of slots) pairs.push([path.join(RUNS, 'h200', 'media', `${s}.mp4`), path.join(RUNS, candidate, 'media', `${s}.mp4`)]);
+    }
+    pairs.splice(0, pairs.length, ...pairs.filter((p) => p.every((f) => existsSync(f))));
+    for (const n of ['noise', 'content']) pairs.push([path.join(GOLDEN_DIR, 'media', `${n}-a.mp4`), path.join(GOLDEN_DIR, 'media', `${n}-b.mp4`)]);
+    const tone = '0.4*sin(2*PI*440*t)';
+    const other = '0.3*sin(2*PI*523*t)+0.05*sin(2*PI*3000*t)';
+    const edge = {
+      silentBaselineChannel: [await pcmClip('sb-a', `0|${tone}`), await pcmClip('sb-b', `${tone}|${tone}`, 16000, 1)],
+      silencedCandidateChannel: [await pcmClip('sc-a', `${tone}|${other}`), await pcmClip('sc-b', `${tone}|1e-5*sin(2*PI*440*t)`, 16000, 1)],
+      bothSilent: [await pcmClip('bs-a', `0|${tone}`), await pcmClip('bs-b', `0|${other}`, 16000, 1)],
+      // The same pictures (x264, one thread: the same stream), other sound.
+      identicalVideo: [await pcmClip('iv-a', `${tone}|${tone}`), await pcmClip('iv-b', `${other}|${tone}`)],
+      sameFile: [path.join(RUNS, 'h200', 'media', 'measurement-r000-c001.mp4'), path.join(RUNS, 'h200', 'media', 'measurement-r000-c001.mp4')],
+      oneSampleShorter: [await pcmClip('os-a', `${tone}|${tone}`, 16000), await pcmClip('os-b', `${tone}|${tone}`, 15999)],
+    } satisfies Record<string, [string, string]>;
+    const edges = Object.entries(edge);
+    pairs.push(...edges.map(([, p]) => p));
+    const theirs = await compareMediaRecipe(pairs);
+    let compatible = 0;
+    for (const [i, [a, b]] of pairs.entries()) {
+      const outcome = await measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+      const ours = outcome.ok ? outcome.measurement.inferencex : outcome.inferencex;
+      const t = theirs[i]!;
+      const label = `${path.basename(a)} against ${path.relative(path.join(RUNS, '..'), b)}`;
+      if (!t.compatible && !outcome.ok && !ours) {
+        // This library refuses the pair first for a reason of its own (a different frame count is
+        // InferenceX's too): then the figures must be there. Anything else is a test of nothing.
+        throw new Error(`${label}: InferenceX refuses (${t.refusal}), we gave no figures (${outcome.failure.code})`);
+      }
+      expect(ours, label).toBeDefined();
+      expect(ours!.compatible, `${label} (${t.refusal})`).toBe(t.compatible);
+      expect(Object.keys(ours!.metrics).sort(), label).toEqual(Object.keys(t.metrics).sort());
+      for (const [key, value] of Object.entries(t.metrics)) sameFigure((ours!.metrics as Record<string, Value>)[key], value, `${label}: ${key}`);
+      if (t.compatible) compatible++;
+    }
+    expect(compatible).toBeGreaterThanOrEqual(20);
+
+    // The edge cases say what they are named for.
+    const at = (name: keyof typeof edge) => theirs[pairs.length - edges.length + edges.findIndex(([n]) => n === name)]!;
+    expect(at('silentBaselineChannel').metrics).toMatchObject({ audio_rms_ratio_channels: [null, expect.any(Number)], audio_spectral_cosine: null, audio_spectral_cosine_channels: [null, expect.any(Number)] });
+    expect(at('silencedCandidateChannel').metrics).toMatchObject({ audio_newly_silent_channels: [1] });
+    expect(at('bothSilent').metrics).toMatchObject({ audio_rms_ratio_channels: [null, expect.any(Number)], audio_spectral_cosine_channels: [null, expect.any(Number)], audio_newly_silent_channels: [] });
+    expect(at('identicalVideo').metrics).toMatchObject({ video_identical: true, video_psnr_db: null, video_mae: 0, audio_identical: false });
+    expect(at('sameFile').metrics).toMatchObject({ video_identical: true, audio_identical: true, audio_spectral_cosine: 1 });
+    expect(at('oneSampleShorter')).toMatchObject({ compatible: false, refusal: 'sample count' });
+  }, 600_000);
+
+  it('are the same figures in every set that computes them, and absent in the others', async () => {
+    const [a, b] = [path.join(RUNS, 'h200', 'media', 'measurement-r000-c003.mp4'), path.join(RUNS, 'b200', 'media', 'measurement-r000-c003.mp4')];
+    const ix = await measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+    const all = await measurePair(a, b, { metrics: 'all', videoThreads: 1, audioThread: true });
+    const ff = await measurePair(a, b, { metrics: 'ffmpeg', videoThreads: 0 });
+    expect(ix.ok && all.ok && ff.ok).toBe(true);
+    if (!ix.ok || !all.ok || !ff.ok) return;
+    expect(ix.measurement.inferencex?.compatible).toBe(true);
+    expect(JSON.stringify(all.measurement.inferencex)).toBe(JSON.stringify(ix.measurement.inferencex));
+    expect(ff.measurement.inferencex).toBeUndefined();
   }, 180_000);
 });

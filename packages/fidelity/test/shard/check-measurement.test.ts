@@ -1,12 +1,14 @@
 /**
- * merge's checks of a partial's audio figures (shard/check-measurement.ts): the two similarities of a
+ * merge's checks of a partial's figures (shard/check-measurement.ts): the two similarities of a
  * channel (Pearson and the spectral cosine) lie in [-1, 1], each one out of range named with its value,
- * Pearson first; and the audio lag against the channel's own peaks: the committed reference report's
- * pair with a silent candidate channel (c005, channel 1), its reason removed, moved or forged.
+ * Pearson first; the audio lag against the channel's own peaks (the committed reference report's
+ * pair with a silent candidate channel, c005 channel 1, its reason removed, moved or forged); and
+ * InferenceX's figures, which must be the pair's own when compatible and the template when not.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { inferencexFigures, inferencexRefused } from '../../src/metrics/inferencex.js';
 import { resolveMetrics } from '../../src/metrics/names.js';
 import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { measurementProblems } from '../../src/shard/check-measurement.js';
@@ -59,5 +61,27 @@ describe('measurementProblems: a channel similarity out of [-1, 1]', () => {
     expect(channelProblems(-3, 2)).toEqual(['audio.channels[0]: pearson = -3; spectral_cosine = 2']);
     expect(channelProblems(0.5, Number.NaN)).toEqual(['audio.channels[0]: spectral_cosine = NaN']);
     expect(channelProblems(1.0001, 0.5)).toEqual(['audio.channels[0]: pearson = 1.0001']);
+  });
+});
+
+describe("merge's check of pairs[].inferencex", () => {
+  const set = resolveMetrics('all');
+
+  it("accepts the pair's own figures and the refusal template", () => {
+    const m = makeMeasurement({ audio: false });
+    m.inferencex = inferencexFigures({ mae: m.video.mae!, psnrDb: m.video.psnr_db ?? null, frames: m.video.frames, maxAlignmentDeltaSeconds: 0 }, null);
+    expect(measurementProblems(m, set).filter((p) => p.includes('inferencex'))).toEqual([]);
+    m.inferencex = inferencexRefused();
+    expect(measurementProblems(m, set).filter((p) => p.includes('inferencex'))).toEqual([]);
+  });
+
+  it('refuses figures that are not the pair\'s, and a refusal with figures', () => {
+    const m = makeMeasurement({ audio: false });
+    m.inferencex = inferencexFigures({ mae: 0.5, psnrDb: m.video.psnr_db ?? null, frames: m.video.frames, maxAlignmentDeltaSeconds: 0 }, null);
+    expect(measurementProblems(m, set)).toContainEqual(expect.stringMatching(/inferencex\.metrics\.video_mae is 0\.5, but the pair's own figures give 0\.01/));
+    const refused = inferencexRefused();
+    refused.metrics.video_compared_frames = 3;
+    m.inferencex = refused;
+    expect(measurementProblems(m, set)).toContainEqual('inferencex is not compatible, but its metrics are not the unmeasured template');
   });
 });
