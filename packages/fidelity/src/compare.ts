@@ -19,6 +19,7 @@ import { writeBundle } from './comparison/write.js';
 import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
 import { DEFAULT_POLICY } from './policy/default.js';
+import { defaultThreadCount } from './pool/threads.js';
 import { parsePolicy } from './policy/load.js';
 import { checkPolicyMetrics, examplePolicyFor } from './policy/metric-set.js';
 import { resolveMetrics, type MetricSelection, type MetricsSpec } from './metrics/names.js';
@@ -159,6 +160,8 @@ async function compareClaimed(
     });
     const common = {
       force: Boolean(options.force),
+      // The cores measuring used now make several pairs' stills and difference audio at once.
+      threads: options.threads ?? defaultThreadCount(),
       ffmpeg: options.ffmpeg ?? {},
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),

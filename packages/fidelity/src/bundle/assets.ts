@@ -51,7 +51,9 @@ function checkPrefix(prefix: string): void {
 /**
  * Writes the pair's assets under outDir/prefix and returns { key: bundle-relative path }
  * (keys from PAIR_FILE_KEYS; a key is absent when its asset does not apply).
- * One ffmpeg at a time: its H.264 decoder already spreads over every core.
+ * One ffmpeg at a time within a pair (its H.264 decoder already spreads over every core); the bundle
+ * writer runs several pairs at once (bundle/write.ts inLanes), which overlaps one pair's decode with
+ * another's single-threaded WebP, heat map and FLAC work.
  */
 export async function makePairAssets(input: PairAssetsInput): Promise<Record<string, string>> {
   const { pair, prefix } = input;

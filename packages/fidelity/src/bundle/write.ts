@@ -53,6 +53,13 @@ export interface BundleContents {
    */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
   /**
+   * Pairs whose files are made at once (default 1). Each pair's stills, heat map and difference
+   * audio are one ffmpeg at a time and then single-threaded JavaScript and libwebp work, so on
+   * several cores pairs overlap; the bytes do not depend on it (every pair writes its own paths,
+   * and its files are recorded in report order).
+   */
+  concurrency?: number;
+  /**
    * The report pages, rendered from the report as written (pair files filled
    * in): bundle-relative path and text. The caller renders them (pages/), so
    * the bundle's files and its pages stay apart.
@@ -104,6 +111,30 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   return files;
 }
 
+/**
+ * Runs `work` on every item, at most `lanes` at once, starting them in order (so progress counts in
+ * that order). Once one fails no other starts, and its error is thrown only after every started item
+ * has ended: nothing is left writing into a folder that is about to be dropped.
+ */
+export async function inLanes<T>(items: readonly T[], lanes: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && !failed) {
+      const i = next++;
+      try {
+        await work(items[i]!, i);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(lanes, items.length)) }, lane));
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}
+
 /** report.json's bytes: schema-checked, schema key order, objects indented, arrays of numbers on one line (json-text.ts). */
 export function reportJsonText(report: Report): string {
   // Parsing through the schema proves report.json matches report.schema.json and fixes the key order.
@@ -146,28 +177,23 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   }
 
   const report: Report = structuredClone(contents.report);
-  const totalPairs = report.comparisons.reduce((n, c) => n + c.pairs.length, 0);
-  let donePairs = 0;
-  for (const [c, cmp] of report.comparisons.entries()) {
-    const cmpDir = contents.comparisonDirs[c]!;
-    for (const pair of cmp.pairs) {
-      progress({ step: 'pairs', done: donePairs++, total: totalPairs });
-      const prefix = `${cmpDir}/${pair.slot_id}`;
-      const files = contents.pairFiles
-        ? await contents.pairFiles(pair, prefix, dir)
-        : await writePairFiles({
-            dir,
-            pair,
-            prefix,
-            baselinePath: pair.baseline_media ? at(pair.baseline_media) : null,
-            candidatePath: pair.candidate_media ? at(pair.candidate_media) : null,
-            ffmpeg: contents.ffmpeg,
-            ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
-            ...(contents.signal ? { signal: contents.signal } : {}),
-          });
-      pair.files = { ...pair.files, ...files };
-    }
-  }
+  const pairs = report.comparisons.flatMap((cmp, c) => cmp.pairs.map((pair) => ({ pair, prefix: `${contents.comparisonDirs[c]!}/${pair.slot_id}` })));
+  await inLanes(pairs, contents.concurrency ?? 1, async ({ pair, prefix }, i) => {
+    progress({ step: 'pairs', done: i, total: pairs.length });
+    const files = contents.pairFiles
+      ? await contents.pairFiles(pair, prefix, dir)
+      : await writePairFiles({
+          dir,
+          pair,
+          prefix,
+          baselinePath: pair.baseline_media ? at(pair.baseline_media) : null,
+          candidatePath: pair.candidate_media ? at(pair.candidate_media) : null,
+          ffmpeg: contents.ffmpeg,
+          ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
+          ...(contents.signal ? { signal: contents.signal } : {}),
+        });
+    pair.files = { ...pair.files, ...files };
+  });
 
   const written = Report.parse(report);
   await writeDurable(at('report.json'), reportJsonText(written));

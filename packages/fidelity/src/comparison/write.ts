@@ -21,6 +21,7 @@ import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairReport, Report } from '../schemas/report.js';
 import type { ComparisonPlan } from './plan.js';
+import { defaultThreadCount } from '../pool/threads.js';
 
 /** The pages of a bundle, English first. */
 const LANGS: readonly Lang[] = ['en', 'zh'];
@@ -52,6 +53,8 @@ export interface WriteBundleSettings {
   onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
   /** Further sealed files (e.g. calibration.json), written as given. */
   files?: { path: string; text: string }[];
+  /** Pairs whose files are made at once (BundleContents.concurrency); default one per core. */
+  threads?: number;
   /** See BundleContents.pairFiles (merge). */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
@@ -70,6 +73,7 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
       ...(settings.signal ? { signal: settings.signal } : {}),
       ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
       ...(settings.pairFiles ? { pairFiles: settings.pairFiles } : {}),
+      concurrency: settings.threads ?? defaultThreadCount(),
       pages: (written) => LANGS.map((lang) => ({ path: PAGE_FILE[lang], text: renderReport(written, lang) })),
     });
     // Cancelled while writing: the finished temp folder is dropped rather than put in place.

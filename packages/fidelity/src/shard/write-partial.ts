@@ -12,7 +12,7 @@ import type { VerifiedRun } from '../archive/types.js';
 import { commitAtomically } from '../output/atomic.js';
 import { writeDurable, walk } from '../output/files.js';
 import { formatSeal, SEAL_FILE } from '../output/seal.js';
-import { writePairFiles } from '../bundle/write.js';
+import { inLanes, writePairFiles } from '../bundle/write.js';
 import { comparisonDir } from '../bundle/layout.js';
 import type { DecoderIdentity } from '../comparison/types.js';
 import type { MeasuredPair } from '../comparison/measure.js';
@@ -63,6 +63,8 @@ export interface WritePartialSettings {
   force?: boolean;
   ffmpeg?: ResolveOptions;
   signal?: AbortSignal;
+  /** Pairs whose files are made at once (BundleContents.concurrency); default 1. */
+  threads?: number;
   onProgress?: (event: { step: 'pairs' | 'seal'; done: number; total: number }) => void;
 }
 
@@ -70,8 +72,9 @@ export interface WritePartialSettings {
 export async function writePartial(out: string, plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: WritePartialSettings): Promise<PartialResult> {
   const progress = settings.onProgress ?? (() => undefined);
   const written = await commitAtomically(out, Boolean(settings.force), async (dir) => {
-    const pairs: PartialPair[] = [];
-    for (const [i, m] of measured.entries()) {
+    const pairs: PartialPair[] = new Array<PartialPair>(measured.length);
+    // Several pairs' files at once (bundle/write.ts inLanes): each writes its own paths, and `pairs` keeps measured order.
+    await inLanes(measured, settings.threads ?? 1, async (m, i) => {
       progress({ step: 'pairs', done: i, total: measured.length });
       const ref = plan.pairs[m.index]!;
       // The pair's figures only: a partial holds measurements, and merge judges them (comparison/assemble.ts).
@@ -86,8 +89,8 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });
-      pairs.push({ index: m.index, pair: m.pair, outcome: m.outcome, files });
-    }
+      pairs[i] = { index: m.index, pair: m.pair, outcome: m.outcome, files };
+    });
     const partial: ShardPartial = {
       schema_version: 1,
       generated_at: settings.generatedAt.toISOString(),
