@@ -6,6 +6,7 @@
  * JSON has neither.
  */
 import { z } from 'zod';
+import { PairClips } from './clip.js';
 
 /** min, mean, p05, max and the index of the worst frame of one per-frame series. */
 export const SeriesSummary = z.object({
@@ -188,6 +189,8 @@ export const PairMeasurement = z.object({
   video: VideoMetrics,
   /** null when neither side has audio; absent when the metric set has no `audio` (the `ffmpeg` set, or a list without it). */
   audio: AudioMetrics.nullable().optional(),
+  /** Each clip analysed on its own (docs/metrics.md, "Clip validity"); absent from measurements made before version 1.2. */
+  clips: PairClips.optional(),
   timings_ms: z.object({ total: z.number() }).optional(),
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;
