@@ -6,7 +6,7 @@ the library (docs/metrics.md, "Clip validity"), and the small clips made for it.
   clip-validity-oracle.py broken SRC DIR    the four broken clips of the end-to-end test, made from SRC
                                             (an MP4 with video and audio): black.mp4, frozen.mp4,
                                             silent.mp4, gap.mp4 (0.256 s audio timestamp gap after
-                                            16 AAC frames, no sample lost)
+                                            16384 samples, no sample lost)
   clip-validity-oracle.py analyse FILE...   prints {"clips": [{file, video, audio}]} as JSON
 
 Video: every decoded frame as PyAV's `to_ndarray(format="rgb24")`, every frame's `pts` in its time
@@ -245,10 +245,13 @@ def broken(src, d):
     base = [ff, "-nostdin", "-hide_banner", "-v", "error", "-y", "-i", src]
     enc = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-bf", "0", "-threads", "1"]
     subprocess.run(base + ["-vf", "lutyuv=y=16:u=128:v=128"] + enc + ["-c:a", "copy", f"{d}/black.mp4"], check=True)
-    subprocess.run(base + ["-vf", "lutyuv=y=val:u=val:v=val,select=eq(n\\,0),loop=loop=-1:size=1:start=0,trim=end_frame=" + str(count_frames(src)) + ",setpts=N/FRAME_RATE/TB"]
-                   + enc + ["-c:a", "copy", f"{d}/frozen.mp4"], check=True)
+    # The first frame held for every frame: the same count and rate, no motion.
+    n = count_frames(src)
+    subprocess.run(base + ["-vf", f"select=eq(n\\,0),loop=loop={n - 1}:size=1:start=0,setpts=N/FRAME_RATE/TB"]
+                   + enc + ["-qp", "0", "-c:a", "copy", f"{d}/frozen.mp4"], check=True)
     subprocess.run(base + ["-c:v", "copy", "-af", "volume=0", "-c:a", "aac", f"{d}/silent.mp4"], check=True)
-    # The gap: every audio packet from the 17th on is 0.256 s later; its samples stay.
+    # The gap: every audio packet from the 18th on (after 16 decoded frames of 1024: the first packet
+    # is the encoder's priming) is 0.256 s later; its samples stay.
     with av.open(src) as inp, av.open(f"{d}/gap.mp4", "w") as out:
         vin, ain = inp.streams.video[0], inp.streams.audio[0]
         vout = out.add_stream(template=vin)
@@ -259,7 +262,7 @@ def broken(src, d):
             if packet.dts is None:
                 continue
             if packet.stream is ain:
-                if k >= 16:
+                if k >= 17:
                     packet.pts += shift
                     packet.dts += shift
                 k += 1
