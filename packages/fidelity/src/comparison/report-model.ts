@@ -224,7 +224,7 @@ function withSha256(clips: PairClips, planned: PlannedPair): PairClips {
 
 /**
  * The pair reasons of its invalid clips: one per code, in the catalogue's order, its side the clip
- * that fails it (`both` when both do; the message is then the baseline's, which names its figures).
+ * that fails it (`both` when both do), its message the clips' own, with their figures.
  */
 export function clipReasons(clips: PairClips): Reason[] {
   const codes = [...new Set([...clips.baseline.reasons, ...clips.candidate.reasons].map((r) => r.code))];
@@ -234,7 +234,7 @@ export function clipReasons(clips: PairClips): Reason[] {
     const a = clips.baseline.reasons.find((r) => r.code === code);
     const b = clips.candidate.reasons.find((r) => r.code === code);
     const side = a && b ? 'both' : a ? 'baseline' : 'candidate';
-    const message = a && b ? `baseline: ${a.message}; candidate: ${b.message}` : `${side}: ${(a ?? b)!.message}`;
+    const message = a && b ? (a.message === b.message ? `both clips: ${a.message}` : `baseline: ${a.message}; candidate: ${b.message}`) : `${side}'s clip: ${(a ?? b)!.message}`;
     return { code, message, side };
   });
 }

@@ -127,6 +127,7 @@ function sitesBlock(report: Report, m: Messages): Child {
     field(m.artifact_digest, (r) => (r.digest.checked ? m.digest_checked : m.digest_not_checked)),
     field(m.identity, (r) => identityCell(r, m)),
     field(m.slots, (r) => tx(m, 'slots_value', { ok: r.slots.ok, failed: r.slots.failed, measurement: r.slots.measurement, warmup: r.slots.warmup })),
+    field(m.clips_valid, (r) => (r.clips ? tx(m, 'clips_valid_value', { valid: r.clips.valid, analysed: r.clips.analysed }) : m.clips_not_analysed)),
     field(m.gpus_allocated, (r) => String(r.hardware.gpus_allocated), (r) => String(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => String(r.hardware.gpus_participating), (r) => String(r.hardware.gpus_participating)),
     [headCell(rtDiffers.size ? [m.runtime, ' ', differsBadge()] : m.runtime), ...runs.map((r) => runtimeText(r.runtime, rtDiffers))],
