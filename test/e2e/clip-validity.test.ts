@@ -90,6 +90,24 @@ live('the four broken clips of the issue, through the CLI', () => {
     for (const p of others.filter((q) => q.clips)) expect([p.clips!.baseline.valid, p.clips!.candidate.valid], p.slot_id).toEqual([true, true]);
   });
 
+  it('verify RUN --clips reports the same analysis for the run alone (--json; progress on stderr)', async () => {
+    const alone = await cli(['verify', baseRun, '--clips', '--json']);
+    expect(alone.code, alone.stderr).toBe(0);
+    const out = JSON.parse(alone.stdout) as { clips: { slot_id: string; clip: { valid: boolean; reasons: { code: string }[]; video: unknown; audio: unknown } | null }[]; clip_summary: { analysed: number; valid: number } };
+    expect(alone.stderr).toMatch(/clips 1\/\d+ /);
+    for (const [slot] of Object.entries(BROKEN)) {
+      const mine = out.clips.find((c) => c.slot_id === slot)!.clip!;
+      const inPair = pair(slot).clips!.baseline;
+      expect(mine.valid, slot).toBe(false);
+      // The same accumulators on the same decoded frames: the same figures as the compare's.
+      expect({ video: mine.video, audio: mine.audio, reasons: mine.reasons }, slot).toEqual({ video: inPair.video, audio: inPair.audio, reasons: inPair.reasons });
+    }
+    expect(out.clip_summary.analysed - out.clip_summary.valid).toBe(4);
+    const text = await cli(['verify', baseRun, '--clips']);
+    expect(text.stdout).toMatch(new RegExp(`clips +${out.clip_summary.valid} of ${out.clip_summary.analysed} measurement clips valid`));
+    expect(text.stdout).toMatch(/CLIP_AUDIO_GAP audio jumps 256(\.0)? ms at 0\.51 s/);
+  }, 120_000);
+
   it('runs[].clips and the valid clips behind energy per clip count only valid clips', () => {
     for (const run of report.runs) {
       expect(run.clips, run.role).toBeDefined();

@@ -31,6 +31,11 @@ export { VideoMetrics, AudioMetrics, AudioChannelMetrics, SsimSeries, PsnrSeries
 export { FPS_SLACK, PLAN_FIELDS } from './media/plan-conformance.js';
 export type { MediaPlanSpec } from './media/plan-conformance.js';
 export { checkRunMedia } from './archive/run-media.js';
+export { analyseRunClips } from './archive/run-clips.js';
+export type { RunClipsAnalysis, RunClipsOptions, SlotClip } from './archive/run-clips.js';
+export { analyseClip } from './pool/analyse-clip.js';
+export type { AnalyseClipOptions, ClipOutcome } from './pool/analyse-clip.js';
+export { ClipAnalysis, ClipVideo, ClipAudio, ClipCode, ClipReason, PairClips, IndexRange, UNCONDITIONAL_CLIP_CODES, isUnconditionallyValid } from './schemas/clip.js';
 export type { RunMediaCheck, RunMediaOptions, SlotMediaCheck } from './archive/run-media.js';
 export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
@@ -95,7 +100,7 @@ export type { CalibratedMetric, NoiseValue, Worse } from './calibrate/metrics.js
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle-check/verify.js';
 export type { BundleCheck } from './bundle-check/verify.js';
-export { Report, RunIdentity, PairReport, Reason, PlanSpec } from './schemas/report.js';
+export { Report, RunIdentity, PairReport, Reason, PlanSpec, RunClips } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, GithubCiJson, GitlabCiJson, OtherCiJson, CI_PROVIDERS, ciProvider, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';
