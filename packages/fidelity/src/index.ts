@@ -24,7 +24,7 @@ export type { AudioAccumulator } from './metrics/audio.js';
 export type { AudioChannelSums } from './metrics/audio-channel.js';
 export type { SpectralSums } from './metrics/spectral.js';
 export { METRIC_DEFINITIONS_VERSION } from './metrics/names.js';
-export { UNCONDITIONAL_CLIP_CODES, unconditionallyValid, withClipValidity, inferencexRefused, inferencexTemplate } from './metrics/inferencex.js';
+export { withClipValidity, inferencexRefused, inferencexTemplate } from './metrics/inferencex.js';
 export type { ClipValidity } from './metrics/inferencex.js';
 export type { DecodedFrame, FrameGeometry } from './metrics/frame.js';
 export { ssimGaussian } from './metrics/ssim-gaussian.js';
@@ -36,6 +36,11 @@ export { VideoMetrics, AudioMetrics, AudioChannelMetrics, LagEstimateReason, Ssi
 export { FPS_SLACK, PLAN_FIELDS, planFpsText } from './media/plan-conformance.js';
 export type { MediaPlanSpec } from './media/plan-conformance.js';
 export { checkRunMedia } from './archive/run-media.js';
+export { analyseRunClips } from './archive/run-clips.js';
+export type { RunClipsAnalysis, RunClipsOptions, SlotClip } from './archive/run-clips.js';
+export { analyseClip } from './pool/analyse-clip.js';
+export type { AnalyseClipOptions, ClipOutcome } from './pool/analyse-clip.js';
+export { ClipAnalysis, ClipVideo, ClipAudio, ClipCode, ClipReason, PairClips, IndexRange, UNCONDITIONAL_CLIP_CODES, isUnconditionallyValid } from './schemas/clip.js';
 export type { RunMediaCheck, RunMediaOptions, SlotMediaCheck } from './archive/run-media.js';
 export type { FfmpegSsim } from './metrics/ssim-ffmpeg.js';
 export type { MeasureFailureCode, MeasureOptions, MeasurePool, MeasureProgress, PairJob, PoolOptions } from './pool/api.js';
@@ -100,7 +105,7 @@ export type { CalibratedMetric, NoiseRange, NoiseValue, Worse } from './calibrat
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
 export { verifyBundle } from './bundle-check/verify.js';
 export type { BundleCheck } from './bundle-check/verify.js';
-export { Report, RunIdentity, PairReport, Reason, PlanSpec } from './schemas/report.js';
+export { Report, RunIdentity, PairReport, Reason, PlanSpec, RunClips } from './schemas/report.js';
 export { Policy, PolicyCheck, CheckName, CheckOutcome, CheckResult } from './schemas/policy.js';
 // The run archive's JSON files (docs/run-archive.md): schemas that are also the types.
 export { CiJson, GithubCiJson, GitlabCiJson, OtherCiJson, CI_PROVIDERS, ciProvider, PlanJson, PlanCase, RunJson, RunRecord, ServerTiming, Window } from './schemas/run-archive.js';

@@ -6,7 +6,7 @@
  * warning (MEDIA_PLAN_MISMATCH), listed like a failed request; no ffprobe is a
  * warning too (docs/media.md, "Media against the plan").
  */
-import { checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity';
+import { analyseRunClips, checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunClipsAnalysis, type RunMediaCheck, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import type { Command, OptionSpec } from './types.js';
@@ -95,6 +95,21 @@ function mediaLines(media: RunMediaCheck): string[] {
   return lines;
 }
 
+/** `--clips`: the run's clips, each on its own (docs/metrics.md, "Clip validity"): one line per clip, its reasons below it. */
+function clipLines(c: RunClipsAnalysis): string[] {
+  const counts = Object.entries(c.invalid_by_code).map(([code, n]) => `${code} ${n}`).join(', ');
+  const lines = [`  clips     ${c.valid} of ${plural(c.analysed, 'measurement clip')} valid${counts ? ` (invalid: ${counts})` : ''}`];
+  for (const s of c.clips) {
+    if (!s.clip) {
+      lines.push(`            ${inline(s.slot_id)}: not analysed: ${s.failure!.code} ${inline(s.failure!.message)}`);
+      continue;
+    }
+    lines.push(`            ${inline(s.slot_id)}: ${s.clip.valid ? 'valid' : 'INVALID'}${s.kind === 'warmup' ? ' (warm-up, not counted)' : ''}`);
+    for (const r of s.clip.reasons) lines.push(`              ${r.code} ${inline(r.message)}`);
+  }
+  return lines;
+}
+
 function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[]): string[] {
   const digest = s.digest.checked
     ? `checked: the archive's SHA-256 ${s.digest.archive_sha256} matches ${inline(s.digest.file ?? '')}`
@@ -148,12 +163,19 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
     const media = await checkRunMedia(verified, signal ? { signal } : {});
     const { warnings: mediaWarnings, ...mediaCheck } = media;
     const warnings = [...result.warnings, ...mediaWarnings];
-    if (json) printJson(io, { ok: true, source, run: summary, failed, media: mediaCheck, errors: [], warnings });
+    // --clips: every ok slot's clip decoded and analysed on its own; progress on stderr, one line per clip.
+    const clips = values.clips
+      ? await analyseRunClips(verified, {
+          ...(signal ? { signal } : {}),
+          onProgress: ({ done, total, slot_id }) => io.err(`clips ${done}/${total} ${inline(slot_id)}\n`),
+        })
+      : null;
+    if (json) printJson(io, { ok: true, source, run: summary, failed, media: mediaCheck, ...(clips ? { clips: clips.clips, clip_summary: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code } } : {}), errors: [], warnings });
     else {
       const lines = summaryLines(summary, failed);
       // After the slots line and its failed requests: the media belong with the slots.
       const at = lines.findIndex((l) => l.startsWith('  digest'));
-      lines.splice(at < 0 ? lines.length : at, 0, ...mediaLines(media));
+      lines.splice(at < 0 ? lines.length : at, 0, ...mediaLines(media), ...(clips ? clipLines(clips) : []));
       io.out(`${lines.join('\n')}\n`);
       for (const w of warnings) io.err(`warning ${formatProblem(w)}\n`);
     }
@@ -170,6 +192,7 @@ export const verifyCommand: Command = {
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
     provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
+    clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); progress on stderr' },
     ...limitOptions,
   },
   async run({ positionals, values, io, signal }) {

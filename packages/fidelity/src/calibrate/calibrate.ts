@@ -8,6 +8,7 @@ import type { VerifiedRun } from '../archive/types.js';
 import { sourceName } from '../archive/source.js';
 import { verifyAll } from '../comparison/plan.js';
 import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
+import { clipReasons } from '../comparison/report-model.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { METRIC_DEFINITIONS_VERSION } from '../metrics/names.js';
@@ -57,7 +58,12 @@ async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpe
     .map((p) => ({ id: p.id, baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id), candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id) }));
   // Media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
   return measureMediaJobs(jobs, plan.video.frames, {
-    plan: { video: plan.video, audio: plan.audio },
+    plan: {
+      video: plan.video,
+      audio: plan.audio,
+      ...(plan.max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds: plan.max_av_start_skew_seconds }),
+      ...(plan.max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds: plan.max_av_end_skew_seconds }),
+    },
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -113,6 +119,10 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
       const o = outcomes.get(p.id);
       if (p.reason) return excluded.push({ pair: p.id, code: p.reason.code, message: p.reason.message });
       if (!o || !o.ok) return excluded.push({ pair: p.id, code: o ? o.failure.code : 'INTERNAL', message: o ? o.failure.message : 'not measured' });
+      // A pair with an invalid clip is no sample of same-hardware noise (docs/metrics.md, "Clip validity"): excluded with its first code.
+      const clips = o.measurement.clips;
+      const invalid = clips ? clipReasons(clips) : [];
+      if (invalid.length > 0) return excluded.push({ pair: p.id, code: invalid[0]!.code, message: invalid.map((r) => r.message).join('; ') });
       measured.push({ id: p.id, kind: p.kind, hardware: p.hardware, case_id: p.case_id });
       for (const m of CALIBRATED_METRICS) {
         const v = m.read(o.measurement);

@@ -13,6 +13,7 @@ import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Report } from '../schemas/report.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { MeasuredPair } from './measure.js';
 import type { DecoderIdentity } from './types.js';
@@ -46,8 +47,12 @@ export interface AssembleSettings {
  */
 export function judgePair(outcome: MeasureOutcome | null, policy: Policy): PairVerdict {
   const measurement = outcome?.ok ? outcome.measurement : null;
-  const checks = evaluatePolicy(policy, measurement);
-  return { status: pairStatus(measurement !== null, checks), checks };
+  // A pair with an invalid clip on either side is never judged (docs/metrics.md, "Clip validity"):
+  // its metrics stay in the report as a diagnosis, its checks are inconclusive.
+  const clipsValid = !measurement?.clips || (measurement.clips.baseline.valid && measurement.clips.candidate.valid);
+  const judged = clipsValid ? measurement : null;
+  const checks = evaluatePolicy(policy, judged);
+  return { status: pairStatus(judged !== null, checks), checks };
 }
 
 /** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
@@ -69,6 +74,24 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
       }),
     );
   });
+  // Each run's analysed clips, once per slot (the baseline's appear in every comparison): runs[].clips and its valid clips.
+  const bySlot = new Map<object, Map<string, ClipAnalysis>>();
+  const file = (run: object, slot: string, clip: ClipAnalysis): void => {
+    let slots = bySlot.get(run);
+    if (!slots) bySlot.set(run, (slots = new Map()));
+    if (!slots.has(slot)) slots.set(slot, clip);
+  };
+  plan.comparisons.forEach((cmp, c) => {
+    for (const pair of comparisons[c]!.pairs) {
+      if (!pair.clips) continue;
+      file(plan.baseline, pair.slot_id, pair.clips.baseline);
+      file(cmp.candidate, pair.slot_id, pair.clips.candidate);
+    }
+  });
+  const clipsOf = (run: object): ClipAnalysis[] | undefined => {
+    const slots = bySlot.get(run);
+    return slots ? [...slots.keys()].sort().map((k) => slots.get(k)!) : undefined;
+  };
   // Pairs that went through measuring: pairing refused the others, so nobody measured them.
   const measuredPairs = plan.pairs.filter((r) => r.measurable).length;
   const here = settings.measuredHere ?? measuredPairs;
@@ -82,7 +105,7 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
     measurement_origin: { pairs: measuredPairs, measured_here: here, taken_from_shards: measuredPairs - here },
     policy: settings.policy,
     disclaimer: disclaimerFor(settings.policy),
-    runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i])),
+    runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i], clipsOf(r))),
     comparisons,
   };
 }

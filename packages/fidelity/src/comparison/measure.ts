@@ -58,8 +58,9 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
     .filter((r) => r.measurable)
     .map((r) => ({ id: r.id, baseline: () => plan.baseline.mediaPath(r.pair.slot_id), candidate: () => r.candidate.mediaPath(r.pair.slot_id) }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
-  const { video, audio } = plan.baseline.plan;
-  const outcomes = await measureMediaJobs(jobs, video.frames, { ...settings, plan: { video, audio } });
+  const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan.baseline.plan;
+  const skews = { ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }), ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }) };
+  const outcomes = await measureMediaJobs(jobs, video.frames, { ...settings, plan: { video, audio, ...skews } });
   return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
 }
 

@@ -12,7 +12,8 @@ import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import type { Comparison, PairReport, PowerDetail, Reason, RunIdentity, RunReport } from '../schemas/report.js';
+import { ClipCode, type ClipAnalysis, type PairClips } from '../schemas/clip.js';
+import type { Comparison, PairReport, PowerDetail, Reason, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
 import { timingSideBySide } from '../timing/side-by-side.js';
@@ -29,14 +30,17 @@ interface Evidence {
 }
 
 // runReport, comparisonReport and evidenceFiles each need the same figures; one computation per run keeps them in step.
-const computed = new WeakMap<EvidenceSource, Evidence>();
+const computed = new WeakMap<EvidenceSource, Map<number | undefined, Evidence>>();
 
-function evidenceOf(run: EvidenceSource): Evidence {
-  let evidence = computed.get(run);
+/** `validClips`: the run's valid clips when every ok record's clip was analysed; absent: its ok records. */
+function evidenceOf(run: EvidenceSource, validClips?: number): Evidence {
+  let byCount = computed.get(run);
+  if (!byCount) computed.set(run, (byCount = new Map()));
+  let evidence = byCount.get(validClips);
   if (!evidence) {
-    const power = runPower(run);
-    evidence = { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
-    computed.set(run, evidence);
+    const power = runPower(run, validClips === undefined ? {} : { validClips });
+    evidence = { power, accounting: runAccounting(run, power, validClips), timing: deriveServerTiming(run.records) };
+    byCount.set(validClips, evidence);
   }
   return evidence;
 }
@@ -66,8 +70,8 @@ function powerDetail(audit: PowerAudit): PowerDetail {
  * the run has no telemetry at all (docs/power-and-timing.md); accounting and
  * timing are always there, with their own reasons when a figure is missing.
  */
-export function runEvidence(run: EvidenceSource): Pick<RunReport, 'power' | 'power_audit' | 'power_detail' | 'timing' | 'accounting'> {
-  const { power, accounting, timing } = evidenceOf(run);
+export function runEvidence(run: EvidenceSource, validClips?: number): Pick<RunReport, 'power' | 'power_audit' | 'power_detail' | 'timing' | 'accounting'> {
+  const { power, accounting, timing } = evidenceOf(run, validClips);
   return {
     power: power?.report ?? null,
     power_audit: power ? powerAuditPath(run) : null,
@@ -125,8 +129,12 @@ function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 
   };
 }
 
-export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = []): RunReport {
+export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly ClipAnalysis[]): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
+  const ok = measurement.filter((r) => r.status === 'ok').length;
+  const counts = clips ? clipCounts(clips) : null;
+  // Power and accounting count valid clips only once every ok record's clip was analysed; else ok records, and the report says which.
+  const validClips = counts && counts.analysed === ok ? counts.valid : undefined;
   return {
     role,
     ...reportCi(describeCi(run.ci)),
@@ -153,8 +161,24 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
       warmup_failed: run.records.filter((r) => r.kind === 'warmup' && r.status === 'failed').length,
     },
     warnings: [...new Set(warnings)].sort(),
-    ...runEvidence(run),
+    ...withBasis(runEvidence(run, validClips), validClips !== undefined),
+    ...(counts ? { clips: counts } : {}),
   };
+}
+
+/** `runs[].clips`: clips analysed, valid, and the invalid ones by code (a clip counts once per code it fails). */
+export function clipCounts(clips: readonly ClipAnalysis[]): RunClips {
+  const invalid: Record<string, number> = {};
+  for (const clip of clips) for (const r of clip.reasons) invalid[r.code] = (invalid[r.code] ?? 0) + 1;
+  const order = ClipCode.options as readonly string[];
+  const invalid_by_code = Object.fromEntries(Object.entries(invalid).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)));
+  return { analysed: clips.length, valid: clips.filter((c) => c.valid).length, invalid_by_code };
+}
+
+/** runs[].power with `valid_clips_basis`: what its valid_clips counted. */
+function withBasis<T extends { power: RunReport['power'] }>(evidence: T, analysed: boolean): T {
+  if (!evidence.power) return evidence;
+  return { ...evidence, power: { ...evidence.power, valid_clips_basis: analysed ? 'valid_clips' : 'ok_records' } };
 }
 
 /** A pair's verdict: the policy's checks and the status they give (judged in comparison/assemble.ts, never here). */
@@ -168,11 +192,11 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     reasons.push({ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) });
   }
   const measurement = outcome?.ok ? outcome.measurement : null;
-  // InferenceX's figures as measuring made them (a refused pair carries the template when InferenceX
-  // refuses it too). The per-clip analysis's unconditional checks apply on top of them:
-  // metrics/inferencex.ts withClipValidity(figures, { baseline, candidate }) with each side's
-  // unconditionallyValid(reasons).
+  // InferenceX's figures as measuring made them, the clips' unconditional checks applied there (a
+  // refused pair carries the template when InferenceX refuses it too).
   const inferencex = outcome ? (outcome.ok ? outcome.measurement.inferencex : outcome.inferencex) : undefined;
+  const clips = measurement?.clips ? withSha256(measurement.clips, planned) : null;
+  if (clips) reasons.push(...clipReasons(clips));
   return {
     slot_id: planned.slot_id,
     case_id: planned.case_id,
@@ -194,8 +218,35 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     ...(measurement && measurement.audio === undefined ? {} : { audio: measurement?.audio ?? null }),
     ...(inferencex ? { inferencex } : {}),
     checks: verdict.checks,
+    ...(clips ? { clips } : {}),
     files: {},
   };
+}
+
+/** Each clip's analysis with its file's SHA-256 (the sealed media's), as report.json records it. */
+function withSha256(clips: PairClips, planned: PlannedPair): PairClips {
+  const sha = (side: 'baseline' | 'candidate'): { sha256?: string } => {
+    const media = planned[side].media;
+    return media ? { sha256: media.sha256 } : {};
+  };
+  return { baseline: { ...sha('baseline'), ...clips.baseline }, candidate: { ...sha('candidate'), ...clips.candidate } };
+}
+
+/**
+ * The pair reasons of its invalid clips: one per code, in the catalogue's order, its side the clip
+ * that fails it (`both` when both do), its message the clips' own, with their figures.
+ */
+export function clipReasons(clips: PairClips): Reason[] {
+  const codes = [...new Set([...clips.baseline.reasons, ...clips.candidate.reasons].map((r) => r.code))];
+  const order = ClipCode.options;
+  codes.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return codes.map((code) => {
+    const a = clips.baseline.reasons.find((r) => r.code === code);
+    const b = clips.candidate.reasons.find((r) => r.code === code);
+    const side = a && b ? 'both' : a ? 'baseline' : 'candidate';
+    const message = a && b ? (a.message === b.message ? `both clips: ${a.message}` : `baseline: ${a.message}; candidate: ${b.message}`) : `${side}'s clip: ${(a ?? b)!.message}`;
+    return { code, message, side };
+  });
 }
 
 export function comparisonReport(baseline: EvidenceSource, candidate: EvidenceSource, pairs: PairReport[]): Comparison {

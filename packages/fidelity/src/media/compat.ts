@@ -300,18 +300,3 @@ export function inferencexRefuses(a: MediaProbe, b: MediaProbe): boolean | null 
   }
   return false;
 }
-
-/**
- * What the probes and the decode already tell about InferenceX's unconditional clip checks
- * (metrics.md, "Clip validity"): a video timestamp missing or not increasing, an audio stream with
- * no decoded sample. False means "none of these"; the other checks (corrupt frames, geometry,
- * audio continuity) are the per-clip analysis's, applied with metrics/inferencex.ts withClipValidity.
- */
-export function knownInvalidClip(p: MediaProbe): boolean {
-  const pts = p.video?.pts ?? [];
-  for (let i = 0; i < pts.length; i++) {
-    const t = pts[i] as number | null;
-    if (t === null || !Number.isFinite(t) || (i > 0 && t <= pts[i - 1]!)) return true;
-  }
-  return p.audio !== null && p.audio.samples === 0;
-}

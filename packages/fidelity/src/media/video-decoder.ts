@@ -17,7 +17,9 @@
  * Given a file's audio stream, the same process also decodes it into a short
  * frame summary (audio-facts.ts) on a fd after those: the exact sample count
  * and first timestamp the compatibility checks need, without a process of
- * their own.
+ * their own. The same process also writes every decoded video frame's timestamp
+ * (`framecrc` of `wrapped_avframe`, which copies no picture: a line per frame,
+ * in the stream's own time base) for the clip analysis (metrics/clip-video.ts).
  *
  * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
  * muxer would otherwise get constant-frame-rate treatment, which duplicates
@@ -28,8 +30,8 @@ import type { DecodedFrame, FrameGeometry } from '../metrics/frame.js';
 import { ReaderGroup } from './frame-reader.js';
 import type { FrameReader, RecordBuffers } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
-import { audioFactsOutput, readAudioFacts } from './audio-facts.js';
-import type { AudioFacts } from './audio-facts.js';
+import { audioFactsOutput, readAudioFacts, readFrameSummary } from './audio-facts.js';
+import type { AudioFacts, FrameSummary } from './audio-facts.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools, VideoProbe } from './probe.js';
 import type { Child, ProcessScope } from './process.js';
@@ -61,6 +63,8 @@ export interface VideoDecoder {
   peakBuffers(): { planes: number; rgb: number };
   /** The audio's sample count and start, read from the same process (null when no audio was given); settles once it has exited. */
   audioFacts(): Promise<AudioFacts | null>;
+  /** Every decoded video frame's PTS and duration in the stream's time base, read from the same process; settles once it has exited. */
+  frameTimes(): Promise<FrameSummary>;
 }
 
 /**
@@ -124,9 +128,18 @@ export interface VideoSide {
   audio?: AudioProbe | null;
 }
 
-/** Where side `i` of `n` writes: its planes, ffmpeg's rgb24 and its audio frame summary. */
-export function videoSideFds(i: number, n: number): { planes: number; rgb: number; facts: number } {
-  return { planes: 3 + i, rgb: 3 + n + i, facts: 3 + 2 * n + i };
+/** Where side `i` of `n` writes: its planes, ffmpeg's rgb24, its audio frame summary and its video frame summary. */
+export function videoSideFds(i: number, n: number): { planes: number; rgb: number; facts: number; times: number } {
+  return { planes: 3 + i, rgb: 3 + n + i, facts: 3 + 2 * n + i, times: 3 + 3 * n + i };
+}
+
+/**
+ * The output that writes a side's video frame timestamps: the decoded frames wrapped as they are
+ * (`wrapped_avframe`: no copy, no conversion), every one kept (`passthrough`), in the input
+ * stream's own time base (`-enc_time_base -1`), summarised by framecrc, one line per frame.
+ */
+export function frameTimesOutput(input: number, streamIndex: number, fd: number): string[] {
+  return ['-map', `${input}:${streamIndex}`, '-c:v', 'wrapped_avframe', '-vsync', 'passthrough', '-enc_time_base', '-1', '-f', 'framecrc', `pipe:${fd}`];
 }
 
 /**
@@ -156,6 +169,7 @@ export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video'
   sides.forEach((side, i) => {
     if (side.audio) args.push(...audioFactsOutput(side.audio, videoSideFds(i, n).facts, i));
   });
+  sides.forEach((side, i) => args.push(...frameTimesOutput(i, side.video.index, videoSideFds(i, n).times)));
   return args;
 }
 
@@ -194,7 +208,7 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
       ...(withRgb ? [{ fd: fds.rgb, recordBytes: geometry.rgbBytes, reader: { capacity, group, label: `${side.label} rgb24` } }] : []),
     ];
   });
-  const factsFds = sides.flatMap((side, i) => (side.audio ? [videoSideFds(i, n).facts] : []));
+  const factsFds = [...sides.flatMap((side, i) => (side.audio ? [videoSideFds(i, n).facts] : [])), ...sides.map((_, i) => videoSideFds(i, n).times)];
   const labels = sides.map((s) => s.label).join(' and ');
   const { child, readers } = await spawnRawOutputs(scope, tools.ffmpeg, videoDecodeArgs(sides, { rgb24: withRgb }), outputs, {
     label: `ffmpeg (video, ${labels})`,
@@ -211,6 +225,8 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
     // Read as it streams (or ffmpeg would block on a full pipe); a read error shows as the process's exit.
     const facts = side.audio ? readAudioFacts(child.pipe(videoSideFds(i, n).facts), side.audio.channels, side.label) : Promise.resolve(null);
     facts.catch(() => undefined);
+    const times = readFrameSummary(child.pipe(videoSideFds(i, n).times), side.label, 'video');
+    times.catch(() => undefined);
     // A reader error (a frame cut short) usually means ffmpeg died: its exit says why, so prefer it.
     const explain = async (error: unknown): Promise<never> => {
       throw (await processFailure()) ?? error;
@@ -253,6 +269,11 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
         const error = await processFailure();
         if (error) throw error;
         return facts;
+      },
+      async frameTimes(): Promise<FrameSummary> {
+        const error = await processFailure();
+        if (error) throw error;
+        return times;
       },
     };
   });

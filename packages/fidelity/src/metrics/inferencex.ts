@@ -19,17 +19,6 @@ export interface Ratio {
   den: number;
 }
 
-/**
- * The clip checks InferenceX applies to every clip, also inside `compare_media` (metrics.md, "Clip
- * validity"): a clip invalid by one of them makes its pair incompatible for InferenceX.
- */
-export const UNCONDITIONAL_CLIP_CODES = ['CLIP_TIMESTAMPS', 'CLIP_CORRUPT_FRAMES', 'CLIP_GEOMETRY_CHANGED', 'CLIP_AUDIO_EMPTY', 'CLIP_AUDIO_GAP'] as const;
-
-/** Whether a clip with these reason codes passes every unconditional check (the conditional ones, motion, sound, blank..., do not count). */
-export function unconditionallyValid(reasons: readonly string[]): boolean {
-  return !reasons.some((r) => (UNCONDITIONAL_CLIP_CODES as readonly string[]).includes(r));
-}
-
 /** Each clip's validity by the unconditional checks alone: true when it passes all of them. */
 export interface ClipValidity {
   baseline: boolean;

@@ -58,12 +58,34 @@ function summaryLine(pair: PairReport, m: Messages): VNode {
   );
 }
 
-function reasonsBlock(pair: PairReport, m: Messages): Child {
+/**
+ * A clip reason in words, per clip that fails it, named by its run's GPU ("B200's clip: the clip is
+ * black in every frame"): the clip's own message on the English page, the code's sentence on others.
+ */
+function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'candidate' | 'both' | null, ctx: Pick<PairContext, 'm' | 'baselineRun' | 'candidateRun'>): string | null {
+  const { m } = ctx;
+  if (!pair.clips || !code.startsWith('CLIP_')) return null;
+  const sides = side === 'both' ? (['baseline', 'candidate'] as const) : side === 'baseline' || side === 'candidate' ? [side] : [];
+  const parts = sides.flatMap((s) => {
+    const reason = pair.clips![s].reasons.find((r) => r.code === code);
+    if (!reason) return [];
+    const gpu = (s === 'baseline' ? ctx.baselineRun : ctx.candidateRun)?.hardware.gpu_model ?? sideName(m, s);
+    return [fill(m.clip_reason, { gpu, reason: m.html_lang === 'en' ? reason.message : reasonText(code, null, m) })];
+  });
+  return parts.length ? parts.join('; ') : null;
+}
+
+function reasonsBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRun' | 'candidateRun'>): Child {
+  const { m } = ctx;
   // A failed pair's reasons are its failed checks' codes: the checks table shows them with their figures.
   if (pair.status !== 'invalid' || (pair.reasons.length === 0 && pair.reason_details.length === 0)) return null;
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
-    ...pair.reason_details.map((d) => [<code>{d.code}</code>, sideName(m, d.side), <span class="prompt">{reasonText(d.code, d.message, m)}</span>]),
+    ...pair.reason_details.map((d) => [
+      <code>{d.code}</code>,
+      sideName(m, d.side),
+      <span class="prompt">{clipReasonText(pair, d.code, d.side, ctx) ?? reasonText(d.code, d.message, m)}</span>,
+    ]),
     ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code>{c}</code>, '—', reasonText(c, null, m)]),
   ];
   return [<h4>{m.reasons_title}</h4>, <Table head={[m.reason_code, m.side, m.detail]} rows={rows} />];
@@ -424,7 +446,7 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
             [m.prompt, <div class="prompt">{pair.prompt}</div>],
           ]}
         />
-        {reasonsBlock(pair, m)}
+        {reasonsBlock(pair, ctx)}
         <PairPlan pair={pair} spec={ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec} m={m} />
         {recordsBlock(pair, m)}
         {checksBlock(pair.checks, m)}

@@ -134,6 +134,7 @@ function sitesBlock(report: Report, m: Messages): Child {
         ? tx(m, 'slots_warmup_count', { warmup: r.slots.warmup })
         : tx(m, 'slots_warmup_value', { warmup: r.slots.warmup, ok: r.slots.warmup_ok, failed: r.slots.warmup_failed }),
     ]),
+    field(m.clips_valid, (r) => (r.clips ? tx(m, 'clips_valid_value', { valid: r.clips.valid, analysed: r.clips.analysed }) : m.clips_not_analysed)),
     field(m.gpus_allocated, (r) => String(r.hardware.gpus_allocated), (r) => String(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => String(r.hardware.gpus_participating), (r) => String(r.hardware.gpus_participating)),
     [headCell(rtDiffers.size ? [m.runtime, ' ', differsBadge()] : m.runtime), ...runs.map((r) => runtimeText(r.runtime, rtDiffers))],

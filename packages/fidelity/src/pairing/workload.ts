@@ -30,6 +30,15 @@ const SCALAR_FIELDS = [
   'video.frames',
   'audio.sample_rate',
   'audio.channels',
+  // The clip expectations (version 1.2): both runs' clips are judged by one plan, so they are the workload's.
+  'video.requires_motion',
+  'video.max_frozen_fraction',
+  'video.max_blank_fraction',
+  'video.duration_seconds',
+  'video.duration_tolerance_seconds',
+  'audio.requires_sound',
+  'max_av_start_skew_seconds',
+  'max_av_end_skew_seconds',
   'repetitions',
 ] as const;
 

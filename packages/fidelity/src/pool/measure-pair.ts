@@ -19,7 +19,7 @@ import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { openAudioDecoders } from '../media/audio-decoder.js';
 import type { AudioDecoder } from '../media/audio-decoder.js';
 import type { AudioFacts } from '../media/audio-facts.js';
-import { checkBeforeDecoding, checkCompatibility, inferencexRefuses, knownInvalidClip } from '../media/compat.js';
+import { checkBeforeDecoding, checkCompatibility, inferencexRefuses } from '../media/compat.js';
 import { PlanJson } from '../schemas/run-archive.js';
 import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
@@ -35,6 +35,12 @@ import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
 import { createVideoAccumulatorOn } from '../metrics/video.js';
 import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
+import { createClipVideoAccumulator } from '../metrics/clip-video.js';
+import type { ClipVideoAccumulator } from '../metrics/clip-video.js';
+import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
+import type { ClipAudioAccumulator } from '../metrics/clip-audio.js';
+import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
+import type { ClipAudio, ClipVideo, PairClips } from '../schemas/clip.js';
 import type { AudioMetrics, FailureSide, InferencexFigures, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
 import type { MeasureOptions, MeasureProgress } from './api.js';
@@ -59,7 +65,7 @@ export const MAX_VIDEO_THREADS = 64;
 const FAILURE_CODES: ReadonlySet<string> = new Set(MeasureFailureCodes);
 
 /** The part of plan.json MeasureOptions.plan takes. */
-const MediaPlanSpecSchema = PlanJson.pick({ video: true, audio: true });
+const MediaPlanSpecSchema = PlanJson.pick({ video: true, audio: true, max_av_start_skew_seconds: true, max_av_end_skew_seconds: true });
 
 /** Frames after which every video buffer and the metrics' memory are in use (the audio starts then). */
 const WARM_FRAMES = 8;
@@ -168,10 +174,16 @@ export function autoSsimAside(video: VideoProbe, cores: number): boolean {
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 
-/** The video metrics, and what each side's process learned about its audio (null without audio). */
+/** The video metrics, what each side's process learned about its audio (null without audio), and each clip's own video figures. */
 interface VideoOutcome {
   metrics: VideoMetrics;
   audio: [AudioFacts | null, AudioFacts | null];
+  clips: [ClipVideo, ClipVideo];
+}
+
+/** Seconds per tick of a time base; 1 when the decoder gave none (no frame). */
+function seconds(tb: { num: number; den: number } | null): number {
+  return tb && tb.num > 0 && tb.den > 0 ? tb.num / tb.den : 1;
 }
 
 async function measureVideo(
@@ -188,15 +200,18 @@ async function measureVideo(
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   let ssim: SsimHelper | null = null;
+  const clips: ClipVideoAccumulator[] = [];
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
     // rgb24 is converted from the planes in the metrics' thread; the decoders convert (fd 4) only
     // where the exact formula does not apply, and only when a chosen metric reads rgb24.
     const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
-    const rgb24 = needsRgb24(metrics) && rgb.by === 'ffmpeg';
+    // The clip analysis (metrics/clip-video.ts) reads every frame's rgb24 whatever the set: ffmpeg's where it converts.
+    const rgb24 = rgb.by === 'ffmpeg';
     const geometry = streams[0].geometry;
     if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');
+    clips.push(createClipVideoAccumulator(geometry, rgb), createClipVideoAccumulator(geometry, rgb));
     // Frames measured in this thread are read straight into the metric kernels' memory (pool/frame-memory.ts):
     // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
     const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
@@ -261,6 +276,9 @@ async function measureVideo(
       }
       const index = framesRead++;
       offsetSearch?.add(index, fa.y, fb.y);
+      // Each clip on its own, in frame order, before the frame moves to a helper (docs/metrics.md, "Clip validity").
+      clips[0]!.addFrame(fa);
+      clips[1]!.addFrame(fb);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else if (split) {
@@ -296,11 +314,16 @@ async function measureVideo(
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
+    const times = await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
+    const clipVideo = times.map((t, i) =>
+      clips[i]!.finish({ timeBase: seconds(t.timeBase), frames: t.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }),
+    ) as [ClipVideo, ClipVideo];
     const video = accumulator.finish();
     // A diagnosis of video that differs; identical video has nothing to diagnose.
     const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
-    return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts };
+    return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts, clips: clipVideo };
   } finally {
+    for (const clip of clips) clip.close();
     await helpers?.close();
     await ssim?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
@@ -323,6 +346,8 @@ async function measureAudio(
   streams: [AudioProbe, AudioProbe],
   useThread: boolean,
   start: Promise<void>,
+  clips: [ClipAudioAccumulator, ClipAudioAccumulator],
+  pairMetrics: boolean,
 ): Promise<AudioOutcome> {
   await start;
   // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
@@ -333,7 +358,7 @@ async function measureAudio(
       { file: files[1], label: 'candidate', audio: streams[1] },
     ]),
   )) as [AudioDecoder, AudioDecoder];
-  const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread);
+  const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread && pairMetrics);
   try {
     const delivered: [number, number] = [0, 0];
     let same = true;
@@ -347,14 +372,22 @@ async function measureAudio(
       // Chunks are full until a decoder's last one: a shorter chunk means that side has ended. The
       // other side is still counted to its end (the compatibility checks compare the counts).
       if (la !== lb) same = false;
-      if (same) await sink.push(ca!, cb!);
+      // Each clip on its own, before the chunk's arrays go to the sink (which may move them to its thread).
+      if (la > 0) clips[0].push(ca!);
+      if (lb > 0) clips[1].push(cb!);
+      if (same && pairMetrics) await sink.push(ca!, cb!);
     }
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
-    const result = same ? await sink.finish() : null;
+    const result = same && pairMetrics ? await sink.finish() : null;
     return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered };
   } finally {
     await sink.close();
   }
+}
+
+/** A clip's audio figures: its samples' sums, with the decoded frames' timestamps the video decoder's process reported. */
+function clipAudioFigures(clip: ClipAudioAccumulator, facts: AudioFacts | null): ClipAudio {
+  return clip.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] });
 }
 
 /** The probe with the audio's sample count and start as the decode found them. */
@@ -384,10 +417,13 @@ async function measureProbed(
   const withAudio = needsAudio(metrics);
   let warm!: () => void;
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
+  // The clips' audio is analysed whatever the set (docs/metrics.md, "Clip validity"): a set without
+  // `audio` decodes it for the clip analysis alone.
+  const clipAudio = aa && ab ? ([createClipAudioAccumulator(aa.sampleRate, aa.channels), createClipAudioAccumulator(ab.sampleRate, ab.channels)] as [ClipAudioAccumulator, ClipAudioAccumulator]) : null;
   const [video, audio] = await firstFailureWins(
     scope,
     measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm),
-    withAudio && aa && ab ? measureAudio(scope, tools, files, [aa, ab], options.audioThread ?? videoThreads > 0, videoWarm) : Promise.resolve(null),
+    clipAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
   // a truncated file, then every compatibility check runs in its order; metrics of a pair that
@@ -409,14 +445,23 @@ async function measureProbed(
     // The measuring decoders delivered what the counting ones decoded (the same decoder, another process).
     const expected = full[0].audio!.samples!;
     const [da, db] = audio.delivered;
-    if (da !== expected || db !== expected || !audio.metrics) {
+    if (da !== expected || db !== expected || (withAudio && !audio.metrics)) {
       const side: FailureSide = da !== expected && db !== expected ? 'both' : da !== expected ? 'baseline' : 'candidate';
       throw endedEarly('audio samples', side, side === 'candidate' ? db : da, expected);
     }
   }
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
-  const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null } : { video: video.metrics };
-  if (computesInferencex(metrics)) measurement.inferencex = inferencexOf(full, video.metrics, audio?.sums ?? null);
+  const expectations = options.plan ? clipExpectationsOf(options.plan) : {};
+  const clips: PairClips = {
+    baseline: judgeClip(video.clips[0], clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0]) : null, expectations),
+    candidate: judgeClip(video.clips[1], clipAudio ? clipAudioFigures(clipAudio[1], video.audio[1]) : null, expectations),
+  };
+  const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null, clips } : { video: video.metrics, clips };
+  if (computesInferencex(metrics)) {
+    // InferenceX refuses a pair whose clip fails one of its unconditional checks (metrics.md, "Clip validity").
+    const validity = { baseline: clips.baseline.unconditional_valid, candidate: clips.candidate.unconditional_valid };
+    measurement.inferencex = withClipValidity(inferencexOf(full, video.metrics, audio?.sums ?? null), validity);
+  }
   return { ok: true, measurement };
 }
 
@@ -434,8 +479,8 @@ function refused(failure: MeasureFailure, probes: [MediaProbe, MediaProbe], metr
 /**
  * InferenceX's `compare_media` figures of a measured pair (metrics/inferencex.ts), from the sums of
  * this pass and the probes' timestamps; the template when InferenceX refuses the pair on what the
- * probes say or on the clip checks known here (knownInvalidClip). The per-clip analysis's verdict
- * on the other unconditional checks is applied on top (withClipValidity).
+ * probes say. The clips' verdicts on InferenceX's unconditional checks are applied by the caller
+ * (withClipValidity), from the per-clip analysis of the same pass.
  */
 function inferencexOf(probes: [MediaProbe, MediaProbe], video: VideoMetrics, sums: AudioChannelSums[] | null): InferencexFigures {
   if (inferencexRefuses(probes[0], probes[1]) !== false) return inferencexRefused();
@@ -444,11 +489,10 @@ function inferencexOf(probes: [MediaProbe, MediaProbe], video: VideoMetrics, sum
   const start = (x: NonNullable<typeof xa>): { pts: number; tb: { num: number; den: number } } | null =>
     x.startPts === null ? null : { pts: x.startPts, tb: x.startTimeBase ?? x.timeBase };
   const [sa, sb] = xa && xb ? [start(xa), start(xb)] : [null, null];
-  const figures = inferencexFigures(
+  return inferencexFigures(
     { mae: video.mae!, psnrDb: video.psnr_db ?? null, frames: video.frames, maxAlignmentDeltaSeconds: maxDeltaSeconds(va.pts, va.timeBase, vb.pts, vb.timeBase) },
     sums ? { sums, maxAlignmentDeltaSeconds: sa && sb ? exactDeltaSeconds(sa.pts, sa.tb, sb.pts, sb.tb) : null } : null,
   );
-  return withClipValidity(figures, { baseline: !knownInvalidClip(probes[0]), candidate: !knownInvalidClip(probes[1]) });
 }
 
 function checkArguments(baseline: unknown, candidate: unknown, options: MeasureOptions): void {

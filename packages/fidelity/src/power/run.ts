@@ -9,7 +9,11 @@ import { gpuAccounting, type GpuAccounting } from './accounting.js';
 import { integratePower } from './integrate.js';
 import type { PowerResult } from './schemas.js';
 
-/** Valid clips, as the issue counts them: measurement records whose status is ok. */
+/**
+ * Valid clips when no clip was analysed: measurement records whose status is ok. Where every ok
+ * record's clip was analysed (compare, merge), the report counts only the valid ones instead
+ * (`validClips` below; docs/power-and-timing.md).
+ */
 export function countValidClips(records: readonly RunRecord[]): number {
   return records.filter((r) => r.kind === 'measurement' && r.status === 'ok').length;
 }
@@ -25,12 +29,12 @@ function windowSeconds(window: Window | null | undefined): number | null {
  * null then). A run with telemetry/ but without gpu_metrics.csv gets
  * power_valid false with TELEMETRY_MISSING.
  */
-export function runPower(run: Pick<VerifiedRun, 'run' | 'records' | 'telemetry'>, options: { maxGapS?: number } = {}): PowerResult | null {
+export function runPower(run: Pick<VerifiedRun, 'run' | 'records' | 'telemetry'>, options: { maxGapS?: number; validClips?: number } = {}): PowerResult | null {
   const { gpu_metrics_csv: csv, server_timing_jsonl: timing } = run.telemetry;
   if (csv === null && timing === null) return null;
   return integratePower(csv, run.run.measurement_window, {
     expectedGpuCount: run.run.expected_gpu_count,
-    validClips: countValidClips(run.records),
+    validClips: options.validClips ?? countValidClips(run.records),
     ...(options.maxGapS === undefined ? {} : { maxGapS: options.maxGapS }),
   });
 }
@@ -38,14 +42,14 @@ export function runPower(run: Pick<VerifiedRun, 'run' | 'records' | 'telemetry'>
 /**
  * The GPU accounting of one verified run (allocated vs participating GPUs, GPU-seconds, energy per valid clip when power is valid).
  */
-export function runAccounting(run: Pick<VerifiedRun, 'ci' | 'run' | 'records'>, power: PowerResult | null): GpuAccounting {
+export function runAccounting(run: Pick<VerifiedRun, 'ci' | 'run' | 'records'>, power: PowerResult | null, validClips?: number): GpuAccounting {
   const valid = power?.report.power_valid === true;
   return gpuAccounting({
     gpusAllocated: run.ci.hardware.gpus_allocated,
     gpusParticipating: run.ci.hardware.gpus_participating,
     expectedGpuCount: run.run.expected_gpu_count,
     windowS: windowSeconds(run.run.measurement_window),
-    validClips: countValidClips(run.records),
+    validClips: validClips ?? countValidClips(run.records),
     energyJ: valid ? power.report.total_gpu_energy_j! : null,
     measuredGpuCount: valid ? power.report.observed_gpu_count : null,
   });

@@ -26,6 +26,12 @@ export const PowerSummary = z.object({
   joules_per_valid_clip: z.number().optional(),
   /** Ok measurement records; null when the caller did not say. */
   valid_clips: z.number().int().nullable(),
+  /**
+   * What valid_clips counts (version 1.2): `valid_clips`, ok records whose clip is valid (every one
+   * was analysed); `ok_records`, ok measurement records (their clips were not all analysed).
+   * Absent from reports written before clips were analysed, which counted ok records.
+   */
+  valid_clips_basis: z.enum(['valid_clips', 'ok_records']).optional(),
   max_gap_s: z.number(),
   method: z.literal(POWER_METHOD),
 });

@@ -6,6 +6,7 @@
  * JSON has neither.
  */
 import { z } from 'zod';
+import { PairClips } from './clip.js';
 
 /** min, mean, p05, max and the index of the worst frame of one per-frame series. */
 export const SeriesSummary = z.object({
@@ -258,6 +259,8 @@ export const PairMeasurement = z.object({
    * list without them), and in measurements made before it existed.
    */
   inferencex: InferencexFigures.optional(),
+  /** Each clip analysed on its own (docs/metrics.md, "Clip validity"); absent from measurements made before version 1.2. */
+  clips: PairClips.optional(),
   timings_ms: z.object({ total: z.number() }).optional(),
 });
 export type PairMeasurement = z.infer<typeof PairMeasurement>;

@@ -9,6 +9,7 @@ import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
 import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { MetricSelection } from '../metrics/names.js';
 import { AudioMetrics, InferencexFigures, PlanMismatch, VideoMetrics } from './measurement.js';
+import { PairClips } from './clip.js';
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
 import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
@@ -34,6 +35,14 @@ export const PlanSpec = z.object({
   audio: z.object({ sample_rate: z.number().int(), channels: z.number().int() }),
 });
 export type PlanSpec = z.infer<typeof PlanSpec>;
+
+/** `runs[].clips`: how many of the run's clips were analysed, how many are valid, and the invalid ones by code. */
+export const RunClips = z.object({
+  analysed: z.number().int().min(0),
+  valid: z.number().int().min(0),
+  invalid_by_code: z.record(z.string(), z.number().int().min(1)),
+});
+export type RunClips = z.infer<typeof RunClips>;
 
 /** One pair in report.json (`comparisons[].pairs[]`): identity, status and reasons, media, metrics and checks. */
 export const PairReport = z.object({
@@ -76,6 +85,8 @@ export const PairReport = z.object({
   files: z.record(z.string(), z.string()),
   /** Against the same-hardware noise sample, when the comparison was calibrated; absent for invalid pairs. */
   noise: PairNoise.optional(),
+  /** Each clip analysed on its own (version 1.2; docs/metrics.md, "Clip validity"); absent when the pair was not measured. */
+  clips: PairClips.optional(),
 });
 export type PairReport = z.infer<typeof PairReport>;
 
@@ -250,6 +261,8 @@ export const RunReport = z.object({
   timing: ServerTimingReport.optional(),
   /** Participating vs allocated GPUs, GPU-seconds and energy per valid clip on each basis. */
   accounting: GpuAccounting.optional(),
+  /** Its clips analysed on their own (version 1.2; docs/metrics.md, "Clip validity"); absent when none was. */
+  clips: RunClips.optional(),
 });
 export type RunReport = z.infer<typeof RunReport>;
 

@@ -182,6 +182,13 @@ export const PlanCase = z.object({
 });
 export type PlanCase = z.infer<typeof PlanCase>;
 
+/** A fraction 0..1 (a plan's max_frozen_fraction, max_blank_fraction). */
+const UnitFraction = z.number().min(0).max(1);
+/** A positive, finite number of seconds (a plan's duration_seconds, duration_tolerance_seconds). */
+const PositiveSeconds = z.number().positive().finite();
+/** A non-negative, finite number of seconds (a plan's A/V skew limits). */
+const SkewSeconds = z.number().min(0).finite();
+
 /** plan.json: the frozen workload (docs/run-archive.md, "plan.json"). */
 export const PlanJson = z.object({
   plan_id: NonEmpty,
@@ -191,8 +198,21 @@ export const PlanJson = z.object({
     height: within(PositiveInt, -Infinity, RANGES.videoSide),
     fps: within(z.number().positive(), -Infinity, RANGES.fps),
     frames: within(PositiveInt, -Infinity, RANGES.frames),
+    // Optional clip expectations (docs/run-archive.md, docs/metrics.md "Clip validity"), checked like
+    // InferenceX's _validate_expected: a wrong type or a value out of its domain refuses the plan, naming the field.
+    requires_motion: z.boolean().optional(),
+    max_frozen_fraction: UnitFraction.optional(),
+    max_blank_fraction: UnitFraction.optional(),
+    duration_seconds: PositiveSeconds.optional(),
+    duration_tolerance_seconds: PositiveSeconds.optional(),
   }),
-  audio: z.object({ sample_rate: within(PositiveInt, -Infinity, RANGES.sampleRate), channels: within(PositiveInt, -Infinity, RANGES.channels) }),
+  audio: z.object({
+    sample_rate: within(PositiveInt, -Infinity, RANGES.sampleRate),
+    channels: within(PositiveInt, -Infinity, RANGES.channels),
+    requires_sound: z.boolean().optional(),
+  }),
+  max_av_start_skew_seconds: SkewSeconds.optional(),
+  max_av_end_skew_seconds: SkewSeconds.optional(),
   warmup_runs: within(z.number().int().min(0), -Infinity, RANGES.runsPerPlan),
   repetitions: within(PositiveInt, -Infinity, RANGES.runsPerPlan),
   cases: z

@@ -11,6 +11,8 @@
  * Each check returns what is wrong, in words that name the field; the caller
  * names the partial and the pair.
  */
+import { judgeClip } from '../metrics/clip-checks.js';
+import type { ClipExpectations } from '../metrics/clip-checks.js';
 import { worstRmsRatio } from '../metrics/audio.js';
 import { inferencexTemplate } from '../metrics/inferencex.js';
 import type { MetricSelection } from '../metrics/names.js';
@@ -265,6 +267,26 @@ export function factProblems(outcome: MeasureOutcome, facts: PairFacts): string[
       const off = x.samples === null ? undefined : audio.channels.find((c) => c.samples !== x.samples);
       if (off) out.push(`audio.channels[${off.channel}].samples is ${off.samples}; merge's probe counts ${x.samples} per channel`);
     }
+  }
+  return out;
+}
+
+/**
+ * Where a measurement's clip analyses contradict themselves (docs/scale-out.md): each clip's frame
+ * count must be the pair's, and its reasons, `valid` and `unconditional_valid` must be what the
+ * clip checks give for its own figures under the plan's expectations, re-derived here as merge
+ * re-derives every aggregate from its series. A partial cannot call a black clip valid.
+ */
+export function clipProblems(m: PairMeasurement, expectations: ClipExpectations): string[] {
+  const out: string[] = [];
+  if (!m.clips) return out;
+  for (const side of ['baseline', 'candidate'] as const) {
+    const clip = m.clips[side];
+    if (clip.video.frame_count !== m.video.frames) out.push(`clips.${side}.video.frame_count is ${clip.video.frame_count}, but the pair has ${m.video.frames} frames`);
+    const derived = judgeClip(clip.video, clip.audio, expectations);
+    const got = JSON.stringify({ valid: clip.valid, unconditional_valid: clip.unconditional_valid, reasons: clip.reasons });
+    const want = JSON.stringify({ valid: derived.valid, unconditional_valid: derived.unconditional_valid, reasons: derived.reasons });
+    if (got !== want) out.push(`clips.${side} says ${got}, but its figures under the plan give ${want}`);
   }
   return out;
 }

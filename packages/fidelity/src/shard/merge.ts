@@ -49,7 +49,8 @@ import { parseCalibration } from '../calibrate/load.js';
 import type { Calibration } from '../calibrate/schema.js';
 import { resolveGeneratedAt } from '../time.js';
 import { TOOL_VERSION } from '../version.js';
-import { factProblems, failureProblem, measurementProblems } from './check-measurement.js';
+import { clipProblems, factProblems, failureProblem, measurementProblems } from './check-measurement.js';
+import { clipExpectationsOf } from '../metrics/clip-checks.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
 import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec } from './remeasure.js';
 import { shardIndices, slurmArrayExpression } from './spec.js';
@@ -277,6 +278,7 @@ function where(p: LoadedPartial, index: number, id: string): string {
  */
 async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[]): Promise<Problem[]> {
   const problems: Problem[] = [];
+  const expectations = clipExpectationsOf(plan.baseline.plan);
   for (const p of partials) {
     for (const pair of p.doc.pairs) {
       const at = where(p, pair.index, plan.pairs[pair.index]!.id);
@@ -287,6 +289,7 @@ async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedP
         if (why) invalid(why);
       }
       if (outcome?.ok) for (const why of measurementProblems(outcome.measurement, p.doc.metrics)) invalid(why);
+      if (outcome?.ok) for (const why of clipProblems(outcome.measurement, expectations)) invalid(why);
       for (const [key, file] of Object.entries(pair.files)) {
         const bytes = await readFile(path.join(p.dir, ...file.split('/')));
         const kind = bundleFileKind(file);

@@ -11,9 +11,9 @@ import {
   inferencexRefused,
   inferencexTemplate,
   maxDeltaSeconds,
-  unconditionallyValid,
   withClipValidity,
 } from '../../src/metrics/inferencex.js';
+import { isUnconditionallyValid, type ClipCode } from '../../src/schemas/clip.js';
 import { InferencexFigures } from '../../src/schemas/measurement.js';
 
 const sine = (n: number, amp: number) => Float32Array.from({ length: n }, (_, i) => amp * Math.sin(i / 7));
@@ -64,8 +64,9 @@ describe("InferenceX's figures from the sums", () => {
     expect(withClipValidity(f, { baseline: true, candidate: false })).toEqual(inferencexRefused());
     expect(inferencexRefused()).toEqual({ compatible: false, metrics: inferencexTemplate() });
     expect(InferencexFigures.parse(inferencexRefused()).metrics.video_total_frames).toBe(0);
-    expect(unconditionallyValid(['CLIP_NO_MOTION', 'CLIP_SILENT'])).toBe(true);
-    expect(unconditionallyValid(['CLIP_NO_MOTION', 'CLIP_AUDIO_GAP'])).toBe(false);
+    const clip = (...codes: ClipCode[]) => ({ reasons: codes.map((code) => ({ code, message: '' })) });
+    expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_SILENT'))).toBe(true);
+    expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_AUDIO_GAP'))).toBe(false);
   });
 
   it('measures timestamp deltas exactly and rounds once', () => {

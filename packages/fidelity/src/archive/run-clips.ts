@@ -1,0 +1,94 @@
+/**
+ * `fidelity verify RUN --clips`: every completed clip of one run analysed on its own, for a run
+ * that has no partner yet (a new site's first run). The same analysis as a compare's
+ * (`pairs[].clips`, docs/metrics.md "Clip validity"): one clip after the other, each with its own
+ * decoders (pool/analyse-clip.ts), checked against the run's own plan.
+ */
+import { FidelityError } from '../errors.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
+import { analyseClip } from '../pool/analyse-clip.js';
+import { ClipCode } from '../schemas/clip.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
+import type { VerifiedRun } from './types.js';
+
+/** One ok slot's clip: its analysis, or why it could not be decoded. */
+export interface SlotClip {
+  slot_id: string;
+  kind: 'warmup' | 'measurement';
+  /** The clip's SHA-256, as the run's seal lists it. */
+  sha256: string;
+  clip: ClipAnalysis | null;
+  /** Set when the clip could not be decoded (its reason code and message); `clip` is null then. */
+  failure?: { code: string; message: string };
+}
+
+/** What {@link analyseRunClips} found: every ok slot's clip, and the counts a report's `runs[].clips` has. */
+export interface RunClipsAnalysis {
+  clips: SlotClip[];
+  /** Measurement clips: analysed, valid, and the invalid ones by code (warm-ups are listed, never counted). */
+  analysed: number;
+  valid: number;
+  invalid_by_code: Record<string, number>;
+}
+
+/** Options of {@link analyseRunClips}. */
+export interface RunClipsOptions {
+  ffmpeg?: ResolveOptions;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called after each clip, with how many of how many are done. */
+  onProgress?: (progress: { done: number; total: number; slot_id: string }) => void;
+}
+
+/**
+ * Analyses the clip of every ok slot of a verified run, in run.json order.
+ *
+ * @throws FidelityError `ABORTED` when `signal` fires; `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`.
+ * @example
+ * ```ts
+ * const checked = await verifyRun('runs/h200.zip');
+ * if (checked.ok) {
+ *   const clips = await analyseRunClips(checked.run);
+ *   console.log(`${clips.valid} of ${clips.analysed} clips valid`, clips.invalid_by_code);
+ *   await checked.run.close();
+ * }
+ * ```
+ */
+export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions = {}): Promise<RunClipsAnalysis> {
+  const plan: MediaPlanSpec = {
+    video: { ...run.plan.video },
+    audio: { ...run.plan.audio },
+    ...(run.plan.max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds: run.plan.max_av_start_skew_seconds }),
+    ...(run.plan.max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds: run.plan.max_av_end_skew_seconds }),
+  };
+  const records = run.records.filter((r) => r.status === 'ok' && run.media.has(r.slot_id));
+  const clips: SlotClip[] = [];
+  for (const record of records) {
+    if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the clip analysis was cancelled');
+    const file = await run.mediaPath(record.slot_id);
+    const outcome = await analyseClip(file, {
+      plan,
+      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const sha256 = run.media.get(record.slot_id)!.sha256;
+    clips.push(
+      outcome.ok
+        ? { slot_id: record.slot_id, kind: record.kind, sha256, clip: { sha256, ...outcome.clip } }
+        : { slot_id: record.slot_id, kind: record.kind, sha256, clip: null, failure: outcome.failure },
+    );
+    options.onProgress?.({ done: clips.length, total: records.length, slot_id: record.slot_id });
+  }
+  const measured = clips.filter((c) => c.kind === 'measurement' && c.clip);
+  const counts: Record<string, number> = {};
+  for (const c of measured) for (const r of c.clip!.reasons) counts[r.code] = (counts[r.code] ?? 0) + 1;
+  const order = ClipCode.options as readonly string[];
+  return {
+    clips,
+    analysed: measured.length,
+    valid: measured.filter((c) => c.clip!.valid).length,
+    invalid_by_code: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * One clip analysed on its own, without a partner (`fidelity verify RUN --clips`, a new site's
+ * first run): the same accumulators as a pair's measurement (metrics/clip-video.ts,
+ * metrics/clip-audio.ts, metrics/clip-checks.ts) fed by one file's decoders, so the figures are
+ * the ones a compare of that clip reports. One video decoder process (planes, the audio's frame
+ * summary and the video's frame timestamps) and, with audio, one audio decoder process.
+ */
+import { FidelityError, isFidelityError } from '../errors.js';
+import { openAudioDecoder } from '../media/audio-decoder.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
+import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { MediaPlanSpec } from '../media/plan-conformance.js';
+import { probeMedia } from '../media/probe.js';
+import type { ProbeTools } from '../media/probe.js';
+import { ProcessScope } from '../media/process.js';
+import { openVideoDecoder } from '../media/video-decoder.js';
+import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
+import type { ClipAudio } from '../schemas/clip.js';
+import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
+import { createClipVideoAccumulator } from '../metrics/clip-video.js';
+import { rgbConversionFor } from '../metrics/rgb24.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
+import { DEFAULT_DECODE_TIMEOUT_MS } from './measure-pair.js';
+
+/** Options of {@link analyseClip}. */
+export interface AnalyseClipOptions {
+  /** Which ffmpeg / ffprobe (default: resolved as everywhere else). */
+  ffmpeg?: ResolveOptions;
+  /** Per child process, milliseconds (default {@link DEFAULT_DECODE_TIMEOUT_MS}). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone. */
+  plan?: MediaPlanSpec;
+}
+
+/** A clip's analysis, or why the clip could not be decoded (a reason code such as UNDECODABLE). */
+export type ClipOutcome = { ok: true; clip: ClipAnalysis } | { ok: false; failure: { code: string; message: string } };
+
+function seconds(tb: { num: number; den: number } | null): number {
+  return tb && tb.num > 0 && tb.den > 0 ? tb.num / tb.den : 1;
+}
+
+/**
+ * Decodes one clip and analyses it on its own (docs/metrics.md, "Clip validity").
+ *
+ * @throws FidelityError `ABORTED` when `signal` fires; `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`.
+ */
+export async function analyseClip(file: string, options: AnalyseClipOptions = {}): Promise<ClipOutcome> {
+  const toolchain = await resolveFfmpeg(options.ffmpeg);
+  const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };
+  const scope = new ProcessScope(options.signal);
+  try {
+    const probe = await probeMedia(scope, tools, file, 'clip');
+    const video = probe.video;
+    if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
+    const geometry = video.geometry;
+    if (!geometry) return { ok: false, failure: { code: 'UNSUPPORTED_PIXEL_FORMAT', message: `${video.pixFmt} is not read without conversion` } };
+    const rgb = rgbConversionFor(video.pixFmt, video.height);
+    const clip = createClipVideoAccumulator(geometry, rgb);
+    let figures;
+    let facts;
+    try {
+      const decoder = await openVideoDecoder(scope, tools, file, 'clip', video, { audio: probe.audio, rgb24: rgb.by === 'ffmpeg' });
+      for (;;) {
+        const frame = await decoder.next();
+        if (!frame) break;
+        clip.addFrame(frame);
+        decoder.release(frame);
+      }
+      await decoder.finished();
+      facts = await decoder.audioFacts();
+      const times = await decoder.frameTimes();
+      figures = clip.finish({ timeBase: seconds(times.timeBase), frames: times.frames.map((f) => ({ pts: f.pts, duration: f.duration })) });
+    } finally {
+      clip.close();
+    }
+    let audio: ClipAudio | null = null;
+    if (probe.audio) {
+      const sums = createClipAudioAccumulator(probe.audio.sampleRate, probe.audio.channels);
+      const decoder = await openAudioDecoder(scope, tools, file, 'clip', probe.audio);
+      for (;;) {
+        const chunk = await decoder.next();
+        if (!chunk) break;
+        if (chunk[0]!.length > 0) sums.push(chunk);
+      }
+      await decoder.finished();
+      audio = sums.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] });
+    }
+    return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}) };
+  } catch (error) {
+    if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the clip analysis was cancelled', { cause: error });
+    if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT'].includes(error.code)) {
+      return { ok: false, failure: { code: error.code, message: error.message } };
+    }
+    throw error;
+  } finally {
+    await scope.close();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The pages say what is wrong with which clip, in words, before any metric (docs/report.md,
+ * "Policy and outcomes"): the reason names the run's GPU and, on the English page, the clip's own
+ * sentence with its figures; each run says "N of M clips valid". Both languages.
+ */
+import { describe, expect, it } from 'vitest';
+import { judgeClip } from '../../src/metrics/clip-checks.js';
+import { clipCounts, clipReasons } from '../../src/comparison/report-model.js';
+import { renderReport } from '../../src/pages/page.js';
+import type { ClipVideo } from '../../src/schemas/clip.js';
+import { Report } from '../../src/schemas/report.js';
+import { htmlText, SAMPLE_MEDIA, sampleReport } from './html-fixture.js';
+
+const video = (black: boolean): ClipVideo => ({
+  frame_count: 12, width: 112, height: 64,
+  blank_fraction: black ? 1 : 0, black_fraction: black ? 1 : 0, white_fraction: 0,
+  duplicate_fraction: black ? 1 : 0, mean_adjacent_frame_mae: black ? 0 : 0.01, frozen_fraction: black ? 1 : 0,
+  min_frame_interval_seconds: 1 / 12, max_frame_interval_seconds: 1 / 12, missing_timestamps: 0, nonincreasing_timestamps: 0,
+  corrupt_frame_count: null, time_base_seconds: 1 / 12288, start_seconds: 0, end_seconds: 1,
+  blank_runs: black ? [[0, 11]] : [], frozen_runs: black ? [[0, 11]] : [],
+});
+
+function withBlackCandidate(): Report {
+  const report = sampleReport(SAMPLE_MEDIA);
+  const pair = report.comparisons[0]!.pairs[0]!;
+  const clips = { baseline: judgeClip(video(false), null), candidate: judgeClip(video(true), null) };
+  const reasons = clipReasons(clips);
+  Object.assign(pair, { status: 'invalid', clips, reasons: reasons.map((r) => r.code), reason_details: reasons });
+  report.runs[0]!.clips = clipCounts([clips.baseline]);
+  report.runs[1]!.clips = clipCounts([clips.candidate]);
+  return Report.parse(report);
+}
+
+describe('clip reasons on the pages', () => {
+  const report = withBlackCandidate();
+  const gpu = report.runs[1]!.hardware.gpu_model;
+
+  it('EN: the candidate GPU\'s clip is black in every frame, before its checks; N of M clips valid', () => {
+    const text = htmlText(renderReport(report, 'en'));
+    expect(text).toContain(`${gpu}'s clip: the clip is black in every frame`);
+    expect(text).toContain(`${gpu}'s clip: the picture does not move`);
+    expect(text).toContain('0 of 1 clips valid');
+    expect(text).toContain('1 of 1 clips valid');
+    // The reason comes before the pair's checks table (pair.tsx renders reasons first).
+    const reason = text.indexOf(`${gpu}'s clip: the clip is black`);
+    const checks = text.indexOf('Checks against the example thresholds', reason);
+    expect(reason).toBeGreaterThan(0);
+    expect(checks).toBeGreaterThan(reason);
+  });
+
+  it('ZH: the same reasons, translated, named by the GPU', () => {
+    const text = htmlText(renderReport(report, 'zh'));
+    expect(text).toContain(`${gpu} 的片段：片段每一帧都是全黑或全白`);
+    expect(text).toContain(`${gpu} 的片段：片段画面没有运动`);
+    expect(text).toContain('1 个片段中 0 个有效');
+  });
+});
