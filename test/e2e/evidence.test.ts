@@ -94,7 +94,7 @@ describe('runs[].power in report.json', () => {
 
   it('leaves every energy field out of the gapped run, in report.json itself', () => {
     const raw = readJson(path.join(OUT, 'report.json')) as { runs: { power: Record<string, unknown> }[] };
-    expect(Object.keys(raw.runs[2]!.power).sort()).toEqual(['expected_gpu_count', 'max_gap_s', 'method', 'observed_gpu_count', 'power_valid', 'reasons', 'valid_clips']);
+    expect(Object.keys(raw.runs[2]!.power).sort()).toEqual(['expected_gpu_count', 'max_gap_s', 'method', 'observed_gpu_count', 'power_valid', 'reasons', 'valid_clips', 'valid_clips_basis']);
     expect(report.runs[2]!.power_detail!.per_gpu.every((g) => g.energy_j === null && g.avg_power_w === null)).toBe(true);
   });
 
