@@ -71,12 +71,17 @@ describe('compare with a calibration', () => {
     expect(html).toContain('Against the same-hardware noise floor');
     expect(readFileSync(path.join(out, 'index.zh.html'), 'utf8')).toContain('与同硬件噪声基线的比较');
 
-    const broken = path.join(tmp, 'broken.json');
-    writeFileSync(broken, readFileSync(cal, 'utf8').replace('"definitions_version": 1', '"definitions_version": 7'));
-    const bad = await run(['compare', dir('H200'), dir('B200'), '--out', path.join(tmp, 'b2'), '--calibration', broken, '--json']);
-    expect(bad.code).toBe(2);
-    expect(bad.out).toMatch(/"CALIBRATION_INVALID"/);
-    expect(existsSync(path.join(tmp, 'b2'))).toBe(false);
+    // The version this tool writes; another one is refused with its own code, a malformed one as invalid.
+    const text = readFileSync(cal, 'utf8');
+    expect(text).toContain('"definitions_version": 2');
+    for (const [version, code] of [['"2"', 'CALIBRATION_INVALID'], ['1', 'CALIBRATION_DEFINITIONS_OUTDATED'], ['7', 'CALIBRATION_MISMATCH_DEFINITIONS']] as const) {
+      const broken = path.join(tmp, 'broken.json');
+      writeFileSync(broken, text.replace('"definitions_version": 2', `"definitions_version": ${version}`));
+      const bad = await run(['compare', dir('H200'), dir('B200'), '--out', path.join(tmp, 'b2'), '--calibration', broken, '--json']);
+      expect(bad.code, version).toBe(2);
+      expect(bad.out).toContain(`"${code}"`);
+      expect(existsSync(path.join(tmp, 'b2'))).toBe(false);
+    }
   });
 
   it('--noise calibrates in the same command; a shard refuses it (merge adds the verdicts)', async () => {
