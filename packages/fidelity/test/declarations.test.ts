@@ -16,26 +16,17 @@
  * schema) are InferenceX's words for its figures, not the checks', and are
  * not counted either.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REASONS } from '../src/errors.js';
 import { CHECKS } from '../src/policy/checks.js';
 import { InferencexMetrics } from '../src/schemas/measurement.js';
+import { sourceFiles } from './source-files.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCES = [path.join(ROOT, 'packages', 'fidelity', 'src'), path.join(ROOT, 'packages', 'cli', 'src')];
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) return sourceFiles(file);
-      return /\.(ts|tsx|mts|js|mjs)$/.test(name) ? [file] : [];
-    });
-}
 
 const files = SOURCES.flatMap(sourceFiles).map((f) => ({ file: path.relative(path.join(ROOT, 'packages'), f).split(path.sep).join('/'), text: readFileSync(f, 'utf8') }));
 

@@ -6,7 +6,7 @@
  * declared ahead of the version that gives it is said so there. The archive's own
  * codes are also checked, with their origin, in test/archive/codes.test.ts.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { MeasureFailureCodes } from '../src/pool/api.js';
 import { AccountingReasons } from '../src/power/accounting.js';
 import { PowerReasons } from '../src/power/reasons.js';
 import { TimingReasons } from '../src/timing/reasons.js';
+import { sourceFiles } from './source-files.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCES = [path.join(ROOT, 'packages', 'fidelity', 'src'), path.join(ROOT, 'packages', 'cli', 'src')];
@@ -22,16 +23,6 @@ const docs = readFileSync(path.join(ROOT, 'docs', 'reason-codes.md'), 'utf8');
 
 /** Upper-case literals with an underscore that are not reason codes. Add here, with the reason, if one is ever needed. */
 const NOT_CODES = new Set<string>([]);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) return sourceFiles(file);
-      return name.endsWith('.ts') ? [file] : [];
-    });
-}
 
 const texts = SOURCES.flatMap(sourceFiles).map((f) => readFileSync(f, 'utf8'));
 
