@@ -36,6 +36,8 @@ const baseRun = path.join(tmp, 'h200');
 const candRun = path.join(tmp, 'b200');
 const media = (runDir: string, slot: string): string => path.join(runDir, 'media', `${slot}.mp4`);
 const OUT = path.join(tmp, 'bundle');
+const JUNIT = path.join(tmp, 'junit.xml');
+const SUMMARY = path.join(tmp, 'summary.md');
 const BROKEN = { 'measurement-r000-c000': 'black', 'measurement-r000-c001': 'frozen', 'measurement-r000-c002': 'silent', 'measurement-r000-c003': 'gap' } as const;
 let result: CliResult;
 let report: Report;
@@ -53,7 +55,7 @@ live('the four broken clips of the issue, through the CLI', () => {
     }
     reseal(baseRun);
     reseal(candRun);
-    result = await cli(['compare', baseRun, candRun, '--out', OUT, '--json']);
+    result = await cli(['compare', baseRun, candRun, '--out', OUT, '--json', '--junit', JUNIT, '--summary', SUMMARY]);
     if (result.code === 0) report = Report.parse(JSON.parse(readFileSync(path.join(OUT, 'report.json'), 'utf8')));
   }, 240_000);
 
@@ -118,5 +120,16 @@ live('the four broken clips of the issue, through the CLI', () => {
         expect(run.power.valid_clips_basis, run.role).toBe('valid_clips');
       }
     }
+  });
+
+  it('the JUnit file and the job summary: each broken pair an error typed with its clip code, each run\'s clips counted', () => {
+    const xml = readFileSync(JUNIT, 'utf8');
+    for (const code of ['CLIP_NO_MOTION', 'CLIP_SILENT', 'CLIP_AUDIO_GAP']) expect(xml).toContain(`<error type="${code}" message="${code} (both)`);
+    expect(xml).toMatch(/<error type="CLIP_NO_MOTION" message="CLIP_NO_MOTION \(both\): [^"]*; CLIP_BLANK \(both\): the clip is black in every frame"/);
+    const runs = report.runs.map((r) => r.clips!);
+    expect(xml).toContain(`<property name="clips.baseline" value="${runs[0]!.valid} of ${runs[0]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1"/>`);
+    const md = readFileSync(SUMMARY, 'utf8');
+    expect(md).toContain(`${runs[1]!.valid} of ${runs[1]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1`);
+    expect(md).toMatch(/\| invalid \| `CLIP_AUDIO_GAP` \(both\): `audio jumps 256(\.0)? ms at 0\.51 s/);
   });
 });

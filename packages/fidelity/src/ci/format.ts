@@ -19,3 +19,19 @@ export function failedCheckText(k: { name: string; value: number | null; compara
 export function runLabel(gpu: string, id: number, attempt: number): string {
   return `${gpu} run ${id}-${attempt}`;
 }
+
+/**
+ * "10 of 10 valid", "5 of 7 valid; CLIP_BLANK 1, CLIP_SILENT 1": a run's clips checked on their own
+ * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in code order.
+ */
+export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
+  const codes = Object.keys(clips.invalid_by_code).sort();
+  const by = codes.map((code) => `${code} ${clips.invalid_by_code[code]}`).join(', ');
+  return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
+}
+
+/** Who a reason is about, in words for a CI line: " (candidate B200)", " (both)", or nothing for a difference between the two. */
+export function sideText(side: 'baseline' | 'candidate' | 'both' | null | undefined, gpu: { baseline: string; candidate: string }): string {
+  if (side === 'baseline' || side === 'candidate') return ` (${side} ${gpu[side]})`;
+  return side === 'both' ? ' (both)' : '';
+}

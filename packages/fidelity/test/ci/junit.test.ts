@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { junitXml, xmlAttr, xmlText } from '../../src/ci/junit.js';
+import { invalidClip } from './invalid-clip.js';
 import type { Report } from '../../src/schemas/report.js';
 import { HAVE_XMLLINT, validate } from './xmllint.js';
 
@@ -64,9 +65,20 @@ describe('junitXml', () => {
 
   it('an invalid pair: an error whose type is the reason code, with its message', () => {
     const xml = junitXml(fresh());
-    expect(xml).toContain('<error type="FAILED_CANDIDATE" message="FAILED_CANDIDATE: request timed out after 75 s">');
+    expect(xml).toContain('<error type="FAILED_CANDIDATE" message="FAILED_CANDIDATE (candidate B200): request timed out after 75 s">');
     expect(xml).toContain('<error type="INCOMPATIBLE_FRAME_COUNT" message="INCOMPATIBLE_FRAME_COUNT: Frame count differs: baseline 12, candidate 10">');
     expect(xml.match(/<error /g)).toHaveLength(3);
+  });
+
+  it('an invalid clip: the error names its code and whose clip it is; each run\'s clips are properties of the suite', () => {
+    const plain = junitXml(fresh());
+    expect(plain).toContain('<property name="clips.baseline" value="10 of 10 valid"/>');
+    expect(plain).toContain('<property name="clips.candidate" value="7 of 7 valid"/>');
+    const xml = junitXml(invalidClip(fresh()));
+    expect(xml).toContain('<property name="clips.candidate" value="6 of 7 valid; CLIP_BLANK 1"/>');
+    expect(xml).toContain('<error type="CLIP_BLANK" message="CLIP_BLANK (candidate B200): the clip is black in every frame">');
+    expect(xml.match(/<error /g)).toHaveLength(4);
+    expect(xml).toContain('tests="10" failures="2" errors="4"');
   });
 
   it('noise verdicts are properties of a calibrated suite, and only of a calibrated one', () => {
@@ -99,8 +111,8 @@ describe('junitXml', () => {
 });
 
 describe.skipIf(!HAVE_XMLLINT)('junitXml against the JUnit schema (xmllint)', () => {
-  it('the fixture comparison, a calibrated one and a hostile one validate', () => {
-    for (const [name, report] of [['plain', fresh()], ['calibrated', calibrated()], ['hostile', hostile()]] as const) {
+  it('the fixture comparison, a calibrated one, one with an invalid clip and a hostile one validate', () => {
+    for (const [name, report] of [['plain', fresh()], ['calibrated', calibrated()], ['invalid-clip', invalidClip(fresh())], ['hostile', hostile()]] as const) {
       const v = validate(write(`${name}.xml`, junitXml(report)));
       expect(v.ok, `${name}: ${v.output}`).toBe(true);
     }

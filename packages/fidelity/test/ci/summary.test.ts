@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobSummary, mdCode, refusalSummary, SUMMARY_MAX_ROWS } from '../../src/ci/summary.js';
 import type { Report } from '../../src/schemas/report.js';
+import { invalidClip } from './invalid-clip.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const TEXT = readFileSync(path.join(ROOT, 'fixtures', 'reference', 'report.json'), 'utf8');
@@ -37,8 +38,19 @@ describe('jobSummary', () => {
     const rows = md.split('\n').filter((l) => /^\| `(B200|H100)` \| `measurement/.test(l));
     expect(rows).toHaveLength(9);
     expect(cells(rows[0]!)).toEqual(['`B200`', '`measurement-r000-c003`', '`night-market-s29`', 'failed', 'min_ssim', expect.stringMatching(/^0\.43\d+$/), '>= 0.92']);
-    expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE`: `request timed out after 75 s`', '', '']);
+    expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE` (candidate `B200`): `request timed out after 75 s`', '', '']);
     for (const r of rows) expect(cells(r)).toHaveLength(7);
+  });
+
+  it('each run\'s clips checked on their own, and an invalid clip\'s row names its code and side', () => {
+    expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 7 of 7 valid; `H100 run 30049902211-1` 10 of 10 valid');
+    const md = jobSummary(invalidClip(fresh()), BUNDLE);
+    expect(md).toContain('`B200 run 30061277519-2` 6 of 7 valid; CLIP_BLANK 1');
+    const row = md.split('\n').find((l) => l.includes('CLIP_BLANK`'))!;
+    expect(cells(row).slice(3)).toEqual(['invalid', '`CLIP_BLANK` (candidate `B200`): `the clip is black in every frame`', '', '']);
+    const none = fresh();
+    for (const run of none.runs) delete run.clips;
+    expect(jobSummary(none, BUNDLE)).not.toContain('Clips checked');
   });
 
   it('the bundle: path, size and seal; none when there is no bundle', () => {

@@ -1,0 +1,19 @@
+/**
+ * A CI-report fixture shared by the JUnit and job-summary tests: the reference report with one
+ * failed pair's candidate clip found blank, made invalid as compare reports it.
+ */
+import type { Report } from '../../src/schemas/report.js';
+
+/** `r` (the reference report) with one failed pair's candidate clip found blank: invalid, as compare reports it. */
+export function invalidClip(r: Report): Report {
+  const c = r.comparisons[0]!;
+  const p = c.pairs.find((x) => x.status === 'failed')!;
+  p.status = 'invalid';
+  p.reasons = ['CLIP_BLANK'];
+  p.reason_details = [{ code: 'CLIP_BLANK', message: 'the clip is black in every frame', side: 'candidate' }];
+  c.summary = { ...c.summary, failed: c.summary.failed - 1, invalid: c.summary.invalid + 1, valid_pairs: c.summary.valid_pairs - 1 };
+  const run = r.runs.find((x) => x.run_id === c.candidate_run_id)!;
+  run.clips = { analysed: 7, valid: 6, invalid_by_code: { CLIP_BLANK: 1 } };
+  return r;
+}
+
