@@ -124,12 +124,12 @@ live('the four broken clips of the issue, through the CLI', () => {
 
   it('the JUnit file and the job summary: each broken pair an error typed with its clip code, each run\'s clips counted', () => {
     const xml = readFileSync(JUNIT, 'utf8');
-    for (const code of ['CLIP_NO_MOTION', 'CLIP_SILENT', 'CLIP_AUDIO_GAP']) expect(xml).toContain(`<error type="${code}" message="${code} (both)`);
-    expect(xml).toMatch(/<error type="CLIP_NO_MOTION" message="CLIP_NO_MOTION \(both\): [^"]*; CLIP_BLANK \(both\): the clip is black in every frame"/);
+    for (const code of ['CLIP_NO_MOTION', 'CLIP_SILENT', 'CLIP_AUDIO_GAP']) expect(xml).toContain(`<error type="${code}" message="${code}: both clips: `);
+    expect(xml).toMatch(/<error type="CLIP_NO_MOTION" message="CLIP_NO_MOTION: both clips: [^"]*; CLIP_BLANK: both clips: the clip is black in every frame"/);
     const runs = report.runs.map((r) => r.clips!);
     expect(xml).toContain(`<property name="clips.baseline" value="${runs[0]!.valid} of ${runs[0]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1"/>`);
     const md = readFileSync(SUMMARY, 'utf8');
     expect(md).toContain(`${runs[1]!.valid} of ${runs[1]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1`);
-    expect(md).toMatch(/\| invalid \| `CLIP_AUDIO_GAP` \(both\): `audio jumps 256(\.0)? ms at 0\.51 s/);
+    expect(md).toMatch(/\| invalid \| `CLIP_AUDIO_GAP`: `both clips: audio jumps 256(\.0)? ms at 0\.51 s/);
   });
 });

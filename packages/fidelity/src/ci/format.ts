@@ -30,8 +30,3 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
   return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
 }
 
-/** Who a reason is about, in words for a CI line: " (candidate B200)", " (both)", or nothing for a difference between the two. */
-export function sideText(side: 'baseline' | 'candidate' | 'both' | null | undefined, gpu: { baseline: string; candidate: string }): string {
-  if (side === 'baseline' || side === 'candidate') return ` (${side} ${gpu[side]})`;
-  return side === 'both' ? ' (both)' : '';
-}

@@ -10,7 +10,7 @@
  * gives the same bytes.
  */
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
-import { clipsText, failedCheckText, figure, runLabel, sideText } from './format.js';
+import { clipsText, failedCheckText, figure, runLabel } from './format.js';
 
 // XML 1.0 allows tab, newline, carriage return and U+0020.. except surrogates, U+FFFE and U+FFFF.
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -51,11 +51,9 @@ function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {
     const body = [...failing.map((k) => `${k.name}: value ${k.value === null ? 'null' : String(k.value)}${k.note ? ` (${k.note})` : ''}, passes when ${k.comparator} ${k.threshold}`), disclaimer].join('\n');
     lines.push(`      <failure${attrs([['type', 'threshold'], ['message', failing.map(failedCheckText).join('; ')]])}>${xmlText(body)}</failure>`);
   } else if (p.status === 'invalid') {
-    const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '', side: null }));
-    // Whose clip or request it is: an invalid clip (CLIP_*) is one side's, and the reader should not have to open the pages to learn which.
-    const gpu = { baseline: c.baseline_gpu_model, candidate: c.candidate_gpu_model };
-    const message = details.map((d) => `${d.code}${sideText(d.side, gpu)}${d.message ? `: ${cut(d.message.replace(/\s+/g, ' '))}` : ''}`).join('; ');
-    const body = details.map((d) => `${d.code}${sideText(d.side, gpu)}${d.message ? `: ${d.message}` : ''}`).join('\n');
+    const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '' }));
+    const message = details.map((d) => `${d.code}${d.message ? `: ${cut(d.message.replace(/\s+/g, ' '))}` : ''}`).join('; ');
+    const body = details.map((d) => `${d.code}${d.message ? `: ${d.message}` : ''}`).join('\n');
     lines.push(`      <error${attrs([['type', p.reasons[0] ?? 'INVALID'], ['message', message]])}>${xmlText(body)}</error>`);
   }
   const checks = p.checks.map((k) => `${k.name} ${figure(k.value, k.threshold)} ${k.comparator} ${k.threshold}: ${k.outcome}${k.note ? ` (${k.note})` : ''}`);

@@ -9,7 +9,7 @@
  */
 import type { Problem } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
-import { clipsText, figure, runLabel, sideText } from './format.js';
+import { clipsText, figure, runLabel } from './format.js';
 
 /** Rows of the failed-and-invalid table at most: GitHub caps a step's summary at 1 MiB. report.json has every pair. */
 export const SUMMARY_MAX_ROWS = 200;
@@ -29,12 +29,6 @@ export function mdCode(text: string, max = 200): string {
   const fence = '`'.repeat(longest + 1);
   const pad = /^[` ]|[` ]$/.test(t) ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
-}
-
-/** sideText with the GPU model (archive text) inert: " (candidate `B200`)". */
-function mdSide(side: 'baseline' | 'candidate' | 'both' | null | undefined, gpu: { baseline: string; candidate: string }): string {
-  if (side === 'baseline' || side === 'candidate') return ` (${side} ${mdCode(gpu[side])})`;
-  return sideText(side, gpu);
 }
 
 /** The bundle as the summary names it; sizes in bytes. */
@@ -88,9 +82,8 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
       if (p.status === 'failed') {
         for (const k of p.checks.filter((x) => x.outcome === 'fail')) rows.push(`${lead} ${k.name}${k.note ? ` (${k.note})` : ''} | ${figure(k.value, k.threshold)} | ${k.comparator} ${k.threshold} |`);
       } else if (p.status === 'invalid') {
-        const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '', side: null }));
-        const gpu = { baseline: c.baseline_gpu_model, candidate: c.candidate_gpu_model };
-        for (const d of details) rows.push(`${lead} ${mdCode(d.code)}${mdSide(d.side, gpu)}${d.message ? `: ${mdCode(d.message, 160)}` : ''} |  |  |`);
+        const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '' }));
+        for (const d of details) rows.push(`${lead} ${mdCode(d.code)}${d.message ? `: ${mdCode(d.message, 160)}` : ''} |  |  |`);
       }
     }
   }

@@ -10,7 +10,7 @@ export function invalidClip(r: Report): Report {
   const p = c.pairs.find((x) => x.status === 'failed')!;
   p.status = 'invalid';
   p.reasons = ['CLIP_BLANK'];
-  p.reason_details = [{ code: 'CLIP_BLANK', message: 'the clip is black in every frame', side: 'candidate' }];
+  p.reason_details = [{ code: 'CLIP_BLANK', message: "candidate's clip: the clip is black in every frame", side: 'candidate' }];
   c.summary = { ...c.summary, failed: c.summary.failed - 1, invalid: c.summary.invalid + 1, valid_pairs: c.summary.valid_pairs - 1 };
   const run = r.runs.find((x) => x.run_id === c.candidate_run_id)!;
   run.clips = { analysed: 7, valid: 6, invalid_by_code: { CLIP_BLANK: 1 } };

@@ -38,7 +38,7 @@ describe('jobSummary', () => {
     const rows = md.split('\n').filter((l) => /^\| `(B200|H100)` \| `measurement/.test(l));
     expect(rows).toHaveLength(9);
     expect(cells(rows[0]!)).toEqual(['`B200`', '`measurement-r000-c003`', '`night-market-s29`', 'failed', 'min_ssim', expect.stringMatching(/^0\.43\d+$/), '>= 0.92']);
-    expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE` (candidate `B200`): `request timed out after 75 s`', '', '']);
+    expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE`: `request timed out after 75 s`', '', '']);
     for (const r of rows) expect(cells(r)).toHaveLength(7);
   });
 
@@ -47,7 +47,7 @@ describe('jobSummary', () => {
     const md = jobSummary(invalidClip(fresh()), BUNDLE);
     expect(md).toContain('`B200 run 30061277519-2` 6 of 7 valid; CLIP_BLANK 1');
     const row = md.split('\n').find((l) => l.includes('CLIP_BLANK`'))!;
-    expect(cells(row).slice(3)).toEqual(['invalid', '`CLIP_BLANK` (candidate `B200`): `the clip is black in every frame`', '', '']);
+    expect(cells(row).slice(3)).toEqual(['invalid', "`CLIP_BLANK`: `candidate's clip: the clip is black in every frame`", '', '']);
     const none = fresh();
     for (const run of none.runs) delete run.clips;
     expect(jobSummary(none, BUNDLE)).not.toContain('Clips checked');
