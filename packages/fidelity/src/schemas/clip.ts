@@ -34,8 +34,12 @@ export const ClipVideo = z.object({
   nonincreasing_timestamps: z.number().int().min(0),
   /** Frames the decoder flagged corrupt (its frame error flags, ffmpeg's per-frame log line); null where this ffmpeg build does not log the flag (docs/metrics.md). */
   corrupt_frame_count: z.number().int().min(0).nullable(),
-  /** Every decoded frame has the first frame's size; null where the decoder's log showed no frame size (docs/metrics.md). */
-  geometry_stable: z.boolean().nullable(),
+  /**
+   * Every decoded frame has the first frame's size; null where the decoder's log showed no frame
+   * size (docs/metrics.md). Always written; absent only from a report written before the check
+   * existed, which is read as not checked.
+   */
+  geometry_stable: z.boolean().nullable().optional(),
   /** The stream's time base in seconds (the unit of its timestamps). */
   time_base_seconds: z.number().positive(),
   /** First presentation timestamp, and the last one plus that frame's duration, in seconds; null without timestamps. */
