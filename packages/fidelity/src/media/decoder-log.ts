@@ -86,7 +86,8 @@ export class DecoderLog {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #cut = false;
-  #lastLevel: Level = 'info';
+  /** The level of the last tagged line; null before any: untagged output (not ffmpeg's log) is passed on as it is. */
+  #lastLevel: Level | null = null;
   #lastPassed: string | null = null;
   #repeats = 0;
 
@@ -161,8 +162,8 @@ export class DecoderLog {
       body = text;
     }
     const level = this.#lastLevel;
-    if (prefix) this.#read(context, level, body);
-    if (!PASSED.has(level)) return '';
+    if (prefix && level) this.#read(context, level, body);
+    if (level && !PASSED.has(level)) return '';
     const passed = context + body;
     // ffmpeg without `repeat` prints a line equal to the one before as a count, once a different one comes.
     if (prefix && eol !== '\r' && passed.length > 0 && passed === this.#lastPassed) {

@@ -104,6 +104,9 @@ describe('DecoderLog', () => {
       ].join(''),
     );
     expect(log.corruptFrames(0, 0)).toBe(1);
+    // Output before any tagged line is not ffmpeg's log at this level (a wrapper script's own words): kept as it is.
+    const wrapper = new DecoderLog(['a.mp4'], { countCorrupt: true });
+    expect(feed(wrapper, '[h264 @ 0x5581] error while decoding MB 7 3\nError while decoding stream #1:0\n')).toBe('[h264 @ 0x5581] error while decoding MB 7 3\nError while decoding stream #1:0\n');
   });
 
   it('holds at most one cut line, whatever ffmpeg prints', () => {
