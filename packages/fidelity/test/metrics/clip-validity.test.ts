@@ -23,6 +23,7 @@ import { clipReasons } from '../../src/metrics/clip-checks.js';
 import type { ClipExpectations } from '../../src/metrics/clip-checks.js';
 import { logsCorruptFrames } from '../../src/media/decoder-log.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { analyseClip } from '../../src/pool/analyse-clip.js';
 import { measurePair } from '../../src/pool/measure-pair.js';
 import { isUnconditionallyValid } from '../../src/schemas/clip.js';
 import type { ClipAnalysis } from '../../src/schemas/clip.js';
@@ -194,6 +195,14 @@ live('clip validity against the PyAV + numpy oracle', () => {
     ]);
     expect(clipReasons({ ...corrupt.video, geometry_stable: null }, corrupt.audio)).toEqual([]);
   });
+
+  it('one clip alone (verify --clips) gets the same counts, sizes and codes as in its pair', async () => {
+    for (const name of ['corrupt', 'geometry', 'sound'] as const) {
+      const alone = await analyseClip(path.join(dir, fileOf(name)));
+      if (!alone.ok) throw new Error(`${name}: ${alone.failure.code} ${alone.failure.message}`);
+      expect(alone.clip, name).toEqual(ours.get(name));
+    }
+  }, 60_000);
 
   it('the plan\'s expectations: opting out, fractions, cadence, duration and A/V skew', () => {
     expect(codes('held', { requires_motion: false })).toEqual([]);
