@@ -32,8 +32,11 @@ type Level = (typeof LEVELS)[number];
 /** What `-loglevel error` printed: error, fatal, panic (and quiet's nothing). */
 const PASSED = new Set<Level>(['quiet', 'panic', 'fatal', 'error']);
 
-/** `[ctx @ 0x...] ` (optional) then `[level] `: the prefixes ffmpeg puts at the start of a line. */
-const PREFIX = /^(\[[^\]]* @ [^\]]+\] )?\[(quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] /;
+/**
+ * The prefixes ffmpeg puts at the start of a line: the context's `[name @ 0x...] ` (none, or two when
+ * the context has a parent: `[parent @ 0x...] [name @ 0x...] `), then `[level] `.
+ */
+const PREFIX = /^((?:\[[^\]]* @ [^\]]+\] ){0,2})\[(quiet|panic|fatal|error|warning|info|verbose|debug|trace)\] /;
 const GRAPH_INPUT = /^\[graph \d+ input from stream (\d+):(\d+) @ [^\]]+\] $/;
 const SIZE = /^w:(\d+) h:(\d+)(?: |$)/;
 const CORRUPT = /: corrupt decoded frame in stream (\d+)$/;

@@ -90,6 +90,8 @@ describe('DecoderLog', () => {
         '[warning] a.mp4: corrupt decoded frame in stream 0\n',
         '[verbose] a verbose message\nof two lines\n',
         '[fatal] a.mp4: Invalid data found when processing input\nsecond line of it\n',
+        '[mov,mp4 @ 0x1] [aac @ 0x2] [error] a parent context\n',
+        '[mov,mp4 @ 0x1] [aac @ 0x2] [verbose] and a verbose one\n',
         '[error] no end',
       ].join(''),
       5,
@@ -100,6 +102,7 @@ describe('DecoderLog', () => {
         '[h264 @ 0x5613aafb86c0] error while decoding MB 1 2\n',
         '    Last message repeated 2 times\n',
         'a.mp4: Invalid data found when processing input\nsecond line of it\n',
+        '[mov,mp4 @ 0x1] [aac @ 0x2] a parent context\n',
         'no end',
       ].join(''),
     );
