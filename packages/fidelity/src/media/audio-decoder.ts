@@ -6,8 +6,14 @@
  * Float32Array per channel, into arrays the caller may recycle: fresh arrays
  * for every chunk are garbage that V8 collects late (external memory), and
  * the peak would grow with the clip's length.
+ *
+ * The process logs at `repeat+level+warning`, read line by line (decoder-log.ts): each side's
+ * corrupt-frame lines for the clip checks (the clip's audio figures are this process's samples, so
+ * its flags are counted here, never those of the video process that also decodes the audio for its
+ * frame summary); only error-or-worse lines reach the stderr tail, as at `-loglevel error`.
  */
 import { FidelityError } from '../errors.js';
+import { AUDIO_DECODER_LOG_LEVEL, DecoderLog, distinctInputUrls, logsCorruptFrames } from './decoder-log.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools } from './probe.js';
 import { ReaderGroup } from './frame-reader.js';
@@ -28,6 +34,8 @@ export interface AudioDecoder {
   next(take?: PlaneSupply): Promise<Float32Array[] | null>;
   /** Waits for ffmpeg to exit and throws if it failed. */
   finished(): Promise<void>;
+  /** Audio frames the decoder flagged corrupt (null: this ffmpeg build does not log the flag); settles once it has exited. */
+  corruptFrames(): Promise<number | null>;
 }
 
 export type PlaneSupply = (samples: number) => Float32Array[];
@@ -60,9 +68,9 @@ export interface AudioSide {
  * bits are each stream's own, decoded by the same C code.
  */
 export function audioDecodeArgs(sides: readonly Pick<AudioSide, 'file' | 'audio'>[]): string[] {
-  const [nostdin, banner, v, error, ...perInput] = INPUT_OPTIONS;
-  const args: string[] = [nostdin, banner, v, error, ...AUDIO_DECODER_OPTIONS];
-  for (const side of sides) args.push(...perInput, '-i', side.file);
+  const [nostdin, banner, , , ...perInput] = INPUT_OPTIONS;
+  const args: string[] = [nostdin, banner, '-loglevel', AUDIO_DECODER_LOG_LEVEL, ...AUDIO_DECODER_OPTIONS];
+  for (const url of distinctInputUrls(sides.map((s) => s.file))) args.push(...perInput, '-i', url);
   sides.forEach((side, i) => args.push('-map', `${i}:${side.audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', `pipe:${3 + i}`));
   return args;
 }
@@ -90,12 +98,13 @@ export async function openAudioDecoders(scope: ProcessScope, tools: ProbeTools, 
   // One group: while one side waits for its next chunk, ffmpeg may be blocked writing the other's (frame-reader.ts).
   const group = new ReaderGroup();
   const labels = sides.map((s) => s.label).join(' and ');
+  const log = new DecoderLog(distinctInputUrls(sides.map((s) => s.file)), { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
   const { child, readers } = await spawnRawOutputs(
     scope,
     tools.ffmpeg,
     audioDecodeArgs(sides),
     sides.map((side, i) => ({ fd: 3 + i, recordBytes: chunkSamples * side.audio.channels * 4, reader: { capacity: 2, allowPartialLast: true, group, label: `${side.label} audio` } })),
-    { label: `ffmpeg (audio, ${labels})`, timeoutMs: tools.timeoutMs },
+    { label: `ffmpeg (audio, ${labels})`, timeoutMs: tools.timeoutMs, log },
   );
   let failed: Promise<FidelityError | undefined> | null = null;
   const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the audio of ${labels}`, child, sides, tools.timeoutMs));
@@ -121,6 +130,11 @@ export async function openAudioDecoders(scope: ProcessScope, tools: ProbeTools, 
       async finished(): Promise<void> {
         const error = await processFailure();
         if (error) throw error;
+      },
+      async corruptFrames(): Promise<number | null> {
+        const error = await processFailure();
+        if (error) throw error;
+        return log.corruptFrames(i, side.audio.index);
       },
     };
   });

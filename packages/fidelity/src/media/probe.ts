@@ -104,6 +104,8 @@ export interface ProbeTools {
   ffmpeg: string;
   ffprobe: string;
   timeoutMs: number;
+  /** ffmpeg's `-version` line: which log lines it writes (decoder-log.ts); absent: the corrupt-frame count is not read. */
+  ffmpegVersion?: string;
 }
 
 const FfprobeStream = z.object({

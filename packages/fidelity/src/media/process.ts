@@ -44,6 +44,18 @@ export interface SpawnOptions {
   /** Output fds that are socket channels instead of pipes; the scope closes our ends with the child. */
   sockets?: Record<number, SocketChannel>;
   timeoutMs: number;
+  /**
+   * Reads stderr line by line (a decoder's log, decoder-log.ts): what it returns of each chunk is
+   * what the tail keeps, so a process logging at a chattier level keeps the tail it had at `error`.
+   */
+  log?: StderrLog;
+}
+
+/** A reader of a child's stderr: each chunk in, the text the stderr tail keeps out. */
+export interface StderrLog {
+  write(chunk: Buffer): string;
+  /** The child has exited: the text of a last line without its end. */
+  end(): string;
 }
 
 /** Process groups of children still running, killed by one exit hook if the process ends with them alive. */
@@ -153,10 +165,13 @@ export class ProcessScope {
     /** Set once 'close' (or a failed start) has settled `exited`. */
     let ended = false;
     let stderr = Buffer.alloc(0);
-    proc.stderr?.on('data', (chunk: Buffer) => {
+    const keep = (chunk: Buffer): void => {
+      if (chunk.length === 0) return;
       stderr = Buffer.concat([stderr, chunk]);
       if (stderr.length > STDERR_TAIL_BYTES * 2) stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
-    });
+    };
+    const log = options.log;
+    proc.stderr?.on('data', (chunk: Buffer) => keep(log ? Buffer.from(log.write(chunk), 'utf8') : chunk));
     const timer = setTimeout(() => child.kill('timeout'), options.timeoutMs);
     timer.unref();
 
@@ -170,6 +185,7 @@ export class ProcessScope {
         clearTimeout(timer);
         if (proc.pid !== undefined) liveGroups.delete(proc.pid);
         this.#children.delete(child);
+        if (log) keep(Buffer.from(log.end(), 'utf8'));
         const text = stderr.subarray(Math.max(0, stderr.length - STDERR_TAIL_BYTES)).toString('utf8').trim();
         resolve(startError === undefined ? { code, signal, reason, stderr: text } : { code, signal, reason, stderr: text, startError });
       };

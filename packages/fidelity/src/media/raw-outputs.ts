@@ -6,7 +6,7 @@
  */
 import { FrameReader } from './frame-reader.js';
 import type { FrameReaderOptions } from './frame-reader.js';
-import type { Child, ProcessScope } from './process.js';
+import type { Child, ProcessScope, StderrLog } from './process.js';
 import { SOCKET_CHANNELS, openSocketChannel } from './socket-channel.js';
 import type { SocketChannel } from './socket-channel.js';
 
@@ -26,7 +26,7 @@ export async function spawnRawOutputs(
   file: string,
   args: string[],
   outputs: RawOutput[],
-  options: { label: string; timeoutMs: number; textPipes?: number[] },
+  options: { label: string; timeoutMs: number; textPipes?: number[]; log?: StderrLog },
 ): Promise<RawOutputs> {
   const { textPipes = [], ...spawnOptions } = options;
   if (!SOCKET_CHANNELS) {

@@ -21,6 +21,11 @@
  * (`framecrc` of `wrapped_avframe`, which copies no picture: a line per frame,
  * in the stream's own time base) for the clip analysis (metrics/clip-video.ts).
  *
+ * The process logs at `repeat+level+verbose`, read line by line (decoder-log.ts): each side's
+ * corrupt-frame lines and its video stream's frame sizes for the clip checks; only the
+ * error-or-worse lines reach the stderr tail, as at `-loglevel error`. A file given for both sides
+ * is named `file:PATH` the second time, so that every line names one side.
+ *
  * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
  * muxer would otherwise get constant-frame-rate treatment, which duplicates
  * or drops frames when timestamps are irregular.
@@ -32,6 +37,8 @@ import type { FrameReader, RecordBuffers } from './frame-reader.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 import { audioFactsOutput, readAudioFacts, readFrameSummary } from './audio-facts.js';
 import type { AudioFacts, FrameSummary } from './audio-facts.js';
+import { DecoderLog, distinctInputUrls, logsCorruptFrames, VIDEO_DECODER_LOG_LEVEL } from './decoder-log.js';
+import type { StreamSizes } from './decoder-log.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools, VideoProbe } from './probe.js';
 import type { Child, ProcessScope } from './process.js';
@@ -65,6 +72,16 @@ export interface VideoDecoder {
   audioFacts(): Promise<AudioFacts | null>;
   /** Every decoded video frame's PTS and duration in the stream's time base, read from the same process; settles once it has exited. */
   frameTimes(): Promise<FrameSummary>;
+  /** What the process's log said of this side's video stream (decoder-log.ts); settles once it has exited. */
+  videoLog(): Promise<VideoLog>;
+}
+
+/** One side's video stream as its decoder's log tells it. */
+export interface VideoLog {
+  /** Frames the decoder flagged corrupt; null where this ffmpeg build does not log the flag. */
+  corruptFrames: number | null;
+  /** The frame sizes the filter graphs were configured with; null where the log showed none. */
+  sizes: StreamSizes | null;
 }
 
 /**
@@ -147,15 +164,16 @@ export function frameTimesOutput(input: number, streamIndex: number, fd: number)
  * side i's planes on fd 3 + i; `rgb24: true` adds ffmpeg's rgb24 on fd 3 + n + i; a side's audio
  * adds its frame summary on fd 3 + 2n + i (and `-copyts`, so that its first timestamp is the file's
  * own; raw outputs carry no timestamps, so nothing else changes). One file: planes on 3, rgb24 on 4,
- * the summary on 5.
+ * the summary on 5. A file given twice is named `file:PATH` the second time (decoder-log.ts).
  */
 export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video' | 'audio'>[], options: { rgb24?: boolean } = {}): string[] {
   const n = sides.length;
   // -copyts is global: it is given when the files have audio (a pair whose sides disagree on audio is refused before decoding).
   const copyts = sides.some((s) => s.audio) ? ['-copyts'] : [];
-  const [nostdin, banner, v, error, ...perInput] = INPUT_OPTIONS;
-  const args: string[] = [nostdin, banner, v, error, ...copyts];
-  for (const side of sides) args.push(...perInput, '-i', side.file);
+  const [nostdin, banner, , , ...perInput] = INPUT_OPTIONS;
+  const args: string[] = [nostdin, banner, '-loglevel', VIDEO_DECODER_LOG_LEVEL, ...copyts];
+  const urls = distinctInputUrls(sides.map((s) => s.file));
+  for (const url of urls) args.push(...perInput, '-i', url);
   const out = (i: number, map: string, pixFmt: string, fd: number): string[] => ['-map', map, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, `pipe:${fd}`];
   sides.forEach((side, i) => {
     const fds = videoSideFds(i, n);
@@ -210,10 +228,12 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
   });
   const factsFds = [...sides.flatMap((side, i) => (side.audio ? [videoSideFds(i, n).facts] : [])), ...sides.map((_, i) => videoSideFds(i, n).times)];
   const labels = sides.map((s) => s.label).join(' and ');
+  const log = new DecoderLog(distinctInputUrls(sides.map((s) => s.file)), { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
   const { child, readers } = await spawnRawOutputs(scope, tools.ffmpeg, videoDecodeArgs(sides, { rgb24: withRgb }), outputs, {
     label: `ffmpeg (video, ${labels})`,
     timeoutMs: tools.timeoutMs,
     textPipes: factsFds,
+    log,
   });
   let failed: Promise<FidelityError | undefined> | null = null;
   const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the video of ${labels}`, child, sides, tools.timeoutMs));
@@ -274,6 +294,11 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
         const error = await processFailure();
         if (error) throw error;
         return times;
+      },
+      async videoLog(): Promise<VideoLog> {
+        const error = await processFailure();
+        if (error) throw error;
+        return { corruptFrames: log.corruptFrames(i, side.video.index), sizes: log.sizes(i, side.video.index) };
       },
     };
   });

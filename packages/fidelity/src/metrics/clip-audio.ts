@@ -35,8 +35,8 @@ export interface AudioTimes {
 export interface ClipAudioAccumulator {
   /** The next chunk, one array per channel, all the same length. Read, not kept. */
   push(planes: readonly Float32Array[]): void;
-  /** The figures, with the stream's frame timings. */
-  finish(times: AudioTimes): ClipAudio;
+  /** The figures, with the stream's frame timings and the frames its decoder flagged corrupt (null: not reported). */
+  finish(times: AudioTimes, corruptFrames: number | null): ClipAudio;
 }
 
 /**
@@ -147,7 +147,7 @@ export function createClipAudioAccumulator(sampleRate: number, channels: number)
       }
       n += len;
     },
-    finish(times) {
+    finish(times, corruptFrames) {
       endRun(n);
       const per = <T>(f: (c: number) => T): T[] => Array.from({ length: channels }, (_, c) => f(c));
       const rms = per((c) => (n > 0 ? Math.sqrt(squares[c]! / n) : null));
@@ -172,7 +172,7 @@ export function createClipAudioAccumulator(sampleRate: number, channels: number)
         silent_channels: rms.flatMap((r, c) => (r !== null && r <= SILENCE_LEVEL ? [c] : [])),
         identical_channel_pairs: pairs,
         ...audioTimeFigures(times, sampleRate),
-        corrupt_frame_count: null,
+        corrupt_frame_count: corruptFrames,
         silent_runs: silentRuns,
       };
     },

@@ -69,7 +69,11 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
   if (audio && audio.nonincreasing_timestamps > 0) badTimes.push(`${audio.nonincreasing_timestamps} audio timestamp(s) not after the one before`);
   if (badTimes.length > 0) add('CLIP_TIMESTAMPS', badTimes.join('; '));
   const corrupt = (video.corrupt_frame_count ?? 0) + (audio?.corrupt_frame_count ?? 0);
-  if (corrupt > 0) add('CLIP_CORRUPT_FRAMES', `the decoder flagged ${corrupt} frame(s) corrupt`);
+  if (corrupt > 0) {
+    const where = [video.corrupt_frame_count ? `${video.corrupt_frame_count} video` : '', audio?.corrupt_frame_count ? `${audio.corrupt_frame_count} audio` : ''].filter(Boolean).join(' and ');
+    add('CLIP_CORRUPT_FRAMES', `the decoder flagged ${where} frame(s) corrupt`);
+  }
+  if (video.geometry_stable === false) add('CLIP_GEOMETRY_CHANGED', `a decoded frame's size differs from the first frame's ${video.width}x${video.height}`);
   if (audio && audio.sample_count === 0) add('CLIP_AUDIO_EMPTY', 'the audio stream decodes to no sample');
   if (audio && audio.max_timestamp_gap_seconds !== null) {
     const limit = Math.max(audio.time_base_seconds, 1 / audio.sample_rate) + EPS;

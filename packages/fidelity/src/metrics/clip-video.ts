@@ -37,12 +37,21 @@ export interface StreamTimes {
   frames: readonly FrameTime[];
 }
 
-/** What the frames alone give; the timestamps are added at the end (clipVideoFigures). */
+/**
+ * What the decoder's log said of the stream (media/decoder-log.ts): frames it flagged corrupt, and
+ * whether every frame had the first one's size; null where the log does not tell.
+ */
+export interface DecoderFlags {
+  corruptFrames: number | null;
+  geometryStable: boolean | null;
+}
+
+/** What the frames alone give; the timestamps and the decoder's flags are added at the end. */
 export interface ClipVideoAccumulator {
   /** The next decoded frame, in order. Its planes (or its rgb24, when ffmpeg converted it) are read, not kept. */
   addFrame(frame: DecodedFrame): void;
-  /** The figures, with the stream's timestamps; gives the kernels back. */
-  finish(times: StreamTimes): ClipVideo;
+  /** The figures, with the stream's timestamps and the decoder's flags; gives the kernels back. */
+  finish(times: StreamTimes, flags: DecoderFlags): ClipVideo;
   /** Gives the kernels back without a result (error paths); safe after finish(). */
   close(): void;
 }
@@ -181,7 +190,7 @@ export function createClipVideoAccumulator(geometry: FrameGeometry, rgb: RgbConv
       frames++;
       current = 1 - current;
     },
-    finish(times) {
+    finish(times, flags) {
       giveBack();
       const pairs = frames - 1;
       const over = (count: number, n: number): number | null => (n > 0 ? count / n : null);
@@ -198,7 +207,8 @@ export function createClipVideoAccumulator(geometry: FrameGeometry, rgb: RgbConv
         mean_adjacent_frame_mae: pairs > 0 ? maeSum / pairs : null,
         frozen_fraction: over(frozen, pairs),
         ...frameTimeFigures(times),
-        corrupt_frame_count: null,
+        corrupt_frame_count: flags.corruptFrames,
+        geometry_stable: flags.geometryStable,
         blank_runs: runsOf(blank),
         frozen_runs: frozenRuns,
       };

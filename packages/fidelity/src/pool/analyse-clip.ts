@@ -20,7 +20,7 @@ import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
-import { DEFAULT_DECODE_TIMEOUT_MS } from './measure-pair.js';
+import { DEFAULT_DECODE_TIMEOUT_MS, decoderFlags } from './measure-pair.js';
 
 /** Options of {@link analyseClip}. */
 export interface AnalyseClipOptions {
@@ -47,7 +47,12 @@ function seconds(tb: { num: number; den: number } | null): number {
  */
 export async function analyseClip(file: string, options: AnalyseClipOptions = {}): Promise<ClipOutcome> {
   const toolchain = await resolveFfmpeg(options.ffmpeg);
-  const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };
+  const tools: ProbeTools = {
+    ffmpeg: toolchain.ffmpeg.path,
+    ffprobe: toolchain.ffprobe.path,
+    timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS,
+    ffmpegVersion: toolchain.ffmpeg.version,
+  };
   const scope = new ProcessScope(options.signal);
   try {
     const probe = await probeMedia(scope, tools, file, 'clip');
@@ -70,7 +75,8 @@ export async function analyseClip(file: string, options: AnalyseClipOptions = {}
       await decoder.finished();
       facts = await decoder.audioFacts();
       const times = await decoder.frameTimes();
-      figures = clip.finish({ timeBase: seconds(times.timeBase), frames: times.frames.map((f) => ({ pts: f.pts, duration: f.duration })) });
+      const log = await decoder.videoLog();
+      figures = clip.finish({ timeBase: seconds(times.timeBase), frames: times.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(log));
     } finally {
       clip.close();
     }
@@ -84,7 +90,7 @@ export async function analyseClip(file: string, options: AnalyseClipOptions = {}
         if (chunk[0]!.length > 0) sums.push(chunk);
       }
       await decoder.finished();
-      audio = sums.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] });
+      audio = sums.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] }, await decoder.corruptFrames());
     }
     return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}) };
   } catch (error) {

@@ -25,6 +25,7 @@ import { checkDecodedAudio, probeMedia } from '../media/probe.js';
 import type { AudioProbe, MediaProbe, ProbeTools, VideoProbe } from '../media/probe.js';
 import { InputsFailure, ProcessScope } from '../media/process.js';
 import { frameFromRecords, frameRecords, openVideoDecoders } from '../media/video-decoder.js';
+import type { VideoLog } from '../media/video-decoder.js';
 import type { VideoDecoder } from '../media/video-decoder.js';
 import { createMetricRunner, needsAudio, needsRgb24, resolveMetrics } from '../metrics/registry.js';
 import { exactDeltaSeconds, inferencexFigures, inferencexRefused, maxDeltaSeconds, withClipValidity } from '../metrics/inferencex.js';
@@ -36,7 +37,7 @@ import { createVideoAccumulatorOn } from '../metrics/video.js';
 import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
-import type { ClipVideoAccumulator } from '../metrics/clip-video.js';
+import type { ClipVideoAccumulator, DecoderFlags } from '../metrics/clip-video.js';
 import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
 import type { ClipAudioAccumulator } from '../metrics/clip-audio.js';
 import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
@@ -315,8 +316,9 @@ async function measureVideo(
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
     const times = await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
+    const logs = await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
     const clipVideo = times.map((t, i) =>
-      clips[i]!.finish({ timeBase: seconds(t.timeBase), frames: t.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }),
+      clips[i]!.finish({ timeBase: seconds(t.timeBase), frames: t.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!)),
     ) as [ClipVideo, ClipVideo];
     const video = accumulator.finish();
     // A diagnosis of video that differs; identical video has nothing to diagnose.
@@ -337,6 +339,8 @@ interface AudioOutcome {
   /** Per channel, the sums InferenceX's figures are made from (null with `metrics`). */
   sums: AudioChannelSums[] | null;
   delivered: [number, number];
+  /** Audio frames each side's decoder flagged corrupt (null: this ffmpeg build does not log the flag). */
+  corrupt: [number | null, number | null];
 }
 
 async function measureAudio(
@@ -378,16 +382,26 @@ async function measureAudio(
       if (same && pairMetrics) await sink.push(ca!, cb!);
     }
     await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    const corrupt = await bothSides(blame('baseline', a.corruptFrames()), blame('candidate', b.corruptFrames()));
     const result = same && pairMetrics ? await sink.finish() : null;
-    return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered };
+    return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered, corrupt };
   } finally {
     await sink.close();
   }
 }
 
-/** A clip's audio figures: its samples' sums, with the decoded frames' timestamps the video decoder's process reported. */
-function clipAudioFigures(clip: ClipAudioAccumulator, facts: AudioFacts | null): ClipAudio {
-  return clip.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] });
+/**
+ * A clip's audio figures: its samples' sums, with the decoded frames' timestamps the video decoder's
+ * process reported and the corrupt frames the audio decoder's process logged (the process whose
+ * samples are measured: a frame is counted once, not again by the video process that also decodes it).
+ */
+function clipAudioFigures(clip: ClipAudioAccumulator, facts: AudioFacts | null, corrupt: number | null): ClipAudio {
+  return clip.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] }, corrupt);
+}
+
+/** The clip checks' view of a side's video log: the corrupt count, and whether every frame had the first frame's size. */
+export function decoderFlags(log: VideoLog): DecoderFlags {
+  return { corruptFrames: log.corruptFrames, geometryStable: log.sizes ? log.sizes.changedTo === null : null };
 }
 
 /** The probe with the audio's sample count and start as the decode found them. */
@@ -453,8 +467,8 @@ async function measureProbed(
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
   const expectations = options.plan ? clipExpectationsOf(options.plan) : {};
   const clips: PairClips = {
-    baseline: judgeClip(video.clips[0], clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0]) : null, expectations),
-    candidate: judgeClip(video.clips[1], clipAudio ? clipAudioFigures(clipAudio[1], video.audio[1]) : null, expectations),
+    baseline: judgeClip(video.clips[0], clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0], audio?.corrupt[0] ?? null) : null, expectations),
+    candidate: judgeClip(video.clips[1], clipAudio ? clipAudioFigures(clipAudio[1], video.audio[1], audio?.corrupt[1] ?? null) : null, expectations),
   };
   const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null, clips } : { video: video.metrics, clips };
   if (computesInferencex(metrics)) {
@@ -612,6 +626,7 @@ export async function measurePairOn(baseline: string, candidate: string, options
     ffmpeg: toolchain.ffmpeg.path,
     ffprobe: toolchain.ffprobe.path,
     timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS,
+    ffmpegVersion: toolchain.ffmpeg.version,
   };
   const scope = new ProcessScope(options.signal);
   try {

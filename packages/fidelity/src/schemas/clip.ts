@@ -32,8 +32,14 @@ export const ClipVideo = z.object({
   max_frame_interval_seconds: z.number().nullable(),
   missing_timestamps: z.number().int().min(0),
   nonincreasing_timestamps: z.number().int().min(0),
-  /** Frames the decoder flagged corrupt; null where the decoder reports no such flag (docs/metrics.md). */
+  /** Frames the decoder flagged corrupt (its frame error flags, ffmpeg's per-frame log line); null where this ffmpeg build does not log the flag (docs/metrics.md). */
   corrupt_frame_count: z.number().int().min(0).nullable(),
+  /**
+   * Every decoded frame has the first frame's size; null where the decoder's log showed no frame
+   * size (docs/metrics.md). Always written; absent only from a report written before the check
+   * existed, which is read as not checked.
+   */
+  geometry_stable: z.boolean().nullable().optional(),
   /** The stream's time base in seconds (the unit of its timestamps). */
   time_base_seconds: z.number().positive(),
   /** First presentation timestamp, and the last one plus that frame's duration, in seconds; null without timestamps. */
@@ -69,6 +75,7 @@ export const ClipAudio = z.object({
   max_timestamp_gap_at_sample: z.number().int().min(0).nullable(),
   missing_timestamps: z.number().int().min(0),
   nonincreasing_timestamps: z.number().int().min(0),
+  /** Audio frames the decoder flagged corrupt, counted in the process whose samples are measured; null as for video. */
   corrupt_frame_count: z.number().int().min(0).nullable(),
   time_base_seconds: z.number().positive(),
   start_seconds: z.number().nullable(),

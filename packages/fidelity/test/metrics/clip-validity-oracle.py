@@ -2,7 +2,8 @@
 """The clip-validity oracle: each clip analysed on its own with PyAV and numpy, independently of
 the library (docs/metrics.md, "Clip validity"), and the small clips made for it.
 
-  clip-validity-oracle.py make DIR          writes the oracle's clips into DIR (names below)
+  clip-validity-oracle.py make DIR          writes the oracle's clips into DIR (names below; corrupt.mp4
+                                            and geometry.mp4 with the ffmpeg command line, $FFMPEG)
   clip-validity-oracle.py broken SRC DIR    the four broken clips of the end-to-end test, made from SRC
                                             (an MP4 with video and audio): black.mp4, frozen.mp4,
                                             silent.mp4, gap.mp4 (0.256 s audio timestamp gap after
@@ -10,7 +11,7 @@ the library (docs/metrics.md, "Clip validity"), and the small clips made for it.
   clip-validity-oracle.py analyse FILE...   prints {"clips": [{file, video, audio}]} as JSON
 
 Video: every decoded frame as PyAV's `to_ndarray(format="rgb24")`, every frame's `pts` in its time
-base. Audio: every decoded frame converted to planar float32 by libswresample (what `-c:a pcm_f32le`
+base, PyAV's `is_corrupt` per frame (the decoder's error flags) and every frame's size. Audio: every decoded frame converted to planar float32 by libswresample (what `-c:a pcm_f32le`
 gives the library), as float64, and every frame's `pts`. Written from the definitions, not from the
 library's code. Run with Debian's /usr/bin/python3 (python3-av, python3-numpy).
 """
@@ -44,12 +45,17 @@ def analyse_video(container):
     pts = []
     tb = None
     corrupt = 0
+    sizes = []
     for frame in container.decode(stream):
-        rgb = frame.to_ndarray(format="rgb24")
+        sizes.append((frame.width, frame.height))
         tb = frame.time_base or stream.time_base
         pts.append(frame.pts)
-        if getattr(frame, "is_corrupt", False):
+        # PyAV's is_corrupt: the frame's decode_error_flags are set, or it carries AV_FRAME_FLAG_CORRUPT.
+        if frame.is_corrupt:
             corrupt += 1
+        if sizes[-1] != sizes[0] or corrupt:
+            continue
+        rgb = frame.to_ndarray(format="rgb24")
         is_black = int(rgb.max()) <= BLACK_MAX
         is_white = int(rgb.min()) >= WHITE_MIN
         black += is_black
@@ -63,23 +69,34 @@ def analyse_video(container):
             maes.append(mae)
             frozen += mae <= FROZEN_MAE
         prev = rgb
-    n = len(frames)
+    n = len(pts)
     timed = [p for p in pts if p is not None]
     intervals = [float((b - a) * tb) for a, b in zip(timed, timed[1:])]
     nonincreasing = sum(1 for a, b in zip(timed, timed[1:]) if b <= a)
-    return {
+    stable = all(size == sizes[0] for size in sizes)
+    times = {
         "frame_count": n,
+        "min_frame_interval_seconds": min(intervals) if intervals else None,
+        "max_frame_interval_seconds": max(intervals) if intervals else None,
+        "missing_timestamps": sum(1 for p in pts if p is None),
+        "nonincreasing_timestamps": nonincreasing,
+        "corrupt_frame_count": corrupt,
+        "geometry_stable": stable,
+    }
+    if not stable or corrupt:
+        # The ffmpeg command line scales every later frame to the first frame's size (with its own
+        # swscale settings) before the library sees it, and a corrupt frame's picture is the
+        # decoder's concealment, which depends on its threading: the picture figures of such a clip
+        # are not this oracle's to reproduce, only its counts, timestamps and sizes.
+        return times
+    return {
+        **times,
         "black_fraction": fraction(black, n),
         "white_fraction": fraction(white, n),
         "blank_fraction": fraction(black + white, n),
         "duplicate_fraction": fraction(dup, n - 1) if n > 1 else None,
         "mean_adjacent_frame_mae": float(np.mean(maes)) if maes else None,
         "frozen_fraction": fraction(frozen, n - 1) if n > 1 else None,
-        "min_frame_interval_seconds": min(intervals) if intervals else None,
-        "max_frame_interval_seconds": max(intervals) if intervals else None,
-        "missing_timestamps": sum(1 for p in pts if p is None),
-        "nonincreasing_timestamps": nonincreasing,
-        "corrupt_frame_count": corrupt,
         "blank_runs": runs(frames),
     }
 
@@ -101,8 +118,11 @@ def analyse_audio(container):
     stream = container.streams.audio[0]
     resampler = av.AudioResampler(format="fltp", layout=stream.layout.name, rate=stream.rate)
     chunks, times = [], []
+    corrupt = 0
     for frame in container.decode(stream):
         times.append((frame.pts, frame.time_base or stream.time_base, frame.samples))
+        if frame.is_corrupt:
+            corrupt += 1
         for out in resampler.resample(frame):
             chunks.append(out.to_ndarray().astype(np.float64))
     rate = stream.rate
@@ -142,6 +162,7 @@ def analyse_audio(container):
         "max_timestamp_gap_seconds": max(gaps) if gaps else None,
         "missing_timestamps": missing,
         "nonincreasing_timestamps": nonincreasing,
+        "corrupt_frame_count": corrupt,
     }
 
 
@@ -235,6 +256,45 @@ def make(d):
     # A 0.256 s gap after 8 frames of 1024 samples, no sample lost; an overlap of 512 samples after 8.
     write(f"{d}/audio-gap.mkv", moving, audio=tone(), audio_pts=[1024 * k + (4096 if k >= 8 else 0) for k in range(blocks)])
     write(f"{d}/audio-overlap.mkv", moving, audio=tone(), audio_pts=[1024 * k - (512 if k >= 8 else 0) for k in range(blocks)])
+    encoded(d)
+
+
+def encoded(d):
+    """The two H.264 clips (the ffmpeg command line's libx264; ffv1 has nothing to conceal):
+    corrupt.mp4, 12 frames whose 6th packet has its second half zeroed, which the decoder conceals
+    and flags (checked here with PyAV, so the recipe cannot silently stop making a corrupt frame);
+    geometry.mp4, 6 frames at 64x48 then 6 at 96x48 in one stream (two Annex-B streams joined)."""
+    import subprocess
+    ff = os.environ.get("FFMPEG", "ffmpeg")
+    base = [ff, "-nostdin", "-hide_banner", "-v", "error", "-y"]
+    enc = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-bf", "0", "-g", "100", "-threads", "1"]
+    good = f"{d}/corrupt-source.mp4"
+    subprocess.run(base + ["-f", "lavfi", "-i", f"testsrc=size={W}x{H}:rate={FPS}", "-frames:v", str(N)] + enc + [good], check=True)
+    with av.open(good) as c:
+        packets = [(p.pos, p.size) for p in c.demux(c.streams.video[0]) if p.size]
+    data = bytearray(open(good, "rb").read())
+    pos, size = packets[5]
+    data[pos + size // 2:pos + size] = bytes(size - size // 2)
+    with open(f"{d}/corrupt.mp4", "wb") as f:
+        f.write(data)
+    os.remove(good)
+    with av.open(f"{d}/corrupt.mp4") as c:
+        flags = [f.is_corrupt for f in c.decode(video=0)]
+    if len(flags) != N or not any(flags):
+        raise SystemExit(f"corrupt.mp4: expected {N} frames, some flagged corrupt; got {flags}")
+    parts = []
+    for i, w in enumerate((W, W * 3 // 2)):
+        part = f"{d}/geometry-{i}.h264"
+        subprocess.run(base + ["-f", "lavfi", "-i", f"testsrc=size={w}x{H}:rate={FPS}", "-frames:v", str(N // 2)] + enc + ["-f", "h264", part], check=True)
+        parts.append(part)
+    joined = f"{d}/geometry.h264"
+    with open(joined, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as f:
+                out.write(f.read())
+            os.remove(part)
+    subprocess.run(base + ["-r", str(FPS), "-i", joined, "-c", "copy", f"{d}/geometry.mp4"], check=True)
+    os.remove(joined)
 
 
 def broken(src, d):

@@ -3,7 +3,8 @@
  * clip-validity-oracle.py (PyAV + numpy, Debian's /usr/bin/python3) makes small clips for each
  * figure and code (black, white, a fade from black, a held frame, repeated frames, duplicate and
  * uneven video timestamps, silence, a clipped tone, a DC offset, two identical channels, an audio
- * timestamp gap and an overlap) and analyses them from the definitions; measurePair's analysis of
+ * timestamp gap and an overlap; an H.264 clip with a frame the decoder conceals and flags corrupt,
+ * one whose frame size changes) and analyses them from the definitions; measurePair's analysis of
  * the same files must agree within 1e-9 relative, and each code must fire on its clip and not on
  * the others.
  *
@@ -20,6 +21,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clipReasons } from '../../src/metrics/clip-checks.js';
 import type { ClipExpectations } from '../../src/metrics/clip-checks.js';
+import { logsCorruptFrames } from '../../src/media/decoder-log.js';
+import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { analyseClip } from '../../src/pool/analyse-clip.js';
 import { measurePair } from '../../src/pool/measure-pair.js';
 import { isUnconditionallyValid } from '../../src/schemas/clip.js';
 import type { ClipAnalysis } from '../../src/schemas/clip.js';
@@ -38,8 +42,11 @@ const live = why ? describe.skip : describe;
 
 const NAMES = [
   'black', 'white', 'fade', 'held', 'repeated', 'duplicate-pts', 'uneven', 'silence', 'clipped', 'dc', 'identical-channels', 'sound', 'audio-gap', 'audio-overlap',
+  'corrupt', 'geometry',
 ] as const;
 type Name = (typeof NAMES)[number];
+/** The H.264 clips (a frame the decoder conceals and flags, a size change) are MP4; the rest lossless Matroska. */
+const fileOf = (name: Name): string => `${name}${name === 'corrupt' || name === 'geometry' ? '.mp4' : '.mkv'}`;
 
 type Figures = Record<string, unknown>;
 interface OracleClip {
@@ -69,9 +76,16 @@ live('clip validity against the PyAV + numpy oracle', () => {
   const ours = new Map<Name, ClipAnalysis>();
   const theirs = new Map<Name, OracleClip>();
 
+  /** Whether the ffmpeg the library resolves logs the decoder's corrupt flags (media/decoder-log.ts); else the counts are null. */
+  let countsCorrupt = false;
+
   beforeAll(async () => {
-    await run(PYTHON, [SCRIPT, 'make', dir]);
-    const files = NAMES.map((n) => path.join(dir, `${n}.mkv`));
+    const toolchain = await resolveFfmpeg();
+    countsCorrupt = logsCorruptFrames(toolchain.ffmpeg.version);
+    if (!countsCorrupt) console.warn(`NOT CHECKED: ${toolchain.ffmpeg.version} does not log corrupt frames in the form read; corrupt_frame_count is null`);
+    // The clips' own ffmpeg is the one measured with.
+    await run(PYTHON, [SCRIPT, 'make', dir], { env: { ...process.env, FFMPEG: toolchain.ffmpeg.path } });
+    const files = NAMES.map((n) => path.join(dir, fileOf(n)));
     const { stdout } = await run(PYTHON, [SCRIPT, 'analyse', ...files], { maxBuffer: 16 << 20 });
     const oracle = JSON.parse(stdout) as { clips: OracleClip[] };
     oracle.clips.forEach((c, i) => theirs.set(NAMES[i]!, c));
@@ -91,18 +105,20 @@ live('clip validity against the PyAV + numpy oracle', () => {
       const o = ours.get(name)!;
       const t = theirs.get(name)!;
       for (const [key, value] of Object.entries(t.video)) {
-        // The decoder's corrupt flags are not reported by the ffmpeg command line (docs/metrics.md): null here, 0 in PyAV.
-        if (key === 'corrupt_frame_count') continue;
-        close((o.video as Figures)[key], value, `${name} video.${key}`);
+        close((o.video as Figures)[key], key === 'corrupt_frame_count' && !countsCorrupt ? null : value, `${name} video.${key}`);
         compared++;
       }
       expect(o.audio === null, name).toBe(t.audio === null);
       for (const [key, value] of Object.entries(t.audio ?? {})) {
-        close((o.audio as Figures)[key], value, `${name} audio.${key}`);
+        close((o.audio as Figures)[key], key === 'corrupt_frame_count' && !countsCorrupt ? null : value, `${name} audio.${key}`);
         compared++;
       }
     }
     expect(compared).toBeGreaterThan(200);
+    // The oracle's own clips say what they are: one frame flagged corrupt, one size change.
+    expect(theirs.get('corrupt')!.video).toMatchObject({ corrupt_frame_count: 1, geometry_stable: true });
+    expect(theirs.get('geometry')!.video).toMatchObject({ corrupt_frame_count: 0, geometry_stable: false, frame_count: 12 });
+    expect(ours.get('geometry')!.video).toMatchObject({ width: 64, height: 48, frame_count: 12 });
   });
 
   it('the figures say what each clip is', () => {
@@ -143,6 +159,8 @@ live('clip validity against the PyAV + numpy oracle', () => {
       sound: [],
       'audio-gap': ['CLIP_AUDIO_GAP'],
       'audio-overlap': ['CLIP_AUDIO_GAP'],
+      corrupt: countsCorrupt ? ['CLIP_CORRUPT_FRAMES'] : [],
+      geometry: ['CLIP_GEOMETRY_CHANGED'],
     };
     for (const name of NAMES) {
       expect(codes(name), name).toEqual(expected[name]);
@@ -157,7 +175,34 @@ live('clip validity against the PyAV + numpy oracle', () => {
     expect(ours.get('black')!.unconditional_valid).toBe(true);
     expect(ours.get('silence')!.unconditional_valid).toBe(true);
     expect(ours.get('held')!.unconditional_valid).toBe(true);
+    expect(ours.get('geometry')!.unconditional_valid).toBe(false);
+    expect(ours.get('corrupt')!.unconditional_valid).toBe(!countsCorrupt);
   });
+
+  it('corrupt frames and a size change: each code fires on its clip alone, with its figures in words', () => {
+    if (countsCorrupt) {
+      expect(ours.get('corrupt')!.reasons).toEqual([{ code: 'CLIP_CORRUPT_FRAMES', message: 'the decoder flagged 1 video frame(s) corrupt' }]);
+      // Every other clip was decoded and counted: 0, not null.
+      for (const name of NAMES.filter((n) => n !== 'corrupt')) expect(ours.get(name)!.video.corrupt_frame_count, name).toBe(0);
+      for (const name of NAMES.filter((n) => ours.get(n)!.audio)) expect(ours.get(name)!.audio!.corrupt_frame_count, name).toBe(0);
+    }
+    expect(ours.get('geometry')!.reasons).toEqual([{ code: 'CLIP_GEOMETRY_CHANGED', message: "a decoded frame's size differs from the first frame's 64x48" }]);
+    for (const name of NAMES.filter((n) => n !== 'geometry')) expect(ours.get(name)!.video.geometry_stable, name).toBe(true);
+    // The check reads the figures alone (merge re-derives the reasons from them).
+    const corrupt = ours.get('sound')!;
+    expect(clipReasons({ ...corrupt.video, corrupt_frame_count: 2 }, { ...corrupt.audio!, corrupt_frame_count: 3 }).map((r) => r.message)).toEqual([
+      'the decoder flagged 2 video and 3 audio frame(s) corrupt',
+    ]);
+    expect(clipReasons({ ...corrupt.video, geometry_stable: null }, corrupt.audio)).toEqual([]);
+  });
+
+  it('one clip alone (verify --clips) gets the same counts, sizes and codes as in its pair', async () => {
+    for (const name of ['corrupt', 'geometry', 'sound'] as const) {
+      const alone = await analyseClip(path.join(dir, fileOf(name)));
+      if (!alone.ok) throw new Error(`${name}: ${alone.failure.code} ${alone.failure.message}`);
+      expect(alone.clip, name).toEqual(ours.get(name));
+    }
+  }, 60_000);
 
   it('the plan\'s expectations: opting out, fractions, cadence, duration and A/V skew', () => {
     expect(codes('held', { requires_motion: false })).toEqual([]);

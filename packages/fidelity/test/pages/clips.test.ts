@@ -16,7 +16,7 @@ const video = (black: boolean): ClipVideo => ({
   blank_fraction: black ? 1 : 0, black_fraction: black ? 1 : 0, white_fraction: 0,
   duplicate_fraction: black ? 1 : 0, mean_adjacent_frame_mae: black ? 0 : 0.01, frozen_fraction: black ? 1 : 0,
   min_frame_interval_seconds: 1 / 12, max_frame_interval_seconds: 1 / 12, missing_timestamps: 0, nonincreasing_timestamps: 0,
-  corrupt_frame_count: null, time_base_seconds: 1 / 12288, start_seconds: 0, end_seconds: 1,
+  corrupt_frame_count: null, geometry_stable: true, time_base_seconds: 1 / 12288, start_seconds: 0, end_seconds: 1,
   blank_runs: black ? [[0, 11]] : [], frozen_runs: black ? [[0, 11]] : [],
 });
 

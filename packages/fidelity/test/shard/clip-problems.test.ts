@@ -13,7 +13,7 @@ const video = (mae: number, black: number): ClipVideo => ({
   blank_fraction: black, black_fraction: black, white_fraction: 0,
   duplicate_fraction: mae === 0 ? 1 : 0, mean_adjacent_frame_mae: mae, frozen_fraction: mae === 0 ? 1 : 0,
   min_frame_interval_seconds: 1 / 12, max_frame_interval_seconds: 1 / 12, missing_timestamps: 0, nonincreasing_timestamps: 0,
-  corrupt_frame_count: null, time_base_seconds: 1 / 12288, start_seconds: 0, end_seconds: 1,
+  corrupt_frame_count: null, geometry_stable: true, time_base_seconds: 1 / 12288, start_seconds: 0, end_seconds: 1,
   blank_runs: black === 1 ? [[0, 11]] : [], frozen_runs: mae === 0 ? [[0, 11]] : [],
 });
 
