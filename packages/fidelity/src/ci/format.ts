@@ -21,7 +21,7 @@ export function runLabel(gpu: string, id: number, attempt: number): string {
 }
 
 /**
- * "10 of 10 valid", "5 of 7 valid; CLIP_BLANK 1, CLIP_SILENT 1": a run's clips checked on their own
+ * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1": a run's clips checked on their own
  * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in code order.
  */
 export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
