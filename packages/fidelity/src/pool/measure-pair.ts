@@ -354,20 +354,26 @@ async function measureAudio(
   pairMetrics: boolean,
 ): Promise<AudioOutcome> {
   await start;
+  // Without pair metrics the audio is decoded for the clip analysis alone: one analysis of the same
+  // bytes on both sides (PairJob.sameMedia) needs the baseline's samples only, the candidate's count
+  // being the same.
+  const single = !pairMetrics && clips[1] === clips[0];
   // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
-  const [a, b] = (await blame(
+  const decoders = (await blame(
     'both',
     openAudioDecoders(scope, tools, [
       { file: files[0], label: 'baseline', audio: streams[0] },
-      { file: files[1], label: 'candidate', audio: streams[1] },
+      ...(single ? [] : [{ file: files[1], label: 'candidate', audio: streams[1] }]),
     ]),
-  )) as [AudioDecoder, AudioDecoder];
+  )) as AudioDecoder[];
+  const a = decoders[0]!;
+  const b = decoders[1] ?? null;
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread && pairMetrics);
   try {
     const delivered: [number, number] = [0, 0];
     let same = true;
     for (;;) {
-      const [ca, cb] = await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes)));
+      const [ca, cb] = b ? await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes))) : await blame('baseline', a.next(sink.planes)).then((c) => [c, c]);
       const la = ca?.[0]?.length ?? 0;
       const lb = cb?.[0]?.length ?? 0;
       delivered[0] += la;
@@ -381,7 +387,7 @@ async function measureAudio(
       if (lb > 0 && clips[1] !== clips[0]) clips[1].push(cb!);
       if (same && pairMetrics) await sink.push(ca!, cb!);
     }
-    await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    await bothSides(blame('baseline', a.finished()), b ? blame('candidate', b.finished()) : Promise.resolve());
     const result = same && pairMetrics ? await sink.finish() : null;
     return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered };
   } finally {
