@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where one clip's own analysis (docs/metrics.md, "Clip validity") spends its time per full-size
 // frame, against the pair's own measuring of the same frames: createClipVideoAccumulator.addFrame
-// (one side), the pair's video accumulator (both sides, per metric set) and the clip audio
+// (one side), the pair's video accumulator (both sides, per metric set, on the pair whose sides differ: c001) and the clip audio
 // accumulator per second of audio. CPU time of this thread (process.cpuUsage), medians of rounds
 // that alternate which build goes first, so a shared machine's load falls on both alike.
 // A benchmark, run by hand; never a test.
@@ -37,7 +37,7 @@ const { resolveFfmpeg } = await load(dist, 'index.js');
 
 const count = Number(args.frames);
 const rounds = Number(args.rounds);
-const files = ['h200', 'b200'].map((site) => path.join(args.runs, site, 'media/measurement-r000-c000.mp4'));
+const files = ['h200', 'b200'].map((site) => path.join(args.runs, site, 'media/measurement-r000-c001.mp4'));
 const tools = await resolveFfmpeg();
 const ffprobe = (file) =>
   JSON.parse(execFileSync(tools.ffprobe.path, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height,pix_fmt', '-of', 'json', file], { encoding: 'utf8' })).streams[0];
@@ -96,6 +96,34 @@ const audioRun = () => {
   clip.finish({ timeBase: 1 / 32000, frames: [] });
 };
 
+// The kernels alone on the same frames (planes already in wasm memory): where a frame's analysis goes.
+const { leaseKernels } = await load(dist, 'metrics/wasm.js');
+const ys = width * height;
+const cs = g.chromaWidth * g.chromaHeight;
+const { kernels: k, keptAt } = leaseKernels(2 * ys * 3 + 64 + geometry.yuvBytes + 64);
+const [imgA, imgB] = [keptAt, keptAt + ys * 3];
+const statsAt = keptAt + 2 * ys * 3;
+const planesAt = statsAt + 64;
+const kernelRun = (body) => () => {
+  for (let i = 0; i < frames; i++) {
+    const f = fa[i];
+    body(f, i % 2 ? imgA : imgB, i % 2 ? imgB : imgA);
+  }
+};
+const put = (f) => {
+  k.u8(planesAt, ys).set(f.y);
+  k.u8(planesAt + ys, cs).set(f.u);
+  k.u8(planesAt + ys + cs, cs).set(f.v);
+};
+const kernelJobs = {
+  'kernel: planes copied in': kernelRun(put),
+  'kernel: yuv_rgb24 (conversion alone)': kernelRun((f, out) => k.fn.yuv_rgb24(planesAt, planesAt + ys, planesAt + ys + cs, width, height, g.chromaWidth, 1, 0, out)),
+  'kernel: diff_stats (SAD + SSE, two images)': kernelRun((f, out, prev) => k.fn.diff_stats(prev, out, ys * 3, statsAt)),
+  'kernel: clip_frame_rgb24 (max, min, SAD)': kernelRun((f, out, prev) => k.fn.clip_frame_rgb24(out, prev, ys * 3, statsAt)),
+  'kernel: clip_frame_yuv (all in one pass)': kernelRun((f, out, prev) => k.fn.clip_frame_yuv(planesAt, planesAt + ys, planesAt + ys + cs, width, height, g.chromaWidth, 1, 0, out, prev, statsAt)),
+  'kernel: yuv_rgb24_pair (the pair metrics, both sides)': kernelRun(() => k.fn.yuv_rgb24_pair(planesAt, planesAt + ys, planesAt + ys + cs, planesAt, planesAt + ys, planesAt + ys + cs, width, height, g.chromaWidth, 1, 0, 0, 0, statsAt)),
+};
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -106,6 +134,7 @@ const jobs = {
   'pair video, ffmpeg set': pairRun('ffmpeg'),
   'pair video, default set': pairRun('default'),
   'clip audio, 8 s stereo 32 kHz (one side)': audioRun,
+  ...kernelJobs,
 };
 const names = Object.keys(jobs);
 const times = Object.fromEntries(names.map((n) => [n, []]));

@@ -11,7 +11,7 @@
  * of its own (wasm.ts leaseKernels), so the previous frame is never copied back and forth. One kernel
  * pass per frame (wasm/kernels.c `clip_frame_yuv`, or `clip_frame_rgb24` for ffmpeg's rgb24) makes
  * the image and gives its largest and smallest sample and the exact integer sum |a - b| against the
- * previous image: black, white, duplicate (a sum of 0) and the MAE from three numbers, no image
+ * previous image (kept in the kernel's own planar order: none of the three depends on it): black, white, duplicate (a sum of 0) and the MAE from three numbers, no image
  * scanned in JavaScript and no squares summed that no figure uses. Fed in frame order by the thread that
  * reads the decoder (pool/measure-pair.ts), before a frame goes anywhere else.
  */

@@ -83,6 +83,7 @@ describe('clip video figures in one kernel pass', () => {
     ['4:2:0, 37x10 (scalar ends)', { width: 37, height: 10, chromaWidth: 19, chromaHeight: 5 }],
     ['4:2:2, 48x6', { width: 48, height: 6, chromaWidth: 24, chromaHeight: 6 }],
     ['4:2:0, 7x4 (no full group)', { width: 7, height: 4, chromaWidth: 4, chromaHeight: 2 }],
+    ['4:2:0, 533x4 (sums widened inside a row, scalar end)', { width: 533, height: 4, chromaWidth: 267, chromaHeight: 2 }],
   ];
   for (const [name, g] of cases) {
     it(`planes converted by the formula: ${name}`, () => {

@@ -919,11 +919,20 @@ void clip_frame_rgb24(const uint8_t *img, const uint8_t *prev, int n, double *st
   stats[2] = sad;
 }
 
+/* |a - b| of 16 bytes added to 16-bit lanes (at most 2 * 255 a lane per call). */
+INLINE v128_t sad16_u16(v128_t acc, v128_t a, v128_t b) {
+  return wasm_i16x8_add(acc, wasm_u16x8_extadd_pairwise_u8x16(wasm_i8x16_sub(wasm_u8x16_max(a, b), wasm_u8x16_min(a, b))));
+}
+
 /*
- * The same figures straight from the planes (yuv_rgb24's arguments): the
- * frame's rgb24 is written to out (the next frame's prev) and measured as it
- * is made, so the image is read back only as the next frame's prev. Returns
- * 0, or -1 for arguments yuv_rgb24 refuses (nothing written).
+ * The same figures straight from the planes (yuv_rgb24's arguments). The
+ * frame's image is written to out (the next frame's prev) planar, as the 16
+ * pixels' R, G and B vectors come out of the converter (w * h * 3 bytes: for
+ * each group of 16 pixels of a row, 16 R, 16 G, 16 B; the last w mod 16
+ * pixels of a row as R G B triples): the figures are a largest, a smallest
+ * and a sum, which no order of the samples changes, and the image is only
+ * ever read back by this kernel, so it skips interleaving. Returns 0, or -1
+ * for arguments yuv_rgb24 refuses (nothing written).
  */
 EXPORT(clip_frame_yuv)
 int clip_frame_yuv(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, int h, int cw, int vshift, int table, uint8_t *out,
@@ -939,29 +948,31 @@ int clip_frame_yuv(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, 
   for (int cy = 0; cy < h >> vshift; cy++) {
     const uint8_t *ur = u + (long)cy * cw, *vrow = v + (long)cy * cw;
     const long yrow = (long)(cy << vshift) * w;
-    /* 32-bit lanes take at most 3 * 4 * 255 per 16 pixels and row, 2 rows: no flush below 2^20 pixels a row. */
     v128_t vsad = wasm_i32x4_splat(0);
-    for (int x = 0; x < full; x += 16) {
-      v128_t rv, gc, bu;
-      yuv_chroma8(&k, ur + x / 2, vrow + x / 2, &rv, &gc, &bu);
-      for (int r = 0; r < rows; r++) {
-        const long at = (yrow + (long)r * w + x) * 3;
-        v128_t R, G, B;
-        yuv_rgb16(&k, y + yrow + (long)r * w + x, rv, gc, bu, &R, &G, &B);
-        vhi = wasm_u8x16_max(vhi, wasm_u8x16_max(R, wasm_u8x16_max(G, B)));
-        vlo = wasm_u8x16_min(vlo, wasm_u8x16_min(R, wasm_u8x16_min(G, B)));
-        v128_t p0 = rgb_pick(R, G, B, RGB_MASK_0R, RGB_MASK_0G, RGB_MASK_0B);
-        v128_t p1 = rgb_pick(R, G, B, RGB_MASK_1R, RGB_MASK_1G, RGB_MASK_1B);
-        v128_t p2 = rgb_pick(R, G, B, RGB_MASK_2R, RGB_MASK_2G, RGB_MASK_2B);
-        wasm_v128_store(out + at, p0);
-        wasm_v128_store(out + at + 16, p1);
-        wasm_v128_store(out + at + 32, p2);
-        if (prev) {
-          vsad = sad16(vsad, p0, wasm_v128_load(prev + at));
-          vsad = sad16(vsad, p1, wasm_v128_load(prev + at + 16));
-          vsad = sad16(vsad, p2, wasm_v128_load(prev + at + 32));
+    for (int x = 0; x < full;) {
+      /* 16-bit lanes take at most 3 * 2 * 255 per 16 pixels and row, 2 rows: widened every 16 groups. */
+      const int end = x + 16 * 16 < full ? x + 16 * 16 : full;
+      v128_t s16 = wasm_i16x8_splat(0);
+      for (; x < end; x += 16) {
+        v128_t rv, gc, bu;
+        yuv_chroma8(&k, ur + x / 2, vrow + x / 2, &rv, &gc, &bu);
+        for (int r = 0; r < rows; r++) {
+          const long at = (yrow + (long)r * w + x) * 3;
+          v128_t R, G, B;
+          yuv_rgb16(&k, y + yrow + (long)r * w + x, rv, gc, bu, &R, &G, &B);
+          vhi = wasm_u8x16_max(vhi, wasm_u8x16_max(R, wasm_u8x16_max(G, B)));
+          vlo = wasm_u8x16_min(vlo, wasm_u8x16_min(R, wasm_u8x16_min(G, B)));
+          wasm_v128_store(out + at, R);
+          wasm_v128_store(out + at + 16, G);
+          wasm_v128_store(out + at + 32, B);
+          if (prev) {
+            s16 = sad16_u16(s16, R, wasm_v128_load(prev + at));
+            s16 = sad16_u16(s16, G, wasm_v128_load(prev + at + 16));
+            s16 = sad16_u16(s16, B, wasm_v128_load(prev + at + 32));
+          }
         }
       }
+      vsad = wasm_i32x4_add(vsad, wasm_u32x4_extadd_pairwise_u16x8(s16));
     }
     sad += lanes_sum(vsad);
     /* The last w mod 16 pixels of each row (an odd width's last column uses the last chroma sample). */
