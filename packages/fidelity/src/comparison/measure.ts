@@ -56,7 +56,13 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
   const sorted = [...refs].sort((a, b) => a.index - b.index);
   const jobs: MediaJob[] = sorted
     .filter((r) => r.measurable)
-    .map((r) => ({ id: r.id, baseline: () => plan.baseline.mediaPath(r.pair.slot_id), candidate: () => r.candidate.mediaPath(r.pair.slot_id) }));
+    .map((r) => ({
+      id: r.id,
+      baseline: () => plan.baseline.mediaPath(r.pair.slot_id),
+      candidate: () => r.candidate.mediaPath(r.pair.slot_id),
+      // The same sealed bytes on both sides (a candidate that reproduces its baseline): probed and analysed once.
+      sameMedia: r.pair.baseline.media !== null && r.pair.baseline.media.sha256 === r.pair.candidate.media?.sha256,
+    }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
   const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan.baseline.plan;
   const skews = { ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }), ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }) };
@@ -69,6 +75,8 @@ export interface MediaJob {
   id: string;
   baseline: () => Promise<string>;
   candidate: () => Promise<string>;
+  /** Both sides' media have the same sealed SHA-256 (PairJob.sameMedia). */
+  sameMedia?: boolean;
 }
 
 /**
@@ -111,7 +119,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     report();
     await Promise.all(
       jobs.map(async (j) => {
-        const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate() };
+        const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sameMedia ? { sameMedia: true } : {}) };
         const outcome = await pool.measure(job, {
           signal: controller.signal,
           onProgress: (progress) => {

@@ -8,14 +8,17 @@
  *   against the one before; frozen: that MAE <= 1/1024.
  *
  * The accumulator keeps two rgb24 images (this frame's and the previous one) in a kernels instance
- * of its own (wasm.ts leaseKernels), so the previous frame is never copied back and forth; the sums
- * are the exact integer `diff_stats` of the pair metrics. Fed in frame order by the thread that
+ * of its own (wasm.ts leaseKernels), so the previous frame is never copied back and forth. One kernel
+ * pass per frame (wasm/kernels.c `clip_frame_yuv`, or `clip_frame_rgb24` for ffmpeg's rgb24) makes
+ * the image and gives its largest and smallest sample and the exact integer sum |a - b| against the
+ * previous image (kept in the kernel's own planar order: none of the three depends on it): black, white, duplicate (a sum of 0) and the MAE from three numbers, no image
+ * scanned in JavaScript and no squares summed that no figure uses. Fed in frame order by the thread that
  * reads the decoder (pool/measure-pair.ts), before a frame goes anywhere else.
  */
 import { FidelityError } from '../errors.js';
 import type { ClipVideo, IndexRange } from '../schemas/clip.js';
 import type { DecodedFrame, FrameGeometry } from './frame.js';
-import { convertRgb24At } from './rgb24.js';
+import { clipFrameRgb24At } from './rgb24.js';
 import type { RgbConversion } from './rgb24.js';
 import { align, Layout, leaseKernels, returnKernels } from './wasm.js';
 
@@ -71,18 +74,6 @@ function runsOf(flags: readonly boolean[], offset = 0): IndexRange[] {
   return runs;
 }
 
-/** Whether every byte is <= max (stops at the first that is not). */
-function allAtMost(bytes: Uint8Array, max: number): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > max) return false;
-  return true;
-}
-
-/** Whether every byte is >= min (stops at the first that is not). */
-function allAtLeast(bytes: Uint8Array, min: number): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! < min) return false;
-  return true;
-}
-
 /**
  * The timestamp figures (docs/metrics.md): intervals between consecutive frames that both have a
  * PTS; a frame without one is missing; a PTS at or below the last one seen is non-increasing. The
@@ -134,7 +125,7 @@ export function frameTimeFigures(times: StreamTimes): Pick<
 export function createClipVideoAccumulator(geometry: FrameGeometry, rgb: RgbConversion): ClipVideoAccumulator {
   const rgbBytes = geometry.width * geometry.height * 3;
   const slot = align(rgbBytes);
-  const { kernels: k, keptAt } = leaseKernels(2 * slot + 16);
+  const { kernels: k, keptAt } = leaseKernels(2 * slot + 32);
   const stats = keptAt + 2 * slot;
   let current = 0;
   let frames = 0;
@@ -158,30 +149,35 @@ export function createClipVideoAccumulator(geometry: FrameGeometry, rgb: RgbConv
         throw new FidelityError('INTERNAL', `a ${frame.width}x${frame.height} frame in a ${geometry.width}x${geometry.height} clip analysis`);
       }
       const out = keptAt + current * slot;
+      // The previous frame's image stays where it was made: 0 asks the kernel for no difference.
+      const previous = frames > 0 ? keptAt + (1 - current) * slot : 0;
       if (rgb.by === 'ffmpeg') {
         if (!frame.rgb || frame.rgb.length !== rgbBytes) throw new FidelityError('INTERNAL', 'a frame without its rgb24 in a clip analysis that reads ffmpeg\'s');
         k.u8(out, rgbBytes).set(frame.rgb);
+        k.fn.clip_frame_rgb24(out, previous, rgbBytes, stats);
       } else {
         const layout = new Layout(k.base);
-        const at = { y: layout.take(frame.y.length), u: layout.take(frame.u.length), v: layout.take(frame.v.length), out };
+        const at = { y: layout.take(frame.y.length), u: layout.take(frame.u.length), v: layout.take(frame.v.length), out, prev: previous, stats };
         k.reserve(layout.size - k.base);
         k.u8(at.y, frame.y.length).set(frame.y);
         k.u8(at.u, frame.u.length).set(frame.u);
         k.u8(at.v, frame.v.length).set(frame.v);
-        convertRgb24At(k, at, geometry, rgb);
+        // Converted, scanned and differenced in one pass (wasm/kernels.c clip_frame_yuv).
+        clipFrameRgb24At(k, at, geometry, rgb);
       }
-      const image = k.u8(out, rgbBytes);
-      const isBlack = allAtMost(image, BLACK_MAX);
-      const isWhite = !isBlack && allAtLeast(image, WHITE_MIN);
+      const figures = k.f64(stats, 3);
+      const largest = figures[0]!;
+      const smallest = figures[1]!;
+      const sad = figures[2]!;
+      const isBlack = largest <= BLACK_MAX;
+      const isWhite = !isBlack && smallest >= WHITE_MIN;
       if (isBlack) black++;
       if (isWhite) white++;
       blank.push(isBlack || isWhite);
       if (frames > 0) {
-        const previous = keptAt + (1 - current) * slot;
-        k.fn.diff_stats(previous, out, rgbBytes, stats);
-        const [sad, sse] = k.f64(stats, 2);
-        if (sse === 0) duplicates++;
-        const mae = sad! / (rgbBytes * 255);
+        // Byte-equal images are exactly those whose absolute differences sum to 0.
+        if (sad === 0) duplicates++;
+        const mae = sad / (rgbBytes * 255);
         maeSum += mae;
         const isFrozen = mae <= FROZEN_MAE;
         if (isFrozen) frozen++;

@@ -104,6 +104,24 @@ export function convertRgb24At(
 }
 
 /**
+ * One clip frame's figures (metrics/clip-video.ts) from planes that already lie in the kernels'
+ * memory: the frame's rgb24 written at `out` and, in the same pass, its largest and smallest sample
+ * and sum |rgb24 - prev| (prev 0: the first frame, sum 0), into 24 bytes at `stats`
+ * (wasm/kernels.c `clip_frame_yuv`). The caller has checked the layout and the conversion.
+ */
+export function clipFrameRgb24At(
+  k: Kernels,
+  at: { y: number; u: number; v: number; out: number; prev: number; stats: number },
+  g: { width: number; height: number; chromaWidth: number; chromaHeight: number },
+  c: RgbConversion,
+): void {
+  const vshift = formulaLayout(g);
+  const rc =
+    vshift === null ? -1 : k.fn.clip_frame_yuv(at.y, at.u, at.v, g.width, g.height, g.chromaWidth, vshift, tableOf(c), at.out, at.prev, at.stats);
+  if (rc !== 0) throw new FidelityError('INTERNAL', `The rgb24 kernel refused ${g.width}x${g.height} planes with ${g.chromaWidth}x${g.chromaHeight} chroma`);
+}
+
+/**
  * diff_stats of the two frames' rgb24 (sum |a - b| and sum (a - b)^2 over every R, G, B sample)
  * straight from their planes (at y, u, v of each side in the kernels' memory), converting both in
  * one pass without writing the images (wasm/kernels.c `yuv_rgb24_pair`): the same exact integer

@@ -42,6 +42,10 @@ interface KernelExports {
     ya: number, ua: number, va: number, yb: number, ub: number, vb: number,
     w: number, h: number, cw: number, vshift: number, table: number, outa: number, outb: number, stats: number,
   ): number;
+  /** One clip frame's largest and smallest rgb24 sample and sum |img - prev| (prev 0: none) into stats[0..2] (metrics/clip-video.ts). */
+  clip_frame_rgb24(img: number, prev: number, n: number, stats: number): void;
+  /** The same from the planes, the frame's rgb24 written to out as it is measured; 0, or -1 when refused. */
+  clip_frame_yuv(y: number, u: number, v: number, w: number, h: number, cw: number, vshift: number, table: number, out: number, prev: number, stats: number): number;
   /** In-place radix-2 FFT of n float64 (re, im), twiddles cos/sin of every stage (metrics/fft.ts). */
   fft_f64(re: number, im: number, n: number, cos: number, sin: number, inverse: number): void;
   /** conj(X) * Y from Z = FFT(x + i y) of real x, y (metrics/lag.ts). */

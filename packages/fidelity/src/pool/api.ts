@@ -65,6 +65,14 @@ export interface PairJob {
   id: string;
   baseline: string;
   candidate: string;
+  /**
+   * The caller knows both files hold the same bytes (their sealed SHA-256 agree): the file is
+   * probed once and its clip analysis (docs/metrics.md, "Clip validity") made once and given to
+   * both sides, which is what two analyses of the same bytes give. Both are still decoded for the
+   * pair metrics, except the audio of a set without `audio`, which is decoded once, for that one
+   * analysis. Default false.
+   */
+  sameMedia?: boolean;
 }
 
 /** Options of {@link createMeasurePool}. */

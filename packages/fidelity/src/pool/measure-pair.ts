@@ -198,6 +198,7 @@ async function measureVideo(
   ssimAside: boolean,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
+  sameMedia: boolean,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   let ssim: SsimHelper | null = null;
@@ -212,7 +213,9 @@ async function measureVideo(
     const rgb24 = rgb.by === 'ffmpeg';
     const geometry = streams[0].geometry;
     if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');
-    clips.push(createClipVideoAccumulator(geometry, rgb), createClipVideoAccumulator(geometry, rgb));
+    // The same bytes on both sides decode to the same frames: one analysis serves both (PairJob.sameMedia).
+    clips.push(createClipVideoAccumulator(geometry, rgb));
+    if (!sameMedia) clips.push(createClipVideoAccumulator(geometry, rgb));
     // Frames measured in this thread are read straight into the metric kernels' memory (pool/frame-memory.ts):
     // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
     const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
@@ -279,7 +282,7 @@ async function measureVideo(
       offsetSearch?.add(index, fa.y, fb.y);
       // Each clip on its own, in frame order, before the frame moves to a helper (docs/metrics.md, "Clip validity").
       clips[0]!.addFrame(fa);
-      clips[1]!.addFrame(fb);
+      clips[1]?.addFrame(fb);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else if (split) {
@@ -317,9 +320,10 @@ async function measureVideo(
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
     const times = await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
     const logs = await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
-    const clipVideo = times.map((t, i) =>
-      clips[i]!.finish({ timeBase: seconds(t.timeBase), frames: t.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!)),
-    ) as [ClipVideo, ClipVideo];
+    const clipFigures = (i: number): ClipVideo =>
+      clips[i]!.finish({ timeBase: seconds(times[i]!.timeBase), frames: times[i]!.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!));
+    const first = clipFigures(0);
+    const clipVideo: [ClipVideo, ClipVideo] = [first, clips[1] ? clipFigures(1) : first];
     const video = accumulator.finish();
     // A diagnosis of video that differs; identical video has nothing to diagnose.
     const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
@@ -354,20 +358,26 @@ async function measureAudio(
   pairMetrics: boolean,
 ): Promise<AudioOutcome> {
   await start;
+  // Without pair metrics the audio is decoded for the clip analysis alone: one analysis of the same
+  // bytes on both sides (PairJob.sameMedia) needs the baseline's samples only, the candidate's count
+  // being the same.
+  const single = !pairMetrics && clips[1] === clips[0];
   // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
-  const [a, b] = (await blame(
+  const decoders = (await blame(
     'both',
     openAudioDecoders(scope, tools, [
       { file: files[0], label: 'baseline', audio: streams[0] },
-      { file: files[1], label: 'candidate', audio: streams[1] },
+      ...(single ? [] : [{ file: files[1], label: 'candidate', audio: streams[1] }]),
     ]),
-  )) as [AudioDecoder, AudioDecoder];
+  )) as AudioDecoder[];
+  const a = decoders[0]!;
+  const b = decoders[1] ?? null;
   const sink = openAudioSink(streams[0].sampleRate, streams[0].channels, useThread && pairMetrics);
   try {
     const delivered: [number, number] = [0, 0];
     let same = true;
     for (;;) {
-      const [ca, cb] = await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes)));
+      const [ca, cb] = b ? await bothSides(blame('baseline', a.next(sink.planes)), blame('candidate', b.next(sink.planes))) : await blame('baseline', a.next(sink.planes)).then((c) => [c, c]);
       const la = ca?.[0]?.length ?? 0;
       const lb = cb?.[0]?.length ?? 0;
       delivered[0] += la;
@@ -378,11 +388,13 @@ async function measureAudio(
       if (la !== lb) same = false;
       // Each clip on its own, before the chunk's arrays go to the sink (which may move them to its thread).
       if (la > 0) clips[0].push(ca!);
-      if (lb > 0) clips[1].push(cb!);
+      if (lb > 0 && clips[1] !== clips[0]) clips[1].push(cb!);
       if (same && pairMetrics) await sink.push(ca!, cb!);
     }
-    await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
-    const corrupt = await bothSides(blame('baseline', a.corruptFrames()), blame('candidate', b.corruptFrames()));
+    await bothSides(blame('baseline', a.finished()), b ? blame('candidate', b.finished()) : Promise.resolve());
+    // One decoder for the same bytes on both sides: its count is both sides'.
+    const corruptA = await blame('baseline', a.corruptFrames());
+    const corrupt: [number | null, number | null] = [corruptA, b ? await blame('candidate', b.corruptFrames()) : corruptA];
     const result = same && pairMetrics ? await sink.finish() : null;
     return { metrics: result?.metrics ?? null, sums: result?.sums ?? null, delivered, corrupt };
   } finally {
@@ -416,6 +428,7 @@ async function measureProbed(
   probes: [MediaProbe, MediaProbe],
   options: MeasureOptions,
   cores: number,
+  sameMedia: boolean,
 ): Promise<MeasureOutcome> {
   // Everything the probes can tell is checked before any frame is decoded.
   const early = checkBeforeDecoding(probes[0], probes[1], options.plan);
@@ -433,10 +446,13 @@ async function measureProbed(
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   // The clips' audio is analysed whatever the set (docs/metrics.md, "Clip validity"): a set without
   // `audio` decodes it for the clip analysis alone.
-  const clipAudio = aa && ab ? ([createClipAudioAccumulator(aa.sampleRate, aa.channels), createClipAudioAccumulator(ab.sampleRate, ab.channels)] as [ClipAudioAccumulator, ClipAudioAccumulator]) : null;
+  // The same bytes on both sides: one accumulator, fed the baseline's chunks only (PairJob.sameMedia).
+  const firstAudio = aa && ab ? createClipAudioAccumulator(aa.sampleRate, aa.channels) : null;
+  const clipAudio =
+    firstAudio && ab ? ([firstAudio, sameMedia ? firstAudio : createClipAudioAccumulator(ab.sampleRate, ab.channels)] as [ClipAudioAccumulator, ClipAudioAccumulator]) : null;
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, sameMedia),
     clipAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
@@ -466,9 +482,11 @@ async function measureProbed(
   }
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
   const expectations = options.plan ? clipExpectationsOf(options.plan) : {};
+  const audioA = clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0], audio?.corrupt[0] ?? null) : null;
+  const audioB = clipAudio && clipAudio[1] !== clipAudio[0] ? clipAudioFigures(clipAudio[1], video.audio[1], audio?.corrupt[1] ?? null) : audioA;
   const clips: PairClips = {
-    baseline: judgeClip(video.clips[0], clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0], audio?.corrupt[0] ?? null) : null, expectations),
-    candidate: judgeClip(video.clips[1], clipAudio ? clipAudioFigures(clipAudio[1], video.audio[1], audio?.corrupt[1] ?? null) : null, expectations),
+    baseline: judgeClip(video.clips[0], audioA, expectations),
+    candidate: judgeClip(video.clips[1], audioB, expectations),
   };
   const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null, clips } : { video: video.metrics, clips };
   if (computesInferencex(metrics)) {
@@ -618,7 +636,12 @@ export async function probePair(baseline: string, candidate: string, options: Pi
   }
 }
 
-export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number): Promise<MeasureOutcome> {
+/**
+ * measurePair for a caller that shares the machine (the pool): `cores` bounds the default helper
+ * threads; `sameMedia` (PairJob.sameMedia) says both files hold the same bytes, so the file is
+ * probed once and its clip analysis is made once for both sides.
+ */
+export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number, sameMedia = false): Promise<MeasureOutcome> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -630,12 +653,12 @@ export async function measurePairOn(baseline: string, candidate: string, options
   };
   const scope = new ProcessScope(options.signal);
   try {
-    const probes = await bothSides(
-      blame('baseline', probeMedia(scope, tools, baseline, 'baseline')),
-      blame('candidate', probeMedia(scope, tools, candidate, 'candidate')),
-    );
+    // The same bytes probe the same: once, the baseline's (whose failure is the one reported when both fail).
+    const probes: [MediaProbe, MediaProbe] = sameMedia
+      ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
+      : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    return await measureProbed(scope, tools, probes, options, cores);
+    return await measureProbed(scope, tools, probes, options, cores, sameMedia);
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();

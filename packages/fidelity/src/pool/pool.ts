@@ -90,6 +90,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       coresPerPair,
       metrics,
       plan: options.plan,
+      sameMedia: job.sameMedia === true,
       port: port2,
     };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;

@@ -25,6 +25,8 @@ export interface WorkerTask {
   metrics: MetricName[];
   /** The plan's media spec each file is checked against (MeasureOptions.plan); absent: not checked. */
   plan: MediaPlanSpec | undefined;
+  /** PairJob.sameMedia: both files hold the same bytes, so each is probed and analysed once. */
+  sameMedia: boolean;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }

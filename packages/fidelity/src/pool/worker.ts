@@ -41,6 +41,7 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
         onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
       },
       task.coresPerPair,
+      task.sameMedia,
     );
     return { kind: 'outcome', packed: packOutcome(outcome) };
   } catch (error) {

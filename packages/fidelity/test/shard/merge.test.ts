@@ -79,7 +79,14 @@ describe('merged shards', () => {
     expect(Object.keys(one).length).toBeGreaterThan(80);
     expect(Object.keys(one).filter((f) => f.endsWith('.webp')).length).toBeGreaterThan(10);
     expect(snapshot(at('again'))).toEqual(one);
-    expect(JSON.parse(readFileSync(at('one', 'report.json'), 'utf8')).generated_at).toBe('2025-11-29T21:00:00.000Z');
+    const report = JSON.parse(readFileSync(at('one', 'report.json'), 'utf8'));
+    expect(report.generated_at).toBe('2025-11-29T21:00:00.000Z');
+    // Pairs whose two sides are the same sealed bytes (probed and analysed once: PairJob.sameMedia) are among
+    // them, their clips given to both sides: the bytes above hold for them too, at 1 and 2 threads.
+    const pairs = (report.comparisons as { pairs: { baseline_media: string | null; candidate_media: string | null; clips?: { baseline: unknown; candidate: unknown } }[] }[]).flatMap((c) => c.pairs);
+    const same = pairs.filter((p) => p.baseline_media !== null && p.baseline_media === p.candidate_media && p.clips);
+    expect(same.length).toBeGreaterThan(2);
+    for (const p of same) expect(p.clips!.candidate).toEqual(p.clips!.baseline);
   });
 
   it.each(N)('N = %i: the merged bundle is byte for byte the one-machine bundle', (n) => {

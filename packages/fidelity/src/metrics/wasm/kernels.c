@@ -845,6 +845,153 @@ int yuv_rgb24_pair(const uint8_t *ya, const uint8_t *ua, const uint8_t *va, cons
 }
 
 /* ------------------------------------------------------------------------ */
+/* One clip's own frame figures (metrics/clip-video.ts): one pass per frame. */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What the clip analysis needs of a frame's rgb24 image: its largest and
+ * smallest sample (black: largest <= 3, white: smallest >= 252) and
+ * sum |cur - prev| against the previous frame's image (adjacent MAE; a
+ * duplicate is a sum of 0, so no squares are needed). stats[0] = largest,
+ * stats[1] = smallest, stats[2] = the sum (0 when prev is 0: the first
+ * frame). Exact integers, in any order of summation: the same figures as
+ * scanning the image and diff_stats, in one read of each image.
+ */
+
+/* sum |a - b| of 16 bytes into 32-bit lanes (at most 4 * 255 a lane per call). */
+INLINE v128_t sad16(v128_t acc, v128_t a, v128_t b) {
+  v128_t d = wasm_i8x16_sub(wasm_u8x16_max(a, b), wasm_u8x16_min(a, b));
+  return wasm_i32x4_add(acc, wasm_u32x4_extadd_pairwise_u16x8(wasm_u16x8_extadd_pairwise_u8x16(d)));
+}
+
+INLINE int u8_lanes_max(v128_t v) {
+  v = wasm_u8x16_max(v, wasm_i8x16_shuffle(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+  v = wasm_u8x16_max(v, wasm_i8x16_shuffle(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = wasm_u8x16_max(v, wasm_i8x16_shuffle(v, v, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1));
+  v = wasm_u8x16_max(v, wasm_i8x16_shuffle(v, v, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0));
+  return wasm_u8x16_extract_lane(v, 0);
+}
+
+INLINE int u8_lanes_min(v128_t v) {
+  v = wasm_u8x16_min(v, wasm_i8x16_shuffle(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+  v = wasm_u8x16_min(v, wasm_i8x16_shuffle(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = wasm_u8x16_min(v, wasm_i8x16_shuffle(v, v, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1));
+  v = wasm_u8x16_min(v, wasm_i8x16_shuffle(v, v, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0));
+  return wasm_u8x16_extract_lane(v, 0);
+}
+
+/* The scalar end of a pass: bytes [j, n) of an image already written. */
+static void clip_tail(const uint8_t *img, const uint8_t *prev, long j, long n, int *hi, int *lo, double *sad) {
+  for (; j < n; j++) {
+    const int x = img[j];
+    if (x > *hi) *hi = x;
+    if (x < *lo) *lo = x;
+    if (prev) {
+      const int d = x - (int)prev[j];
+      *sad += d < 0 ? -d : d;
+    }
+  }
+}
+
+/* The figures of an rgb24 image of n bytes already in memory (frames that carry ffmpeg's rgb24). */
+EXPORT(clip_frame_rgb24)
+void clip_frame_rgb24(const uint8_t *img, const uint8_t *prev, int n, double *stats) {
+  v128_t vhi = wasm_i8x16_splat(0), vlo = wasm_i8x16_splat((int8_t)0xFF);
+  double sad = 0;
+  long j = 0;
+  while (j + 16 <= n) {
+    /* 32-bit lanes take at most 4 * 255 per 16 bytes: flushed every 65536 vectors. */
+    long end = j + 16L * 65536;
+    if (end > n) end = n;
+    v128_t vsad = wasm_i32x4_splat(0);
+    for (; j + 16 <= end; j += 16) {
+      v128_t a = wasm_v128_load(img + j);
+      vhi = wasm_u8x16_max(vhi, a);
+      vlo = wasm_u8x16_min(vlo, a);
+      if (prev) vsad = sad16(vsad, a, wasm_v128_load(prev + j));
+    }
+    sad += lanes_sum(vsad);
+  }
+  int hi = u8_lanes_max(vhi), lo = u8_lanes_min(vlo);
+  clip_tail(img, prev, j, n, &hi, &lo, &sad);
+  stats[0] = hi;
+  stats[1] = lo;
+  stats[2] = sad;
+}
+
+/* |a - b| of 16 bytes added to 16-bit lanes (at most 2 * 255 a lane per call). */
+INLINE v128_t sad16_u16(v128_t acc, v128_t a, v128_t b) {
+  return wasm_i16x8_add(acc, wasm_u16x8_extadd_pairwise_u8x16(wasm_i8x16_sub(wasm_u8x16_max(a, b), wasm_u8x16_min(a, b))));
+}
+
+/*
+ * The same figures straight from the planes (yuv_rgb24's arguments). The
+ * frame's image is written to out (the next frame's prev) planar, as the 16
+ * pixels' R, G and B vectors come out of the converter (w * h * 3 bytes: for
+ * each group of 16 pixels of a row, 16 R, 16 G, 16 B; the last w mod 16
+ * pixels of a row as R G B triples): the figures are a largest, a smallest
+ * and a sum, which no order of the samples changes, and the image is only
+ * ever read back by this kernel, so it skips interleaving. Returns 0, or -1
+ * for arguments yuv_rgb24 refuses (nothing written).
+ */
+EXPORT(clip_frame_yuv)
+int clip_frame_yuv(const uint8_t *y, const uint8_t *u, const uint8_t *v, int w, int h, int cw, int vshift, int table, uint8_t *out,
+                   const uint8_t *prev, double *stats) {
+  if ((vshift != 0 && vshift != 1) || w <= 0 || h <= 0 || cw != (w + 1) / 2 || (h & vshift) != 0) return -1;
+  YuvRgbConsts k;
+  int t[6];
+  if (yuv_rgb_consts(table, &k, t) != 0) return -1;
+  const int rows = 1 << vshift, full = w & ~15;
+  v128_t vhi = wasm_i8x16_splat(0), vlo = wasm_i8x16_splat((int8_t)0xFF);
+  int hi = 0, lo = 255;
+  double sad = 0;
+  for (int cy = 0; cy < h >> vshift; cy++) {
+    const uint8_t *ur = u + (long)cy * cw, *vrow = v + (long)cy * cw;
+    const long yrow = (long)(cy << vshift) * w;
+    v128_t vsad = wasm_i32x4_splat(0);
+    for (int x = 0; x < full;) {
+      /* 16-bit lanes take at most 3 * 2 * 255 per 16 pixels and row, 2 rows: widened every 16 groups. */
+      const int end = x + 16 * 16 < full ? x + 16 * 16 : full;
+      v128_t s16 = wasm_i16x8_splat(0);
+      for (; x < end; x += 16) {
+        v128_t rv, gc, bu;
+        yuv_chroma8(&k, ur + x / 2, vrow + x / 2, &rv, &gc, &bu);
+        for (int r = 0; r < rows; r++) {
+          const long at = (yrow + (long)r * w + x) * 3;
+          v128_t R, G, B;
+          yuv_rgb16(&k, y + yrow + (long)r * w + x, rv, gc, bu, &R, &G, &B);
+          vhi = wasm_u8x16_max(vhi, wasm_u8x16_max(R, wasm_u8x16_max(G, B)));
+          vlo = wasm_u8x16_min(vlo, wasm_u8x16_min(R, wasm_u8x16_min(G, B)));
+          wasm_v128_store(out + at, R);
+          wasm_v128_store(out + at + 16, G);
+          wasm_v128_store(out + at + 32, B);
+          if (prev) {
+            s16 = sad16_u16(s16, R, wasm_v128_load(prev + at));
+            s16 = sad16_u16(s16, G, wasm_v128_load(prev + at + 16));
+            s16 = sad16_u16(s16, B, wasm_v128_load(prev + at + 32));
+          }
+        }
+      }
+      vsad = wasm_i32x4_add(vsad, wasm_u32x4_extadd_pairwise_u16x8(s16));
+    }
+    sad += lanes_sum(vsad);
+    /* The last w mod 16 pixels of each row (an odd width's last column uses the last chroma sample). */
+    for (int x = full; x < w; x++) {
+      for (int r = 0; r < rows; r++) {
+        const long at = (yrow + (long)r * w + x) * 3;
+        yuv_rgb1(t, y[yrow + (long)r * w + x], ur[x >> 1], vrow[x >> 1], out + at);
+        clip_tail(out, prev, at, at + 3, &hi, &lo, &sad);
+      }
+    }
+  }
+  const int vh = u8_lanes_max(vhi), vl = u8_lanes_min(vlo);
+  stats[0] = vh > hi ? vh : hi;
+  stats[1] = vl < lo ? vl : lo;
+  stats[2] = sad;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Radix-2 complex FFT in float64, for the audio metrics (metrics/fft.ts).   */
 /* ------------------------------------------------------------------------ */
 
