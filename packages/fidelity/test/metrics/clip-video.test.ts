@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BLACK_MAX, createClipVideoAccumulator, FROZEN_MAE, WHITE_MIN } from '../../src/metrics/clip-video.js';
+import type { DecoderFlags } from '../../src/metrics/clip-video.js';
 import type { DecodedFrame, FrameGeometry } from '../../src/metrics/frame.js';
 import { yuvToRgb24 } from '../../src/metrics/rgb24.js';
 import type { RgbConversion } from '../../src/metrics/rgb24.js';
@@ -66,7 +67,7 @@ function expected(frames: readonly DecodedFrame[]): Record<string, number | null
 function analyse(g: FrameGeometry, frames: readonly DecodedFrame[], rgb: RgbConversion): Record<string, number | null> {
   const clip = createClipVideoAccumulator(g, rgb);
   for (const f of frames) clip.addFrame(f);
-  const v = clip.finish({ timeBase: 1 / 25, frames: frames.map((_, i) => ({ pts: i, duration: 1 })) });
+  const v = clip.finish({ timeBase: 1 / 25, frames: frames.map((_, i) => ({ pts: i, duration: 1 })) }, NO_FLAGS);
   return {
     black_fraction: v.black_fraction,
     white_fraction: v.white_fraction,
@@ -75,6 +76,9 @@ function analyse(g: FrameGeometry, frames: readonly DecodedFrame[], rgb: RgbConv
     mean_adjacent_frame_mae: v.mean_adjacent_frame_mae,
   };
 }
+
+/** No decoder log here: the figures under test come from the frames alone. */
+const NO_FLAGS: DecoderFlags = { corruptFrames: null, geometryStable: null };
 
 const KINDS: Kind[] = ['noise', 'black', 'black', 'nearly-black', 'white', 'noise', 'noise', 'white'];
 
@@ -109,7 +113,7 @@ describe('clip video figures in one kernel pass', () => {
     const images = frames.map((f) => f.rgb);
     const clip = createClipVideoAccumulator(g, { by: 'ffmpeg', matrix: 'bt601', range: 'limited' });
     for (const f of frames) clip.addFrame(f);
-    const v = clip.finish({ timeBase: 1, frames: [] });
+    const v = clip.finish({ timeBase: 1, frames: [] }, NO_FLAGS);
     let sadTotal = 0;
     let duplicates = 0;
     for (let i = 1; i < images.length; i++) {
