@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairCapture } from '../media/frames.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
@@ -35,6 +36,12 @@ export interface MeasureSettings {
   /** The plan every file's media are checked against (MeasureOptions.plan); measurePairs sets it from the runs' plan. */
   plan?: MediaPlanSpec;
   onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
+  /**
+   * Keep, by pair id, what the bundle shows of each measured pair from its measuring decode
+   * (pool/frame-capture.ts: the stills' frame, the first `audioSeconds` of audio), for compare's
+   * writeBundle. Outside the MeasuredPair results, which stay plain data: a shard or calibrate keeps nothing.
+   */
+  keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
 }
 
 /**
@@ -112,8 +119,17 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     await Promise.all(
       jobs.map(async (j) => {
         const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate() };
+        const keep = settings.keep;
         const outcome = await pool.measure(job, {
           signal: controller.signal,
+          ...(keep
+            ? {
+                keep: { audioSeconds: keep.audioSeconds },
+                onCapture: (capture: PairCapture | null) => {
+                  if (capture) keep.captures.set(j.id, capture);
+                },
+              }
+            : {}),
           onProgress: (progress) => {
             frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
             report();

@@ -8,6 +8,8 @@ import type { Problem } from '../errors.js';
 import type { FfmpegToolchain, ResolveOptions } from '../media/ffmpeg.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricName } from '../metrics/registry.js';
+import type { PairCapture } from '../media/frames.js';
+import type { KeepOptions } from './frame-capture.js';
 import type { PackedOutcome } from './transfer.js';
 
 export interface WorkerTask {
@@ -25,6 +27,8 @@ export interface WorkerTask {
   metrics: MetricName[];
   /** The plan's media spec each file is checked against (MeasureOptions.plan); absent: not checked. */
   plan: MediaPlanSpec | undefined;
+  /** Also keep what the bundle shows of the pair (pool/frame-capture.ts); absent: nothing kept. */
+  keep?: KeepOptions;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }
@@ -36,5 +40,5 @@ export type ToWorker = { type: 'abort' };
 export type FromWorker = { type: 'progress'; framesDone: number; framesTotal: number } | { type: 'done' };
 
 export type WorkerResult =
-  | { kind: 'outcome'; packed: PackedOutcome }
+  | { kind: 'outcome'; packed: PackedOutcome; capture?: PairCapture | null }
   | { kind: 'thrown'; code: string; message: string; problems: Problem[]; stack: string | undefined };
