@@ -5,7 +5,6 @@
  */
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { PairCapture } from '../media/frames.js';
-import type { KeepOptions } from './frame-capture.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/registry.js';
@@ -100,7 +99,7 @@ export interface MeasureRunOptions {
    * first `keep.audioSeconds` of audio; pool/frame-capture.ts) and hand it to `onCapture` before
    * `measure` resolves: null for a pair not measured. Nothing of it is in the outcome.
    */
-  keep?: KeepOptions;
+  keep?: { audioSeconds: number };
   onCapture?: (capture: PairCapture | null) => void;
 }
 
