@@ -83,8 +83,15 @@ export function createFrameCapture(metrics: readonly MetricName[], frames: { pix
   const heads: [Float32Array[][], Float32Array[][]] = [[], []];
   let headLength = 0;
 
+  /** Plane buffers of copies no longer needed, for the next ones: a copy per differing frame would otherwise be an allocation each. */
+  const spare: Uint8Array[] = [];
+  const recycle = (copy: Copy | null | undefined): void => {
+    if (copy) spare.push(copy.baseline.planes, copy.candidate.planes);
+  };
   const side = (f: DecodedFrame): FramePlanes => {
-    const planes = new Uint8Array(f.y.length + f.u.length + f.v.length);
+    const bytes = f.y.length + f.u.length + f.v.length;
+    const reused = spare.pop();
+    const planes = reused?.length === bytes ? reused : new Uint8Array(bytes);
     planes.set(f.y, 0);
     planes.set(f.u, f.y.length);
     planes.set(f.v, f.y.length + f.u.length);
@@ -104,15 +111,22 @@ export function createFrameCapture(metrics: readonly MetricName[], frames: { pix
       const copy = pending.get(index);
       pending.delete(index);
       const value = tracked.read(values.metrics[tracked.name]);
-      if (!worse(index, value)) return;
+      if (!worse(index, value)) {
+        recycle(copy);
+        return;
+      }
       best = { index, value };
+      recycle(kept?.copy);
       // The frame's copy when it was set aside; else frame() keeps it when it comes (or it is gone: no frame is handed over).
       kept = copy ? { index, copy } : null;
     },
     frame(index, a, b, isPending) {
       if (!tracked) return;
       if (isPending) pending.set(index, { baseline: side(a), candidate: side(b) });
-      else if (best?.index === index && kept?.index !== index) kept = { index, copy: { baseline: side(a), candidate: side(b) } };
+      else if (best?.index === index && kept?.index !== index) {
+        recycle(kept?.copy);
+        kept = { index, copy: { baseline: side(a), candidate: side(b) } };
+      }
     },
     audio(a, b) {
       if (!a || !b || headLength >= audioSamples) return;
@@ -124,6 +138,7 @@ export function createFrameCapture(metrics: readonly MetricName[], frames: { pix
     },
     finish(video) {
       pending.clear();
+      spare.length = 0;
       const worst = video && tracked ? tracked.worst(video) : undefined;
       const frame = kept && worst === kept.index ? { index: kept.index, ...kept.copy } : null;
       const audio = headLength > 0 ? { baseline: join(heads[0], headLength), candidate: join(heads[1], headLength) } : null;

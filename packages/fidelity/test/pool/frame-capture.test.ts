@@ -151,6 +151,21 @@ describe('createFrameCapture', () => {
     expect([...kept.frame!.candidate.planes]).toEqual(Array(12).fill(101));
   });
 
+  it('reuses the buffers of dropped copies without touching the kept one', () => {
+    const c = capture();
+    const values = [0.9, 0.4, 0.7, 0.2, 0.8, 0.6, 0.3, 0.95];
+    // Each frame set aside, its value back one frame later (as with the SSIM helper).
+    values.forEach((v, i) => {
+      c.frame(i, frameOf(i), frameOf(50 + i), true);
+      if (i > 0) c.onValues(i - 1, { metrics: { ssim: values[i - 1] } });
+    });
+    c.onValues(values.length - 1, { metrics: { ssim: values.at(-1) } });
+    const kept = c.finish(video(3));
+    expect(kept.frame?.index).toBe(3);
+    expect([...kept.frame!.baseline.planes]).toEqual(Array(12).fill(3));
+    expect([...kept.frame!.candidate.planes]).toEqual(Array(12).fill(53));
+  });
+
   it('hands over no frame when the worst frame\'s value came after its buffers were gone, or the series disagrees', () => {
     const c = capture();
     c.frame(0, frameOf(0), frameOf(0), false); // no value yet, not set aside
