@@ -58,9 +58,10 @@ function checkPrefix(prefix: string): void {
 /**
  * Writes the pair's assets under outDir/prefix and returns { key: bundle-relative path }
  * (keys from PAIR_FILE_KEYS; a key is absent when its asset does not apply).
- * The frame and the audio come from `capture` where it has them, else from one ffmpeg at a time within a pair (its H.264 decoder already spreads over every core); the bundle
- * writer runs several pairs at once (bundle/write.ts inLanes), which overlaps one pair's decode with
- * another's single-threaded WebP, heat map and FLAC work.
+ * The frame and the audio come from `capture` where it has them (compare: no second decode), else
+ * from one ffmpeg at a time within a pair (its H.264 decoder already spreads over every core); the
+ * bundle writer runs several pairs at once (bundle/write.ts inLanes), which overlaps one pair's
+ * decode with another's single-threaded WebP, heat map and FLAC work.
  */
 export async function makePairAssets(input: PairAssetsInput): Promise<Record<string, string>> {
   const { pair, prefix } = input;

@@ -71,6 +71,22 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
   return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
 }
 
+/**
+ * The most bytes of captures (MeasureSettings.keep) held at once: about 60 full-size pairs (a
+ * 1344x768 frame and 2 s of 32 kHz stereo per side are about 4 MiB). A larger comparison keeps
+ * those of the pairs measured first and extracts the others' again (the same bytes), so its memory
+ * stays bounded whatever its size.
+ */
+const CAPTURE_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/** The bytes a capture holds. */
+function captureBytes(capture: PairCapture): number {
+  let bytes = 0;
+  if (capture.frame) for (const side of [capture.frame.baseline, capture.frame.candidate]) bytes += side.planes.byteLength + (side.rgb?.byteLength ?? 0);
+  if (capture.audio) for (const channel of [...capture.audio.baseline, ...capture.audio.candidate]) bytes += channel.byteLength;
+  return bytes;
+}
+
 /** One pair to measure: its id and where each side's media is read from (opened only when its turn comes). */
 export interface MediaJob {
   id: string;
@@ -106,6 +122,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
   else settings.signal?.addEventListener('abort', forward, { once: true });
   // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
   const cores = settings.threads ?? defaultThreadCount();
+  let kept = 0;
   const pool = createMeasurePool({
     threads: Math.max(1, Math.min(cores, jobs.length)),
     cores,
@@ -126,7 +143,12 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
             ? {
                 keep: { audioSeconds: keep.audioSeconds },
                 onCapture: (capture: PairCapture | null) => {
-                  if (capture) keep.captures.set(j.id, capture);
+                  // Held until the bundle is written: past the budget a pair's files are extracted again (the same bytes).
+                  const bytes = capture ? captureBytes(capture) : 0;
+                  if (capture && kept + bytes <= CAPTURE_BUDGET_BYTES) {
+                    keep.captures.set(j.id, capture);
+                    kept += bytes;
+                  }
                 },
               }
             : {}),
