@@ -18,6 +18,8 @@ import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
 import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
+import type { PairCapture } from './media/frames.js';
+import { AUDIO_DIFF_SECONDS } from './bundle/assets-keys.js';
 import { DEFAULT_POLICY } from './policy/default.js';
 import { defaultThreadCount } from './pool/threads.js';
 import { parsePolicy } from './policy/load.js';
@@ -150,7 +152,10 @@ async function compareClaimed(
   try {
     const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;
+    // compare's own bundle takes each pair's stills and difference audio from the measuring decode; a shard's partial extracts them.
+    const captures = new Map<string, PairCapture>();
     const measured = await measurePairs(plan, refs, {
+      ...(shard ? {} : { keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures } }),
       ...(options.threads !== undefined ? { threads: options.threads } : {}),
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
@@ -182,6 +187,7 @@ async function compareClaimed(
     return await writeBundle(options.out, plan, report, {
       ...common,
       ...(noise ? { files: [noise.file] } : {}),
+      captures,
       onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
     });
   } finally {

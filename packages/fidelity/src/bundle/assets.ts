@@ -13,7 +13,8 @@ import { writeDurable } from '../output/files.js';
 import path from 'node:path';
 import { invalidParameter } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
-import { extractAudio, extractFrame } from '../media/frames.js';
+import { extractAudio, extractFrame, stillOf } from '../media/frames.js';
+import type { ExtractedFrame, PairCapture } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
 import { absDiffRgb, AUDIO_DIFF_SECONDS, audioNormalizationGain, IDENTICAL_STILL_NAME, PAIR_FILE_KEYS, PAIR_FILE_NAMES } from './assets-keys.js';
 import { blockSsim, writeHeatmapPng } from './heatmap.js';
@@ -28,6 +29,12 @@ export interface PairAssetsInput {
   pair: Pick<PairReport, 'video' | 'audio'>;
   baselinePath: string;
   candidatePath: string;
+  /**
+   * What measuring kept of the pair (compare; pool/frame-capture.ts): a frame it holds is used when
+   * it is the one the stills show, its audio head when it is long enough; anything else is extracted
+   * from the files again (media/frames.ts), which gives the same bytes.
+   */
+  capture?: PairCapture;
   /** The bundle root being written. */
   outDir: string;
   /** Bundle-relative folder for this pair, e.g. 'pairs/0/measurement-r000-c001' (forward slashes). */
@@ -51,9 +58,10 @@ function checkPrefix(prefix: string): void {
 /**
  * Writes the pair's assets under outDir/prefix and returns { key: bundle-relative path }
  * (keys from PAIR_FILE_KEYS; a key is absent when its asset does not apply).
- * One ffmpeg at a time within a pair (its H.264 decoder already spreads over every core); the bundle
- * writer runs several pairs at once (bundle/write.ts inLanes), which overlaps one pair's decode with
- * another's single-threaded WebP, heat map and FLAC work.
+ * The frame and the audio come from `capture` where it has them (compare: no second decode), else
+ * from one ffmpeg at a time within a pair (its H.264 decoder already spreads over every core); the
+ * bundle writer runs several pairs at once (bundle/write.ts inLanes), which overlaps one pair's
+ * decode with another's single-threaded WebP, heat map and FLAC work.
  */
 export async function makePairAssets(input: PairAssetsInput): Promise<Record<string, string>> {
   const { pair, prefix } = input;
@@ -76,7 +84,11 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
 
   const worst = worstFrameOf(video);
   const size = { width: video.width, height: video.height };
-  const base = await extractFrame(input.baselinePath, worst, size, extract);
+  const kept = input.capture?.frame;
+  const captured = kept && kept.index === worst && kept.baseline.width === size.width && kept.baseline.height === size.height ? kept : null;
+  const frameOf = (side: 'baseline' | 'candidate'): Promise<ExtractedFrame> =>
+    captured ? Promise.resolve(stillOf(captured[side])) : extractFrame(side === 'baseline' ? input.baselinePath : input.candidatePath, worst, size, extract);
+  const base = await frameOf('baseline');
   if (video.identical) {
     // Every frame is bit-identical: the candidate's still would repeat the baseline's byte for byte,
     // the difference picture would be black and the heat map flat. One still stands for both.
@@ -85,7 +97,7 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
     files[PAIR_FILE_KEYS.baselineWorst] = rel;
     files[PAIR_FILE_KEYS.candidateWorst] = rel;
   } else {
-    const cand = await extractFrame(input.candidatePath, worst, size, extract);
+    const cand = await frameOf('candidate');
     await writeStillWebp(base, place(PAIR_FILE_KEYS.baselineWorst));
     await writeStillWebp(cand, place(PAIR_FILE_KEYS.candidateWorst));
     await writeStillWebp({ width: video.width, height: video.height, rgb: absDiffRgb(base.rgb, cand.rgb) }, place(PAIR_FILE_KEYS.absDiff));
@@ -101,8 +113,9 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
     const maxSamples = Math.min(available, audio.sample_rate * AUDIO_DIFF_SECONDS);
     if (maxSamples > 0) {
       const layout = { channels, maxSamples };
-      const baseAudio = await extractAudio(input.baselinePath, layout, extract);
-      const candAudio = await extractAudio(input.candidatePath, layout, extract);
+      const head = headOf(input.capture?.audio ?? null, layout);
+      const baseAudio = head?.baseline ?? (await extractAudio(input.baselinePath, layout, extract));
+      const candAudio = head?.candidate ?? (await extractAudio(input.candidatePath, layout, extract));
       // One FLAC per pair: the normalised difference when its gain applies (a true-level copy beside
       // it would be near-silence, and the page states the gain), else the true-level difference.
       const gain = audioNormalizationGain(audio);
@@ -114,4 +127,13 @@ export async function makePairAssets(input: PairAssetsInput): Promise<Record<str
     }
   }
   return files;
+}
+
+/** The captured audio cut to `maxSamples` per channel, or null when it has another channel count or fewer samples. */
+function headOf(audio: PairCapture['audio'], layout: { channels: number; maxSamples: number }): { baseline: Float32Array[]; candidate: Float32Array[] } | null {
+  if (!audio) return null;
+  const fits = (side: Float32Array[]): boolean => side.length === layout.channels && side.every((c) => c.length >= layout.maxSamples);
+  if (!fits(audio.baseline) || !fits(audio.candidate)) return null;
+  const cut = (side: Float32Array[]): Float32Array[] => side.map((c) => c.subarray(0, layout.maxSamples));
+  return { baseline: cut(audio.baseline), candidate: cut(audio.candidate) };
 }

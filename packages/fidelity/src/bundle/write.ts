@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairCapture } from '../media/frames.js';
 import { sha256File } from '../hash.js';
 import { Report, type PairReport } from '../schemas/report.js';
 import { makePairAssets } from './assets.js';
@@ -53,6 +54,11 @@ export interface BundleContents {
    */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
   /**
+   * What measuring kept of the pair at `slotId` of comparison `comparison` (compare only), for the
+   * default pair files: its stills and difference audio are made from it instead of decoding again.
+   */
+  captureOf?: (comparison: number, slotId: string) => PairCapture | undefined;
+  /**
    * Pairs whose files are made at once (default 1). Each pair's stills, heat map and difference
    * audio are one ffmpeg at a time and then single-threaded JavaScript and libwebp work, so on
    * several cores pairs overlap; the bytes do not depend on it (every pair writes its own paths,
@@ -78,6 +84,8 @@ export interface PairFilesInput {
   /** Readable files with the pair's media bytes; null where that side has none. */
   baselinePath: string | null;
   candidatePath: string | null;
+  /** What measuring kept of the pair (pool/frame-capture.ts): what it holds is not decoded again. */
+  capture?: PairCapture;
   ffmpeg: ResolveOptions;
   /** Wall-clock limit of each still / audio extraction (the pairs' decode limit). */
   timeoutMs?: number;
@@ -102,6 +110,7 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
       candidatePath: input.candidatePath,
       outDir: dir,
       prefix,
+      ...(input.capture ? { capture: input.capture } : {}),
       ffmpeg: input.ffmpeg,
       ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
@@ -177,8 +186,9 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   }
 
   const report: Report = structuredClone(contents.report);
-  const pairs = report.comparisons.flatMap((cmp, c) => cmp.pairs.map((pair) => ({ pair, prefix: `${contents.comparisonDirs[c]!}/${pair.slot_id}` })));
-  await inLanes(pairs, contents.concurrency ?? 1, async ({ pair, prefix }, i) => {
+  const pairs = report.comparisons.flatMap((cmp, c) => cmp.pairs.map((pair) => ({ pair, c, prefix: `${contents.comparisonDirs[c]!}/${pair.slot_id}` })));
+  await inLanes(pairs, contents.concurrency ?? 1, async ({ pair, c, prefix }, i) => {
+    const capture = contents.captureOf?.(c, pair.slot_id);
     progress({ step: 'pairs', done: i, total: pairs.length });
     const files = contents.pairFiles
       ? await contents.pairFiles(pair, prefix, dir)
@@ -188,6 +198,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           prefix,
           baselinePath: pair.baseline_media ? at(pair.baseline_media) : null,
           candidatePath: pair.candidate_media ? at(pair.candidate_media) : null,
+          ...(capture ? { capture } : {}),
           ffmpeg: contents.ffmpeg,
           ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
           ...(contents.signal ? { signal: contents.signal } : {}),

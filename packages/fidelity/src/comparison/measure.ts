@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairCapture } from '../media/frames.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
@@ -35,6 +36,12 @@ export interface MeasureSettings {
   /** The plan every file's media are checked against (MeasureOptions.plan); measurePairs sets it from the runs' plan. */
   plan?: MediaPlanSpec;
   onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
+  /**
+   * Keep, by pair id, what the bundle shows of each measured pair from its measuring decode
+   * (pool/frame-capture.ts: the stills' frame, the first `audioSeconds` of audio), for compare's
+   * writeBundle. Outside the MeasuredPair results, which stay plain data: a shard or calibrate keeps nothing.
+   */
+  keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
 }
 
 /**
@@ -68,6 +75,22 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
   const skews = { ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }), ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }) };
   const outcomes = await measureMediaJobs(jobs, video.frames, { ...settings, plan: { video, audio, ...skews } });
   return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
+}
+
+/**
+ * The most bytes of captures (MeasureSettings.keep) held at once: about 60 full-size pairs (a
+ * 1344x768 frame and 2 s of 32 kHz stereo per side are about 4 MiB). A larger comparison keeps
+ * those of the pairs measured first and extracts the others' again (the same bytes), so its memory
+ * stays bounded whatever its size.
+ */
+const CAPTURE_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/** The bytes a capture holds. */
+function captureBytes(capture: PairCapture): number {
+  let bytes = 0;
+  if (capture.frame) for (const side of [capture.frame.baseline, capture.frame.candidate]) bytes += side.planes.byteLength + (side.rgb?.byteLength ?? 0);
+  if (capture.audio) for (const channel of [...capture.audio.baseline, ...capture.audio.candidate]) bytes += channel.byteLength;
+  return bytes;
 }
 
 /** One pair to measure: its id and where each side's media is read from (opened only when its turn comes). */
@@ -107,6 +130,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
   else settings.signal?.addEventListener('abort', forward, { once: true });
   // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
   const cores = settings.threads ?? defaultThreadCount();
+  let kept = 0;
   const pool = createMeasurePool({
     threads: Math.max(1, Math.min(cores, jobs.length)),
     cores,
@@ -120,8 +144,22 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     await Promise.all(
       jobs.map(async (j) => {
         const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sameMedia ? { sameMedia: true } : {}) };
+        const keep = settings.keep;
         const outcome = await pool.measure(job, {
           signal: controller.signal,
+          ...(keep
+            ? {
+                keep: { audioSeconds: keep.audioSeconds },
+                onCapture: (capture: PairCapture | null) => {
+                  // Held until the bundle is written: past the budget a pair's files are extracted again (the same bytes).
+                  const bytes = capture ? captureBytes(capture) : 0;
+                  if (capture && kept + bytes <= CAPTURE_BUDGET_BYTES) {
+                    keep.captures.set(j.id, capture);
+                    kept += bytes;
+                  }
+                },
+              }
+            : {}),
           onProgress: (progress) => {
             frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
             report();

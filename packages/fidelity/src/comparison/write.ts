@@ -19,6 +19,7 @@ import { PAGE_FILE, type Lang } from '../pages/i18n.js';
 import type { CompareResult } from './types.js';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairCapture } from '../media/frames.js';
 import type { PairReport, Report } from '../schemas/report.js';
 import type { ComparisonPlan } from './plan.js';
 import { defaultThreadCount } from '../pool/threads.js';
@@ -42,6 +43,15 @@ function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
   return [...media.values()];
 }
 
+/** A pair's capture by its place in the report (comparison, slot), from the captures by pair id. */
+function captureLookup(plan: ComparisonPlan, captures: ReadonlyMap<string, PairCapture>): (comparison: number, slotId: string) => PairCapture | undefined {
+  const ids = new Map(plan.pairs.map((r) => [`${r.comparison}/${r.pair.slot_id}`, r.id]));
+  return (comparison, slotId) => {
+    const id = ids.get(`${comparison}/${slotId}`);
+    return id === undefined ? undefined : captures.get(id);
+  };
+}
+
 /** How writeBundle writes (the report and plan say what). */
 export interface WriteBundleSettings {
   force?: boolean;
@@ -55,6 +65,8 @@ export interface WriteBundleSettings {
   files?: { path: string; text: string }[];
   /** Pairs whose files are made at once (BundleContents.concurrency); default one per core. */
   threads?: number;
+  /** What measuring kept of each pair, by pair id (MeasureSettings.keep): its stills and difference audio come from it. */
+  captures?: ReadonlyMap<string, PairCapture>;
   /** See BundleContents.pairFiles (merge). */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
@@ -73,6 +85,7 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
       ...(settings.signal ? { signal: settings.signal } : {}),
       ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
       ...(settings.pairFiles ? { pairFiles: settings.pairFiles } : {}),
+      ...(settings.captures ? { captureOf: captureLookup(plan, settings.captures) } : {}),
       concurrency: settings.threads ?? defaultThreadCount(),
       pages: (written) => LANGS.map((lang) => ({ path: PAGE_FILE[lang], text: renderReport(written, lang) })),
     });

@@ -1,15 +1,29 @@
 /**
- * Pulls the few decoded pieces the report's visual aids need: one frame of a
- * stream (as rgb24 and as its Y plane) and the first seconds of its audio as
- * float PCM. Measuring decodes whole streams elsewhere (media/decode); this is
- * a cheap side path for stills, heat maps and the difference audio only.
+ * The few decoded pieces the report's visual aids need: one frame of a
+ * stream and the first seconds of its audio as float PCM. compare() takes
+ * them from its measuring decode (pool/frame-capture.ts), so they are
+ * decoded once; this file is the fallback that decodes them again (merge,
+ * whose partials carry no pixels, and any pair with nothing captured), and
+ * the one place that turns a frame's planes into the still's rgb24, so both
+ * paths give the same bytes.
+ *
+ * A frame is taken as the measuring decoder takes it (media/video-decoder.ts):
+ * the native planes in the stream's own pixel format, no conversion, and, for
+ * a stream whose rgb24 is ffmpeg's (metrics/rgb24.ts `rgbConversionFor`),
+ * ffmpeg's rgb24 made with the decoder's own filter (`rgb24Filter`). The
+ * audio is taken with the audio decoder's options and sample format.
  */
 import type { Readable } from 'node:stream';
 import { FidelityError, invalidParameter } from '../errors.js';
+import type { DecodedFrame } from '../metrics/frame.js';
+import { rgbConversionFor, yuvToRgb24 } from '../metrics/rgb24.js';
 import { AUDIO_DECODER_OPTIONS } from './audio-decoder.js';
 import { resolveFfmpeg } from './ffmpeg.js';
 import type { ResolveOptions } from './ffmpeg.js';
+import { planeGeometry } from './pixel-formats.js';
+import { INPUT_OPTIONS } from './probe.js';
 import { ProcessScope, exitError } from './process.js';
+import { rgb24Filter } from './video-decoder.js';
 
 export interface ExtractOptions {
   ffmpeg?: ResolveOptions;
@@ -18,13 +32,70 @@ export interface ExtractOptions {
   timeoutMs?: number;
 }
 
+/**
+ * One decoded frame of one side, as the measuring decoder delivered it: its
+ * pixel format, the native planes (Y, U, V back to back) and, only where the
+ * stream's rgb24 is ffmpeg's, that rgb24 (else null: the library converts).
+ */
+export interface FramePlanes {
+  pixFmt: string;
+  width: number;
+  height: number;
+  chromaWidth: number;
+  chromaHeight: number;
+  /** Y then U then V, tightly packed, exactly as decoded. */
+  planes: Uint8Array;
+  /** ffmpeg's rgb24 (width * height * 3 bytes) for a stream converted by ffmpeg; null otherwise. */
+  rgb: Uint8Array | null;
+}
+
+/**
+ * What compare's measuring decode kept for a pair's bundle files
+ * (pool/frame-capture.ts): frame `index` of both sides, and the first
+ * samples per channel of both sides' decoded audio. Either part is null when
+ * nothing was kept; the bundle then extracts that part again.
+ */
+export interface PairCapture {
+  frame: { index: number; baseline: FramePlanes; candidate: FramePlanes } | null;
+  audio: { baseline: Float32Array[]; candidate: Float32Array[] } | null;
+}
+
 export interface ExtractedFrame {
   width: number;
   height: number;
-  /** width * height * 3 bytes, rgb24 as ffmpeg converts it. */
-  rgb: Buffer;
+  /** width * height * 3 bytes: the still's rgb24 ({@link stillRgb24} of `native`). */
+  rgb: Uint8Array;
   /** width * height bytes: the decoded Y plane as it is (no range or colour conversion). */
-  y: Buffer;
+  y: Uint8Array;
+  /** The frame as the measuring decoder gives it. */
+  native: FramePlanes;
+}
+
+/**
+ * The still's rgb24 and Y plane of a frame as decoded: rgb24 by the metrics'
+ * own conversion (metrics/rgb24.ts: BT.601, full range for `yuvj*`, the
+ * exact integer formula) where it applies, else the rgb24 ffmpeg made with
+ * the measuring decoder's filter. The same function for a captured frame and
+ * an extracted one, so compare's and merge's stills are the same bytes.
+ */
+export function stillOf(frame: FramePlanes): ExtractedFrame {
+  const { width, height, chromaWidth, chromaHeight } = frame;
+  const ySize = width * height;
+  const cSize = chromaWidth * chromaHeight;
+  if (frame.planes.length !== ySize + 2 * cSize) {
+    throw invalidParameter('frame.planes', `${ySize + 2 * cSize} bytes`, `${frame.planes.length} bytes`);
+  }
+  const y = frame.planes.subarray(0, ySize);
+  const conversion = rgbConversionFor(frame.pixFmt, height);
+  let rgb: Uint8Array;
+  if (conversion.by === 'fidelity') {
+    const planar: Omit<DecodedFrame, 'rgb'> = { width, height, chromaWidth, chromaHeight, y, u: frame.planes.subarray(ySize, ySize + cSize), v: frame.planes.subarray(ySize + cSize) };
+    rgb = yuvToRgb24(planar, { matrix: conversion.matrix, range: conversion.range });
+  } else {
+    if (!frame.rgb || frame.rgb.length !== 3 * ySize) throw invalidParameter('frame.rgb', `ffmpeg's ${3 * ySize} rgb24 bytes for ${frame.pixFmt}`, frame.rgb ? `${frame.rgb.length} bytes` : 'none');
+    rgb = frame.rgb;
+  }
+  return { width, height, rgb, y, native: frame };
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -44,10 +115,24 @@ function collect(stream: Readable): Promise<Buffer> {
   });
 }
 
+/** The first video stream's pixel format, as ffprobe names it (the decoder's output format). */
+async function pixelFormatOf(scope: ProcessScope, ffprobe: string, file: string, timeoutMs: number): Promise<string> {
+  const label = 'ffprobe pixel format';
+  const child = scope.spawn(ffprobe, ['-hide_banner', '-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=pix_fmt', '-of', 'csv=p=0', file], { label, pipes: [1], timeoutMs });
+  const [out, exit] = await Promise.all([collect(child.pipe(1)), child.exited]);
+  const failed = exitError(label, exit, timeoutMs);
+  if (failed) throw failed;
+  return out.toString('utf8').trim();
+}
+
 /**
  * Frame `index` (0-based, in decode order, as the metrics count frames) of
- * the first video stream. The caller passes the size the measurement saw, so
- * a mismatch is caught instead of silently mis-striding the planes.
+ * the first video stream, decoded again: its native planes (rawvideo in the
+ * stream's own pixel format, as media/video-decoder.ts asks for them) and,
+ * for a stream whose rgb24 is ffmpeg's, ffmpeg's rgb24 through the decoder's
+ * own filter; the still's rgb24 then comes from {@link stillOf}, as for a
+ * captured frame. The caller passes the size the measurement saw, so a
+ * mismatch is caught instead of silently mis-striding the planes.
  */
 export async function extractFrame(
   file: string,
@@ -61,32 +146,41 @@ export async function extractFrame(
   if (!Number.isInteger(height) || height <= 0) throw invalidParameter('size.height', 'a positive integer', height);
   const tools = await resolveFfmpeg(options.ffmpeg);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  // One decode feeds both outputs: rgb24 for the still, extractplanes for the untouched Y plane
-  // (a pix_fmt conversion to gray could apply a range conversion; extractplanes copies).
-  const graph = `[0:v:0]select=eq(n\\,${index}),split=2[a][b];[a]format=rgb24[rgb];[b]extractplanes=y[y]`;
-  const args = [
-    '-nostdin', '-hide_banner', '-loglevel', 'error', '-noautorotate', '-i', file,
-    '-filter_complex', graph,
-    '-map', '[rgb]', '-frames:v', '1', '-vsync', '0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
-    '-map', '[y]', '-frames:v', '1', '-vsync', '0', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:3',
-  ];
   const scope = new ProcessScope(options.signal);
   const label = `ffmpeg frame ${index}`;
+  const failure = (error: FidelityError): FidelityError =>
+    error.code === 'ABORTED' ? error : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${error.message}`, { cause: error });
   try {
-    const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: [1, 3], timeoutMs });
-    const [rgb, y, exit] = await Promise.all([collect(child.pipe(1)), collect(child.pipe(3)), child.exited]);
+    let pixFmt: string;
+    try {
+      pixFmt = await pixelFormatOf(scope, tools.ffprobe.path, file, timeoutMs);
+    } catch (error) {
+      throw error instanceof FidelityError ? failure(error) : error;
+    }
+    const geometry = planeGeometry(pixFmt, width, height);
+    if (!geometry) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${pixFmt || 'its pixel format'} is not read without conversion`);
+    const byFfmpeg = rgbConversionFor(pixFmt, height).by === 'ffmpeg';
+    // The decoder's input options and passthrough timing (video-decoder.ts), one selected frame; the
+    // planes in the stream's own format (no conversion), ffmpeg's rgb24 only where the metrics use it.
+    const select = `[0:v:0]select=eq(n\\,${index})`;
+    const graph = byFfmpeg ? `${select},split=2[planes][torgb];[torgb]${rgb24Filter(pixFmt)}[rgb]` : `${select}[planes]`;
+    const out = (map: string, fmt: string, fd: number): string[] => ['-map', map, '-frames:v', '1', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', fmt, `pipe:${fd}`];
+    const args = [...INPUT_OPTIONS, '-i', file, '-filter_complex', graph, ...out('[planes]', pixFmt, 1), ...(byFfmpeg ? out('[rgb]', 'rgb24', 3) : [])];
+    const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: byFfmpeg ? [1, 3] : [1], timeoutMs });
+    const [planes, rgb, exit] = await Promise.all([collect(child.pipe(1)), byFfmpeg ? collect(child.pipe(3)) : Promise.resolve(null), child.exited]);
     const failed = exitError(label, exit, timeoutMs);
-    if (failed) throw failed.code === 'ABORTED' ? failed : new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${failed.message}`, { cause: failed });
-    if (rgb.length === 0 && y.length === 0) {
+    if (failed) throw failure(failed);
+    if (planes.length === 0 && (rgb?.length ?? 0) === 0) {
       throw new FidelityError('FRAME_NOT_FOUND', `The stream has no frame ${index}`);
     }
-    if (rgb.length !== width * height * 3 || y.length !== width * height) {
+    if (planes.length !== geometry.yuvBytes || (rgb !== null && rgb.length !== geometry.rgbBytes)) {
       throw new FidelityError(
         'MEDIA_EXTRACT_FAILED',
-        `Frame ${index} is not ${width}x${height}: got ${rgb.length} rgb24 bytes and ${y.length} Y bytes`,
+        `Frame ${index} is not ${width}x${height} ${pixFmt}: got ${planes.length} plane bytes${rgb ? ` and ${rgb.length} rgb24 bytes` : ''}`,
       );
     }
-    return { width, height, rgb, y };
+    const { chromaWidth, chromaHeight } = geometry;
+    return stillOf({ pixFmt, width, height, chromaWidth, chromaHeight, planes: new Uint8Array(planes), rgb: rgb ? new Uint8Array(rgb) : null });
   } finally {
     await scope.close();
   }

@@ -35,6 +35,12 @@ import type { Kernels } from './wasm.js';
  */
 export interface VideoMetricOptions {
   rgb?: RgbConversion;
+  /**
+   * Told every part of every frame as it is filed (addFrame's two, addOrdered's, addValues'), by frame
+   * index, in the order they come: for a caller that follows a series while it is measured (the
+   * bundle's stills, pool/frame-capture.ts). It reads; the values are the accumulator's.
+   */
+  onValues?: (index: number, values: FrameValues) => void;
 }
 
 /**
@@ -151,6 +157,7 @@ export function createVideoAccumulatorOn(k: Kernels, geometry: FrameGeometry, me
     // Filling a later index first leaves holes (undefined), which finish() refuses.
     while (list.length < index) list.push(undefined);
     list[index] = item;
+    options.onValues?.(index, item);
   }
 
   function finish(): VideoMetrics {

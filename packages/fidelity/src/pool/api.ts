@@ -4,6 +4,7 @@
  * an exception, so a corrupt MP4 never takes the batch down with it.
  */
 import type { MeasureOutcome } from '../schemas/measurement.js';
+import type { PairCapture } from '../media/frames.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/registry.js';
@@ -97,13 +98,26 @@ export interface PoolOptions {
   plan?: MediaPlanSpec;
 }
 
+/** Per-pair options of {@link MeasurePool.measure}. */
+export interface MeasureRunOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: MeasureProgress) => void;
+  /**
+   * Also keep what a bundle shows of the pair from its measuring decode (the stills' frame, the
+   * first `keep.audioSeconds` of audio; pool/frame-capture.ts) and hand it to `onCapture` before
+   * `measure` resolves: null for a pair not measured. Nothing of it is in the outcome.
+   */
+  keep?: { audioSeconds: number };
+  onCapture?: (capture: PairCapture | null) => void;
+}
+
 /**
  * A pool of worker threads, each measuring one pair at a time; `measure` queues a pair and resolves
  * with its {@link MeasureOutcome}. Call `destroy` when done (it waits for the workers to exit).
  */
 export interface MeasurePool {
   readonly threads: number;
-  measure(job: PairJob, options?: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void }): Promise<MeasureOutcome>;
+  measure(job: PairJob, options?: MeasureRunOptions): Promise<MeasureOutcome>;
   destroy(): Promise<void>;
 }
 

@@ -52,6 +52,9 @@ import { openSsimHelper } from './ssim-helper.js';
 import type { SsimHelper } from './ssim-helper.js';
 import type { FrameHelpers } from './frame-helpers.js';
 import { defaultThreadCount } from './threads.js';
+import { createFrameCapture } from './frame-capture.js';
+import type { FrameCapture, KeepOptions } from './frame-capture.js';
+import type { PairCapture } from '../media/frames.js';
 
 /**
  * Per child process. Generous on purpose: a decoder waits (blocked on its
@@ -199,6 +202,7 @@ async function measureVideo(
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
   sameMedia: boolean,
+  capture: FrameCapture | null,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   let ssim: SsimHelper | null = null;
@@ -221,7 +225,7 @@ async function measureVideo(
     const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
     if (memory) scope.defer(() => memory.close());
     const k = memory?.kernels ?? kernels();
-    const accumulator = createVideoAccumulatorOn(k, geometry, metrics, { rgb });
+    const accumulator = createVideoAccumulatorOn(k, geometry, metrics, { rgb, ...(capture ? { onValues: capture.onValues } : {}) });
     // With a core to spare and no helper threads, the Gaussian SSIM of differing frames runs beside (ssim-helper.ts):
     // the frame's other metrics in two runners here, its SSIM filed by index when it comes back.
     const split =
@@ -261,8 +265,10 @@ async function measureVideo(
       helpers = openFrameHelpers(geometry, metrics, threads, {
         onValues(index, values, ra, rb) {
           accumulator.addValues(index, values);
-          a.release(frameFromRecords(geometry, ra));
-          b.release(frameFromRecords(geometry, rb));
+          const [fa, fb] = [frameFromRecords(geometry, ra), frameFromRecords(geometry, rb)];
+          capture?.frame(index, fa, fb, false);
+          a.release(fa);
+          b.release(fb);
           done();
         },
         onOrdered: (index, values) => accumulator.addOrdered(index, values),
@@ -287,11 +293,13 @@ async function measureVideo(
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
       } else if (split) {
         accumulator.addOrdered(index, split.ordered.frame(fa, fb));
+        capture?.frame(index, fa, fb, false);
         const values = split.values.frame(fa, fb);
         // Equal Y planes have SSIM exactly 1 (the kernel gives it; the definition skips it): only the others travel.
         if (values.identical || Buffer.from(fa.y.buffer, fa.y.byteOffset, fa.y.length).equals(Buffer.from(fb.y.buffer, fb.y.byteOffset, fb.y.length))) {
           values.metrics['ssim'] = 1;
           accumulator.addValues(index, values);
+          capture?.frame(index, fa, fb, false);
           done();
         } else {
           ssim ??= openSsimHelper(geometry.width, geometry.height, (i, value) => {
@@ -302,12 +310,15 @@ async function measureVideo(
             done();
           });
           split.waiting.set(index, values);
+          // Its SSIM comes back after the buffers went back to the decoders: a copy waits with it (frame-capture.ts).
+          capture?.frame(index, fa, fb, true);
           await ssim.submit(index, fa.y, fb.y);
         }
         a.release(fa);
         b.release(fb);
       } else {
         accumulator.addFrame(fa, fb);
+        capture?.frame(index, fa, fb, false);
         a.release(fa);
         b.release(fb);
         done();
@@ -356,6 +367,7 @@ async function measureAudio(
   start: Promise<void>,
   clips: [ClipAudioAccumulator, ClipAudioAccumulator],
   pairMetrics: boolean,
+  capture: FrameCapture | null,
 ): Promise<AudioOutcome> {
   await start;
   // Without pair metrics the audio is decoded for the clip analysis alone: one analysis of the same
@@ -389,6 +401,8 @@ async function measureAudio(
       // Each clip on its own, before the chunk's arrays go to the sink (which may move them to its thread).
       if (la > 0) clips[0].push(ca!);
       if (lb > 0 && clips[1] !== clips[0]) clips[1].push(cb!);
+      // The bundle's difference audio: the head of each side, copied for the same reason.
+      capture?.audio(ca ?? undefined, cb ?? undefined);
       if (same && pairMetrics) await sink.push(ca!, cb!);
     }
     await bothSides(blame('baseline', a.finished()), b ? blame('candidate', b.finished()) : Promise.resolve());
@@ -429,6 +443,8 @@ async function measureProbed(
   options: MeasureOptions,
   cores: number,
   sameMedia: boolean,
+  keep: KeepOptions | undefined,
+  kept: { capture: PairCapture | null },
 ): Promise<MeasureOutcome> {
   // Everything the probes can tell is checked before any frame is decoded.
   const early = checkBeforeDecoding(probes[0], probes[1], options.plan);
@@ -446,14 +462,18 @@ async function measureProbed(
   const videoWarm = new Promise<void>((resolve) => (warm = resolve));
   // The clips' audio is analysed whatever the set (docs/metrics.md, "Clip validity"): a set without
   // `audio` decodes it for the clip analysis alone.
+  // The bundle's stills and difference audio, kept from this decode when asked (frame-capture.ts).
+  const capture = keep
+    ? createFrameCapture(metrics, { pixFmt: va.pixFmt, samples: va.width * va.height, rgb24: rgbConversionFor(va.pixFmt, va.height).by === 'ffmpeg' }, aa && withAudio ? Math.round(keep.audioSeconds * aa.sampleRate) : 0)
+    : null;
   // The same bytes on both sides: one accumulator, fed the baseline's chunks only (PairJob.sameMedia).
   const firstAudio = aa && ab ? createClipAudioAccumulator(aa.sampleRate, aa.channels) : null;
   const clipAudio =
     firstAudio && ab ? ([firstAudio, sameMedia ? firstAudio : createClipAudioAccumulator(ab.sampleRate, ab.channels)] as [ClipAudioAccumulator, ClipAudioAccumulator]) : null;
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, sameMedia),
-    clipAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio) : Promise.resolve(null),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, sameMedia, capture),
+    clipAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio, capture) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
   // a truncated file, then every compatibility check runs in its order; metrics of a pair that
@@ -494,6 +514,7 @@ async function measureProbed(
     const validity = { baseline: clips.baseline.unconditional_valid, candidate: clips.candidate.unconditional_valid };
     measurement.inferencex = withClipValidity(inferencexOf(full, video.metrics, audio?.sums ?? null), validity);
   }
+  if (capture) kept.capture = capture.finish(video.metrics);
   return { ok: true, measurement };
 }
 
@@ -642,6 +663,36 @@ export async function probePair(baseline: string, candidate: string, options: Pi
  * probed once and its clip analysis is made once for both sides.
  */
 export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number, sameMedia = false): Promise<MeasureOutcome> {
+  return measurePairWith(baseline, candidate, options, cores, undefined, { capture: null }, sameMedia);
+}
+
+/**
+ * measurePairOn, also keeping what the bundle shows of the pair (`keep`, pool/frame-capture.ts) when
+ * the pair is measured: `capture` is null for a pair that failed or was refused, and a part of it is
+ * null where nothing was kept. The outcome is the same bytes as measurePairOn's.
+ */
+export async function measurePairKeeping(
+  baseline: string,
+  candidate: string,
+  options: MeasureOptions,
+  cores: number,
+  keep: KeepOptions,
+  sameMedia = false,
+): Promise<{ outcome: MeasureOutcome; capture: PairCapture | null }> {
+  const kept: { capture: PairCapture | null } = { capture: null };
+  const outcome = await measurePairWith(baseline, candidate, options, cores, keep, kept, sameMedia);
+  return { outcome, capture: outcome.ok ? kept.capture : null };
+}
+
+async function measurePairWith(
+  baseline: string,
+  candidate: string,
+  options: MeasureOptions,
+  cores: number,
+  keep: KeepOptions | undefined,
+  kept: { capture: PairCapture | null },
+  sameMedia: boolean,
+): Promise<MeasureOutcome> {
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -658,7 +709,7 @@ export async function measurePairOn(baseline: string, candidate: string, options
       ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
       : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    return await measureProbed(scope, tools, probes, options, cores, sameMedia);
+    return await measureProbed(scope, tools, probes, options, cores, sameMedia, keep, kept);
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();

@@ -14,7 +14,7 @@ import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import type { MeasurePool, MeasureProgress, PairJob, PoolOptions } from './api.js';
+import type { MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
 import { checkPlanSpec, checkVideoThreads } from './measure-pair.js';
 import { defaultThreadCount } from './threads.js';
@@ -61,7 +61,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
   const inFlight = new Map<Promise<unknown>, () => void>();
 
-  async function measure(job: PairJob, runOptions: { signal?: AbortSignal; onProgress?: (progress: MeasureProgress) => void } = {}): Promise<MeasureOutcome> {
+  async function measure(job: PairJob, runOptions: MeasureRunOptions = {}): Promise<MeasureOutcome> {
     checkJob(job);
     if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
     const { signal, onProgress } = runOptions;
@@ -91,6 +91,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       metrics,
       plan: options.plan,
       sameMedia: job.sameMedia === true,
+      ...(runOptions.keep ? { keep: runOptions.keep } : {}),
       port: port2,
     };
     const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;
@@ -104,6 +105,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
         if (result.stack) error.stack = result.stack;
         throw error;
       }
+      if (runOptions.keep) runOptions.onCapture?.(result.capture ?? null);
       return unpackOutcome(result.packed);
     } finally {
       inFlight.delete(running);

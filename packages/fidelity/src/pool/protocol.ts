@@ -8,6 +8,8 @@ import type { Problem } from '../errors.js';
 import type { FfmpegToolchain, ResolveOptions } from '../media/ffmpeg.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricName } from '../metrics/registry.js';
+import type { PairCapture } from '../media/frames.js';
+import type { KeepOptions } from './frame-capture.js';
 import type { PackedOutcome } from './transfer.js';
 
 export interface WorkerTask {
@@ -27,6 +29,8 @@ export interface WorkerTask {
   plan: MediaPlanSpec | undefined;
   /** PairJob.sameMedia: both files hold the same bytes, so each is probed and analysed once. */
   sameMedia: boolean;
+  /** Also keep what the bundle shows of the pair (pool/frame-capture.ts); absent: nothing kept. */
+  keep?: KeepOptions;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }
@@ -38,5 +42,5 @@ export type ToWorker = { type: 'abort' };
 export type FromWorker = { type: 'progress'; framesDone: number; framesTotal: number } | { type: 'done' };
 
 export type WorkerResult =
-  | { kind: 'outcome'; packed: PackedOutcome }
+  | { kind: 'outcome'; packed: PackedOutcome; capture?: PairCapture | null }
   | { kind: 'thrown'; code: string; message: string; problems: Problem[]; stack: string | undefined };

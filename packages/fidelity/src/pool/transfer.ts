@@ -5,6 +5,7 @@
  * being structured-cloned element by element. null (an identical frame's
  * PSNR) travels as NaN, which no metric produces.
  */
+import type { PairCapture } from '../media/frames.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 
 export interface PackedOutcome {
@@ -65,4 +66,18 @@ export function unpackOutcome(packed: PackedOutcome): MeasureOutcome {
 /** The buffers to list in postMessage's transfer list. */
 export function transferList(packed: PackedOutcome): ArrayBuffer[] {
   return packed.series.map((s) => s.buffer as ArrayBuffer);
+}
+
+/** The buffers of a kept capture (pool/frame-capture.ts), moved with the outcome rather than copied; each is its array's own. */
+export function captureTransferList(capture: PairCapture | null): ArrayBuffer[] {
+  if (!capture) return [];
+  const arrays: ArrayBufferView[] = [];
+  if (capture.frame) {
+    for (const side of [capture.frame.baseline, capture.frame.candidate]) {
+      arrays.push(side.planes);
+      if (side.rgb) arrays.push(side.rgb);
+    }
+  }
+  if (capture.audio) arrays.push(...capture.audio.baseline, ...capture.audio.candidate);
+  return arrays.map((a) => a.buffer as ArrayBuffer);
 }

@@ -9,9 +9,10 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { isFidelityError } from '../errors.js';
 import { adoptToolchain } from '../media/ffmpeg.js';
-import { measurePairOn } from './measure-pair.js';
+import { measurePairKeeping, measurePairOn } from './measure-pair.js';
+import type { MeasureOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
-import { packOutcome, transferList } from './transfer.js';
+import { captureTransferList, packOutcome, transferList } from './transfer.js';
 
 function isAbort(message: unknown): boolean {
   return (message as ToWorker | undefined)?.type === 'abort';
@@ -28,21 +29,20 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
   const post = (message: FromWorker): void => port.postMessage(message);
   adoptToolchain(task.ffmpeg ?? {}, task.toolchain);
   try {
-    const outcome = await measurePairOn(
-      task.baseline,
-      task.candidate,
-      {
-        ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
-        ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
-        ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
-        metrics: task.metrics,
-        ...(task.plan ? { plan: task.plan } : {}),
-        signal: controller.signal,
-        onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
-      },
-      task.coresPerPair,
-      task.sameMedia,
-    );
+    const options: MeasureOptions = {
+      ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
+      ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+      ...(task.videoThreads !== undefined ? { videoThreads: task.videoThreads } : {}),
+      metrics: task.metrics,
+      ...(task.plan ? { plan: task.plan } : {}),
+      signal: controller.signal,
+      onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
+    };
+    if (task.keep) {
+      const { outcome, capture } = await measurePairKeeping(task.baseline, task.candidate, options, task.coresPerPair, task.keep, task.sameMedia);
+      return { kind: 'outcome', packed: packOutcome(outcome), capture };
+    }
+    const outcome = await measurePairOn(task.baseline, task.candidate, options, task.coresPerPair, task.sameMedia);
     return { kind: 'outcome', packed: packOutcome(outcome) };
   } catch (error) {
     if (isFidelityError(error)) return { kind: 'thrown', code: error.code, message: error.message, problems: error.problems, stack: error.stack };
@@ -55,6 +55,6 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
 
 export default async function measureTask(task: WorkerTask): Promise<unknown> {
   const result = await run(task);
-  const buffers = result.kind === 'outcome' ? transferList(result.packed) : [];
+  const buffers = result.kind === 'outcome' ? [...transferList(result.packed), ...captureTransferList(result.capture ?? null)] : [];
   return Piscina.move({ [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result } as never);
 }

@@ -128,6 +128,17 @@ describe('createVideoAccumulator', () => {
     expect(JSON.stringify(acc.finish())).toBe(whole);
   });
 
+  it('tells onValues every part as it is filed, by frame index, with the values the series are made of', () => {
+    const seen: { index: number; ssim: unknown; ffmpeg: unknown }[] = [];
+    const acc = createVideoAccumulator(a[0]!, 'default', { onValues: (index, v) => seen.push({ index, ssim: v.metrics['ssim'], ffmpeg: v.metrics['ssim_ffmpeg'] }) });
+    a.forEach((fa, i) => acc.addFrame(fa, b[i]!));
+    const m = acc.finish() as Required<VideoMetrics>;
+    // Two parts per frame (ordered, then the rest), in frame order for addFrame.
+    expect(seen.map((s) => s.index)).toEqual(a.flatMap((_, i) => [i, i]));
+    expect(seen.filter((s) => s.ssim !== undefined).map((s) => s.ssim)).toEqual(m.ssim.per_frame);
+    expect(seen.filter((s) => s.ffmpeg !== undefined).map((s) => (s.ffmpeg as { all: number }).all)).toEqual(m.ssim_ffmpeg.all.per_frame);
+  });
+
   it('refuses a part filed twice or at a bad index, and finish() with a part missing', () => {
     const acc = createVideoAccumulator(a[0]!);
     const series = createOrderedSeries(a[0]!);
