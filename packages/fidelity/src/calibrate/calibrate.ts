@@ -7,7 +7,7 @@
 import type { VerifiedRun } from '../archive/types.js';
 import { sourceName } from '../archive/source.js';
 import { verifyAll } from '../comparison/plan.js';
-import { measureMediaJobs, type MediaJob } from '../comparison/measure.js';
+import { measureMediaJobs, sealedMedia, type MediaJob } from '../comparison/measure.js';
 import { clipReasons } from '../comparison/report-model.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { FidelityError, invalidParameter } from '../errors.js';
@@ -55,7 +55,13 @@ const sortValues = (values: (number | null)[]): (number | null)[] =>
 async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, options: CalibrateOptions): Promise<Map<string, MeasureOutcome>> {
   const jobs: MediaJob[] = pairs
     .filter((p) => p.reason === null)
-    .map((p) => ({ id: p.id, baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id), candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id) }));
+    .map((p) => ({
+      id: p.id,
+      baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id),
+      candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id),
+      // Same-hardware pairs share clips (one repetition against several): each is analysed once.
+      ...sealedMedia(p.baseline.media, p.candidate.media),
+    }));
   // Media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
   return measureMediaJobs(jobs, plan.video.frames, {
     plan: {

@@ -13,6 +13,8 @@ import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
 import { defaultThreadCount } from '../pool/threads.js';
+import type { PairJob } from '../pool/api.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
 import type { ComparisonPlan, PairRef } from './plan.js';
 
@@ -69,6 +71,7 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
       candidate: () => r.candidate.mediaPath(r.pair.slot_id),
       // The same sealed bytes on both sides (a candidate that reproduces its baseline): probed and analysed once.
       sameMedia: r.pair.baseline.media !== null && r.pair.baseline.media.sha256 === r.pair.candidate.media?.sha256,
+      ...sealedMedia(r.pair.baseline.media, r.pair.candidate.media),
     }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
   const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan.baseline.plan;
@@ -100,6 +103,13 @@ export interface MediaJob {
   candidate: () => Promise<string>;
   /** Both sides' media have the same sealed SHA-256 (PairJob.sameMedia). */
   sameMedia?: boolean;
+  /** Each side's sealed SHA-256: a clip in several pairs is analysed once (PairJob.known). Absent: analysed in every pair. */
+  sha256?: { baseline: string; candidate: string };
+}
+
+/** MediaJob.sha256 from both sides' sealed media entries, when both have one. */
+export function sealedMedia(baseline: { sha256: string } | null | undefined, candidate: { sha256: string } | null | undefined): Pick<MediaJob, 'sha256'> {
+  return baseline && candidate ? { sha256: { baseline: baseline.sha256, candidate: candidate.sha256 } } : {};
 }
 
 /**
@@ -141,36 +151,70 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
   });
   try {
     report();
+    // Each distinct clip is analysed once per command (docs/metrics.md, "Clip validity"): a pair is
+    // given the analyses earlier pairs made of its bytes (PairJob.known). As many pairs run at once as
+    // the pool has threads, taken in order, except that a pair whose clip another running pair is
+    // analysing waits behind one that does not, while there is one; the figures are the same
+    // whichever pair analyses a clip, so the outcome does not depend on that order.
+    const analyses = new Map<string, ClipAnalysis>();
+    const analysing = new Set<string>();
+    const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
+    const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));
+    const waiting = [...jobs];
+    const measureOne = async (j: MediaJob): Promise<void> => {
+      const mine = shas(j).filter((sha) => !analyses.has(sha) && !analysing.has(sha));
+      for (const sha of mine) analysing.add(sha);
+      const baselineKnown = j.sha256 ? analyses.get(j.sha256.baseline) : undefined;
+      const candidateKnown = j.sha256 ? analyses.get(j.sha256.candidate) : undefined;
+      const known = { ...(baselineKnown ? { baseline: baselineKnown } : {}), ...(candidateKnown ? { candidate: candidateKnown } : {}) };
+      try {
+        await measureJob(j, Object.keys(known).length > 0 ? known : undefined);
+      } finally {
+        for (const sha of mine) analysing.delete(sha);
+      }
+      const outcome = outcomes.get(j.id);
+      if (j.sha256 && outcome?.ok && outcome.measurement.clips) {
+        if (!analyses.has(j.sha256.baseline)) analyses.set(j.sha256.baseline, outcome.measurement.clips.baseline);
+        if (!analyses.has(j.sha256.candidate)) analyses.set(j.sha256.candidate, outcome.measurement.clips.candidate);
+      }
+    };
+    const measureJob = async (j: MediaJob, known: PairJob['known']): Promise<void> => {
+      const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sameMedia ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
+      const keep = settings.keep;
+      const outcome = await pool.measure(job, {
+        signal: controller.signal,
+        ...(keep
+          ? {
+              keep: { audioSeconds: keep.audioSeconds },
+              onCapture: (capture: PairCapture | null) => {
+                // Held until the bundle is written: past the budget a pair's files are extracted again (the same bytes).
+                const bytes = capture ? captureBytes(capture) : 0;
+                if (capture && kept + bytes <= CAPTURE_BUDGET_BYTES) {
+                  keep.captures.set(j.id, capture);
+                  kept += bytes;
+                }
+              },
+            }
+          : {}),
+        onProgress: (progress) => {
+          frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
+          report();
+        },
+      });
+      outcomes.set(j.id, withoutTimings(outcome));
+      // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
+      const total = frames.get(j.id)?.total ?? framesPerPair;
+      frames.set(j.id, { done: total, total });
+      pairsDone++;
+      report();
+    };
+    const lanes = Math.max(1, Math.min(cores, jobs.length));
     await Promise.all(
-      jobs.map(async (j) => {
-        const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sameMedia ? { sameMedia: true } : {}) };
-        const keep = settings.keep;
-        const outcome = await pool.measure(job, {
-          signal: controller.signal,
-          ...(keep
-            ? {
-                keep: { audioSeconds: keep.audioSeconds },
-                onCapture: (capture: PairCapture | null) => {
-                  // Held until the bundle is written: past the budget a pair's files are extracted again (the same bytes).
-                  const bytes = capture ? captureBytes(capture) : 0;
-                  if (capture && kept + bytes <= CAPTURE_BUDGET_BYTES) {
-                    keep.captures.set(j.id, capture);
-                    kept += bytes;
-                  }
-                },
-              }
-            : {}),
-          onProgress: (progress) => {
-            frames.set(j.id, { done: progress.framesDone, total: progress.framesTotal });
-            report();
-          },
-        });
-        outcomes.set(j.id, withoutTimings(outcome));
-        // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
-        const total = frames.get(j.id)?.total ?? framesPerPair;
-        frames.set(j.id, { done: total, total });
-        pairsDone++;
-        report();
+      Array.from({ length: lanes }, async () => {
+        while (waiting.length > 0) {
+          const next = waiting.findIndex(free);
+          await measureOne(waiting.splice(next >= 0 ? next : 0, 1)[0]!);
+        }
       }),
     );
   } finally {

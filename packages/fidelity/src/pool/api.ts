@@ -3,6 +3,7 @@
  * (compare.ts, the CLI, benchmarks). A failure for one pair is a value, not
  * an exception, so a corrupt MP4 never takes the batch down with it.
  */
+import type { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { PairCapture } from '../media/frames.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -74,6 +75,13 @@ export interface PairJob {
    * analysis. Default false.
    */
   sameMedia?: boolean;
+  /**
+   * Clip analyses (docs/metrics.md, "Clip validity") this command already made of a side's bytes
+   * (the same sealed SHA-256 in another pair): that side is not analysed again, and its analysis in
+   * the outcome is the one given. An analysis depends only on the file's bytes and the plan, so it
+   * is what a second analysis would give. Default: both sides analysed here.
+   */
+  known?: { baseline?: ClipAnalysis; candidate?: ClipAnalysis };
 }
 
 /** Options of {@link createMeasurePool}. */

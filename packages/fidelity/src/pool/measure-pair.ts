@@ -41,10 +41,10 @@ import type { ClipVideoAccumulator, DecoderFlags } from '../metrics/clip-video.j
 import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
 import type { ClipAudioAccumulator } from '../metrics/clip-audio.js';
 import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
-import type { ClipAudio, ClipVideo, PairClips } from '../schemas/clip.js';
+import type { ClipAnalysis, ClipAudio, ClipVideo, PairClips } from '../schemas/clip.js';
 import type { AudioMetrics, FailureSide, InferencexFigures, MeasureFailure, MeasureOutcome, PairMeasurement, VideoMetrics } from '../schemas/measurement.js';
 import { MeasureFailureCodes } from './api.js';
-import type { MeasureOptions, MeasureProgress } from './api.js';
+import type { MeasureOptions, MeasureProgress, PairJob } from './api.js';
 import { openAudioSink } from './audio-sink.js';
 import { FRAMES_PER_HELPER, openFrameHelpers } from './frame-helpers.js';
 import { leaseFrameMemory } from './frame-memory.js';
@@ -182,7 +182,8 @@ const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 interface VideoOutcome {
   metrics: VideoMetrics;
   audio: [AudioFacts | null, AudioFacts | null];
-  clips: [ClipVideo, ClipVideo];
+  /** Null for a side not analysed here (PairClipsShared: the same bytes, or an analysis this command already made). */
+  clips: [ClipVideo | null, ClipVideo | null];
 }
 
 /** Seconds per tick of a time base; 1 when the decoder gave none (no frame). */
@@ -201,12 +202,12 @@ async function measureVideo(
   ssimAside: boolean,
   onProgress: ((progress: MeasureProgress) => void) | undefined,
   onWarm: () => void,
-  sameMedia: boolean,
+  analyse: readonly [boolean, boolean],
   capture: FrameCapture | null,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   let ssim: SsimHelper | null = null;
-  const clips: ClipVideoAccumulator[] = [];
+  const clips: (ClipVideoAccumulator | null)[] = [];
   try {
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
@@ -217,9 +218,9 @@ async function measureVideo(
     const rgb24 = rgb.by === 'ffmpeg';
     const geometry = streams[0].geometry;
     if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');
-    // The same bytes on both sides decode to the same frames: one analysis serves both (PairJob.sameMedia).
-    clips.push(createClipVideoAccumulator(geometry, rgb));
-    if (!sameMedia) clips.push(createClipVideoAccumulator(geometry, rgb));
+    // A side whose bytes are analysed elsewhere (the other side's same bytes, or another pair of this
+    // command: PairJob.sameMedia, PairJob.known) is not analysed again.
+    for (const side of analyse) clips.push(side ? createClipVideoAccumulator(geometry, rgb) : null);
     // Frames measured in this thread are read straight into the metric kernels' memory (pool/frame-memory.ts):
     // every reader's buffers, and a few for the one that runs ahead while the other is waited for.
     const memory = threads === 0 && !rgb24 ? leaseFrameMemory(geometry.yuvBytes, 2 * (capacity + 2) + 4) : null;
@@ -287,7 +288,7 @@ async function measureVideo(
       const index = framesRead++;
       offsetSearch?.add(index, fa.y, fb.y);
       // Each clip on its own, in frame order, before the frame moves to a helper (docs/metrics.md, "Clip validity").
-      clips[0]!.addFrame(fa);
+      clips[0]?.addFrame(fa);
       clips[1]?.addFrame(fb);
       if (helpers) {
         await helpers.submit(index, frameRecords(fa), frameRecords(fb));
@@ -331,16 +332,15 @@ async function measureVideo(
     const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
     const times = await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
     const logs = await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
-    const clipFigures = (i: number): ClipVideo =>
-      clips[i]!.finish({ timeBase: seconds(times[i]!.timeBase), frames: times[i]!.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!));
-    const first = clipFigures(0);
-    const clipVideo: [ClipVideo, ClipVideo] = [first, clips[1] ? clipFigures(1) : first];
+    const clipFigures = (i: number): ClipVideo | null =>
+      clips[i]?.finish({ timeBase: seconds(times[i]!.timeBase), frames: times[i]!.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!)) ?? null;
+    const clipVideo: [ClipVideo | null, ClipVideo | null] = [clipFigures(0), clipFigures(1)];
     const video = accumulator.finish();
     // A diagnosis of video that differs; identical video has nothing to diagnose.
     const offset = offsetSearch && !video.identical ? offsetSearch.finish() : null;
     return { metrics: offset ? { ...video, temporal_offset: offset } : video, audio: facts, clips: clipVideo };
   } finally {
-    for (const clip of clips) clip.close();
+    for (const clip of clips) clip?.close();
     await helpers?.close();
     await ssim?.close();
     // Whatever happened, the audio side must not wait for a warm-up that will never come.
@@ -365,15 +365,15 @@ async function measureAudio(
   streams: [AudioProbe, AudioProbe],
   useThread: boolean,
   start: Promise<void>,
-  clips: [ClipAudioAccumulator, ClipAudioAccumulator],
+  clips: [ClipAudioAccumulator | null, ClipAudioAccumulator | null],
   pairMetrics: boolean,
   capture: FrameCapture | null,
 ): Promise<AudioOutcome> {
   await start;
-  // Without pair metrics the audio is decoded for the clip analysis alone: one analysis of the same
-  // bytes on both sides (PairJob.sameMedia) needs the baseline's samples only, the candidate's count
-  // being the same.
-  const single = !pairMetrics && clips[1] === clips[0];
+  // Without pair metrics the audio is decoded for the clip analysis alone: a candidate not analysed
+  // here (the same bytes as the baseline, or analysed by another pair) needs no samples, the
+  // baseline's count being checked for both.
+  const single = !pairMetrics && clips[1] === null;
   // One ffmpeg process decodes both files' audio (media/audio-decoder.ts).
   const decoders = (await blame(
     'both',
@@ -399,8 +399,8 @@ async function measureAudio(
       // other side is still counted to its end (the compatibility checks compare the counts).
       if (la !== lb) same = false;
       // Each clip on its own, before the chunk's arrays go to the sink (which may move them to its thread).
-      if (la > 0) clips[0].push(ca!);
-      if (lb > 0 && clips[1] !== clips[0]) clips[1].push(cb!);
+      if (la > 0) clips[0]?.push(ca!);
+      if (lb > 0) clips[1]?.push(cb!);
       // The bundle's difference audio: the head of each side, copied for the same reason.
       capture?.audio(ca ?? undefined, cb ?? undefined);
       if (same && pairMetrics) await sink.push(ca!, cb!);
@@ -442,7 +442,7 @@ async function measureProbed(
   probes: [MediaProbe, MediaProbe],
   options: MeasureOptions,
   cores: number,
-  sameMedia: boolean,
+  shared: SharedClips,
   keep: KeepOptions | undefined,
   kept: { capture: PairCapture | null },
 ): Promise<MeasureOutcome> {
@@ -466,14 +466,23 @@ async function measureProbed(
   const capture = keep
     ? createFrameCapture(metrics, { pixFmt: va.pixFmt, samples: va.width * va.height, rgb24: rgbConversionFor(va.pixFmt, va.height).by === 'ffmpeg' }, aa && withAudio ? Math.round(keep.audioSeconds * aa.sampleRate) : 0)
     : null;
-  // The same bytes on both sides: one accumulator, fed the baseline's chunks only (PairJob.sameMedia).
-  const firstAudio = aa && ab ? createClipAudioAccumulator(aa.sampleRate, aa.channels) : null;
-  const clipAudio =
-    firstAudio && ab ? ([firstAudio, sameMedia ? firstAudio : createClipAudioAccumulator(ab.sampleRate, ab.channels)] as [ClipAudioAccumulator, ClipAudioAccumulator]) : null;
+  // Each distinct clip is analysed once per command (docs/metrics.md, "Clip validity"): a side with
+  // the baseline's bytes (PairJob.sameMedia) or an analysis this command already made (PairJob.known)
+  // is not analysed here.
+  const known = shared.known ?? {};
+  const sameMedia = shared.sameMedia === true;
+  const analyse: [boolean, boolean] = [known.baseline === undefined, known.candidate === undefined && !sameMedia];
+  const hasAudio = aa !== null && ab !== null;
+  const clipAudio: [ClipAudioAccumulator | null, ClipAudioAccumulator | null] = [
+    hasAudio && analyse[0] ? createClipAudioAccumulator(aa.sampleRate, aa.channels) : null,
+    hasAudio && analyse[1] ? createClipAudioAccumulator(ab.sampleRate, ab.channels) : null,
+  ];
+  // Audio is decoded for the pair metrics, or for a clip analysed here.
+  const decodeAudio = hasAudio && (withAudio || analyse[0] || analyse[1]);
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, sameMedia, capture),
-    clipAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio, capture) : Promise.resolve(null),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, analyse, capture),
+    decodeAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio, capture) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
   // a truncated file, then every compatibility check runs in its order; metrics of a pair that
@@ -502,12 +511,13 @@ async function measureProbed(
   }
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
   const expectations = options.plan ? clipExpectationsOf(options.plan) : {};
-  const audioA = clipAudio ? clipAudioFigures(clipAudio[0], video.audio[0], audio?.corrupt[0] ?? null) : null;
-  const audioB = clipAudio && clipAudio[1] !== clipAudio[0] ? clipAudioFigures(clipAudio[1], video.audio[1], audio?.corrupt[1] ?? null) : audioA;
-  const clips: PairClips = {
-    baseline: judgeClip(video.clips[0], audioA, expectations),
-    candidate: judgeClip(video.clips[1], audioB, expectations),
+  const analysed = (i: 0 | 1): ClipAnalysis => {
+    const accumulator = clipAudio[i];
+    const figures = accumulator ? clipAudioFigures(accumulator, video.audio[i], audio?.corrupt[i] ?? null) : null;
+    return judgeClip(video.clips[i]!, figures, expectations);
   };
+  const baselineClip = known.baseline ?? analysed(0);
+  const clips: PairClips = { baseline: baselineClip, candidate: known.candidate ?? (sameMedia ? baselineClip : analysed(1)) };
   const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null, clips } : { video: video.metrics, clips };
   if (computesInferencex(metrics)) {
     // InferenceX refuses a pair whose clip fails one of its unconditional checks (metrics.md, "Clip validity").
@@ -657,13 +667,17 @@ export async function probePair(baseline: string, candidate: string, options: Pi
   }
 }
 
+/** What a pool task knows of its pair's clips before measuring (PairJob.sameMedia, PairJob.known). */
+export type SharedClips = Pick<PairJob, 'sameMedia' | 'known'>;
+
 /**
  * measurePair for a caller that shares the machine (the pool): `cores` bounds the default helper
- * threads; `sameMedia` (PairJob.sameMedia) says both files hold the same bytes, so the file is
- * probed once and its clip analysis is made once for both sides.
+ * threads; `shared` says which clip analyses need not be made here: both files hold the same bytes
+ * (PairJob.sameMedia: the file is probed once and analysed once for both sides), or a side's
+ * analysis was already made by another pair of the command (PairJob.known).
  */
-export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number, sameMedia = false): Promise<MeasureOutcome> {
-  return measurePairWith(baseline, candidate, options, cores, undefined, { capture: null }, sameMedia);
+export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number, shared: SharedClips = {}): Promise<MeasureOutcome> {
+  return measurePairWith(baseline, candidate, options, cores, undefined, { capture: null }, shared);
 }
 
 /**
@@ -677,10 +691,10 @@ export async function measurePairKeeping(
   options: MeasureOptions,
   cores: number,
   keep: KeepOptions,
-  sameMedia = false,
+  shared: SharedClips = {},
 ): Promise<{ outcome: MeasureOutcome; capture: PairCapture | null }> {
   const kept: { capture: PairCapture | null } = { capture: null };
-  const outcome = await measurePairWith(baseline, candidate, options, cores, keep, kept, sameMedia);
+  const outcome = await measurePairWith(baseline, candidate, options, cores, keep, kept, shared);
   return { outcome, capture: outcome.ok ? kept.capture : null };
 }
 
@@ -691,8 +705,9 @@ async function measurePairWith(
   cores: number,
   keep: KeepOptions | undefined,
   kept: { capture: PairCapture | null },
-  sameMedia: boolean,
+  shared: SharedClips,
 ): Promise<MeasureOutcome> {
+  const sameMedia = shared.sameMedia === true;
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
   const toolchain = await resolveFfmpeg(options.ffmpeg);
@@ -709,7 +724,7 @@ async function measurePairWith(
       ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
       : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    return await measureProbed(scope, tools, probes, options, cores, sameMedia, keep, kept);
+    return await measureProbed(scope, tools, probes, options, cores, shared, keep, kept);
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();

@@ -13,6 +13,7 @@ import { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
+import { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
@@ -35,6 +36,11 @@ function checkJob(job: PairJob): void {
   if (typeof job.id !== 'string') throw invalidParameter('job.id', 'a string', job.id);
   if (typeof job.baseline !== 'string' || job.baseline === '') throw invalidParameter('job.baseline', 'a file path', job.baseline);
   if (typeof job.candidate !== 'string' || job.candidate === '') throw invalidParameter('job.candidate', 'a file path', job.candidate);
+  // A given analysis goes into the outcome as is: one that is not a clip analysis is refused here, not reported.
+  for (const side of ['baseline', 'candidate'] as const) {
+    const given = job.known?.[side];
+    if (given !== undefined && !ClipAnalysis.safeParse(given).success) throw invalidParameter(`job.known.${side}`, 'a clip analysis (ClipAnalysis)', given);
+  }
 }
 
 /**
@@ -91,6 +97,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       metrics,
       plan: options.plan,
       sameMedia: job.sameMedia === true,
+      known: job.known,
       ...(runOptions.keep ? { keep: runOptions.keep } : {}),
       port: port2,
     };

@@ -10,6 +10,7 @@ import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricName } from '../metrics/registry.js';
 import type { PairCapture } from '../media/frames.js';
 import type { KeepOptions } from './frame-capture.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
 import type { PackedOutcome } from './transfer.js';
 
 export interface WorkerTask {
@@ -29,6 +30,8 @@ export interface WorkerTask {
   plan: MediaPlanSpec | undefined;
   /** PairJob.sameMedia: both files hold the same bytes, so each is probed and analysed once. */
   sameMedia: boolean;
+  /** PairJob.known: the sides whose clip analysis this command already made. */
+  known: { baseline?: ClipAnalysis; candidate?: ClipAnalysis } | undefined;
   /** Also keep what the bundle shows of the pair (pool/frame-capture.ts); absent: nothing kept. */
   keep?: KeepOptions;
   /** Progress and `done` go out on it; `abort` comes in on it. */

@@ -38,11 +38,12 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
       signal: controller.signal,
       onProgress: ({ framesDone, framesTotal }) => post({ type: 'progress', framesDone, framesTotal }),
     };
+    const shared = { sameMedia: task.sameMedia, ...(task.known ? { known: task.known } : {}) };
     if (task.keep) {
-      const { outcome, capture } = await measurePairKeeping(task.baseline, task.candidate, options, task.coresPerPair, task.keep, task.sameMedia);
+      const { outcome, capture } = await measurePairKeeping(task.baseline, task.candidate, options, task.coresPerPair, task.keep, shared);
       return { kind: 'outcome', packed: packOutcome(outcome), capture };
     }
-    const outcome = await measurePairOn(task.baseline, task.candidate, options, task.coresPerPair, task.sameMedia);
+    const outcome = await measurePairOn(task.baseline, task.candidate, options, task.coresPerPair, shared);
     return { kind: 'outcome', packed: packOutcome(outcome) };
   } catch (error) {
     if (isFidelityError(error)) return { kind: 'thrown', code: error.code, message: error.message, problems: error.problems, stack: error.stack };
