@@ -2,7 +2,10 @@
  * compare() cancelled while it writes the bundle: during the "pairs" step
  * the report's stills are being extracted by ffmpeg. Cancelling must settle
  * the call with ABORTED, leave --out as it was (absent here), and leave no
- * temp folder, lock, or decoder process behind.
+ * temp folder, lock, or decoder process behind. compare keeps the stills'
+ * frame from its measuring decode where it can (pool/frame-capture.ts); the
+ * `inferencex` set charts no SSIM series, so nothing is kept and every
+ * pair's still is extracted, as merge always does.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -34,6 +37,7 @@ describe('compare() cancelled in the bundle\'s pairs step', () => {
     const run = compare(path.join(RUNS, 'h200'), [path.join(RUNS, 'b200')], {
       out,
       threads: 2,
+      metrics: 'inferencex',
       ffmpeg: { ffmpegPath: file },
       signal: controller.signal,
       onProgress: (e) => {
