@@ -146,9 +146,15 @@ async function compareClaimed(
   settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
 ): Promise<CompareResult | PartialResult> {
   const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;
-  const tools = await resolveFfmpeg(options.ffmpeg);
-
-  const plan = await planComparison(baseline, candidates, planSettingsOf(options));
+  // The toolchain's check (a process start and a hash per binary) runs while the archives are
+  // verified; a missing or broken ffmpeg is still the error reported first.
+  const [resolved, planned] = await Promise.allSettled([resolveFfmpeg(options.ffmpeg), planComparison(baseline, candidates, planSettingsOf(options))]);
+  if (resolved.status === 'rejected') {
+    if (planned.status === 'fulfilled') await planned.value.close();
+    throw resolved.reason;
+  }
+  if (planned.status === 'rejected') throw planned.reason;
+  const [tools, plan] = [resolved.value, planned.value];
   try {
     const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;

@@ -23,7 +23,7 @@ import type { ResolveOptions } from './ffmpeg.js';
 import { planeGeometry } from './pixel-formats.js';
 import { INPUT_OPTIONS } from './probe.js';
 import { ProcessScope, exitError } from './process.js';
-import { rgb24Filter } from './video-decoder.js';
+import { DECODER_THREADS, rgb24Filter } from './video-decoder.js';
 
 export interface ExtractOptions {
   ffmpeg?: ResolveOptions;
@@ -165,7 +165,7 @@ export async function extractFrame(
     const select = `[0:v:0]select=eq(n\\,${index})`;
     const graph = byFfmpeg ? `${select},split=2[planes][torgb];[torgb]${rgb24Filter(pixFmt)}[rgb]` : `${select}[planes]`;
     const out = (map: string, fmt: string, fd: number): string[] => ['-map', map, '-frames:v', '1', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', fmt, `pipe:${fd}`];
-    const args = [...INPUT_OPTIONS, '-i', file, '-filter_complex', graph, ...out('[planes]', pixFmt, 1), ...(byFfmpeg ? out('[rgb]', 'rgb24', 3) : [])];
+    const args = [...INPUT_OPTIONS, ...DECODER_THREADS, '-i', file, '-filter_complex', graph, ...out('[planes]', pixFmt, 1), ...(byFfmpeg ? out('[rgb]', 'rgb24', 3) : [])];
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: byFfmpeg ? [1, 3] : [1], timeoutMs });
     const [planes, rgb, exit] = await Promise.all([collect(child.pipe(1)), byFfmpeg ? collect(child.pipe(3)) : Promise.resolve(null), child.exited]);
     const failed = exitError(label, exit, timeoutMs);

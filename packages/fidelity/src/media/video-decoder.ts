@@ -160,6 +160,28 @@ export function frameTimesOutput(input: number, streamIndex: number, fd: number)
 }
 
 /**
+ * Frames each raw output may queue inside ffmpeg. The outputs go through the `fifo` muxer, which
+ * writes them from a thread of its own: without it ffmpeg's one thread that decodes also writes, and
+ * it blocks on a full socket (a few hundred KB, a fraction of a frame) whenever the measuring thread
+ * is busy with the metrics, so decoding and measuring took turns instead of overlapping (measured:
+ * a full-size pair alone took 3.4-4.0 s of wall time, 2.7-3.0 s through the queue; docs/performance.md).
+ * Two: one being written, one waiting. The bytes written are the same.
+ */
+export const RAW_QUEUE_FRAMES = 2;
+
+/**
+ * Each input's decoder runs on one thread (`-threads 1`, an input option). Measuring keeps every core
+ * busy without ffmpeg's frame threads: the metrics take as long as decoding, and the pool runs a pair
+ * per core. Frame threads cost CPU (about 12% of a full-size decode here: thread hand-offs and every
+ * thread's own buffers) and on a busy machine that CPU is another pair's time (measured: `compare` of
+ * two full-size pairs on 2 cores took 0.3-0.5 s less wall time). One thread also makes the decoded
+ * bytes the same on every machine: H.264's error concealment of a damaged stream depends on its
+ * thread count, which by default follows the machine's cores. Every decode of a frame (the stills'
+ * frames.ts too) uses it.
+ */
+export const DECODER_THREADS = ['-threads', '1'] as const;
+
+/**
  * The ffmpeg arguments of one process decoding every side, exported for docs and the benchmark:
  * side i's planes on fd 3 + i; `rgb24: true` adds ffmpeg's rgb24 on fd 3 + n + i; a side's audio
  * adds its frame summary on fd 3 + 2n + i (and `-copyts`, so that its first timestamp is the file's
@@ -173,8 +195,11 @@ export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video'
   const [nostdin, banner, , , ...perInput] = INPUT_OPTIONS;
   const args: string[] = [nostdin, banner, '-loglevel', VIDEO_DECODER_LOG_LEVEL, ...copyts];
   const urls = distinctInputUrls(sides.map((s) => s.file));
-  for (const url of urls) args.push(...perInput, '-i', url);
-  const out = (i: number, map: string, pixFmt: string, fd: number): string[] => ['-map', map, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, `pipe:${fd}`];
+  for (const url of urls) args.push(...perInput, ...DECODER_THREADS, '-i', url);
+  const out = (i: number, map: string, pixFmt: string, fd: number): string[] => [
+    ...['-map', map, '-vsync', 'passthrough', '-c:v', 'rawvideo', '-pix_fmt', pixFmt],
+    ...['-f', 'fifo', '-fifo_format', 'rawvideo', '-queue_size', String(RAW_QUEUE_FRAMES), `pipe:${fd}`],
+  ];
   sides.forEach((side, i) => {
     const fds = videoSideFds(i, n);
     if (options.rgb24 === true) {

@@ -167,9 +167,18 @@ export function createTemporalOffsetSearch(width: number, height: number, frames
   const byFrame: number[][] = [];
   let nextSample = 0;
   let expected = 0;
+  // Copies no longer needed are reused for the next ones: at most 2M + 2 planes are ever allocated,
+  // where a fresh copy per kept plane would be about 50 a pair, each a megabyte of new memory to fault in.
+  const spare: Uint8Array[] = [];
+  const copy = (plane: Uint8Array): Uint8Array => {
+    const into = spare.pop() ?? new Uint8Array(plane.length);
+    into.set(plane);
+    return into;
+  };
 
   const measure = (n: number): void => {
     byFrame.push(ssimAgainst(offsets.map((k) => baseline.get(n + k)!), candidate.get(n)!, width, height));
+    spare.push(candidate.get(n)!);
     candidate.delete(n);
   };
 
@@ -177,14 +186,19 @@ export function createTemporalOffsetSearch(width: number, height: number, frames
     add(index, a, b) {
       if (index !== expected) throw new FidelityError('INTERNAL', `temporal offset search: frame ${index} added where ${expected} was expected`);
       expected++;
-      if (neededBaseline.has(index)) baseline.set(index, a.slice());
-      if (neededCandidate.has(index)) candidate.set(index, b.slice());
+      if (neededBaseline.has(index)) baseline.set(index, copy(a));
+      if (neededCandidate.has(index)) candidate.set(index, copy(b));
       while (nextSample < sampled.length && sampled[nextSample]! + m === index) {
         measure(sampled[nextSample]!);
         nextSample++;
         // Baseline frames before the next sample's window are needed no more.
         const from = nextSample < sampled.length ? sampled[nextSample]! - m : Infinity;
-        for (const j of baseline.keys()) if (j < from) baseline.delete(j);
+        for (const [j, plane] of baseline) {
+          if (j < from) {
+            spare.push(plane);
+            baseline.delete(j);
+          }
+        }
       }
     },
     finish() {
