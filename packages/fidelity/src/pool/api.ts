@@ -70,9 +70,10 @@ export interface PairJob {
   /**
    * The caller knows both files hold the same bytes (their sealed SHA-256 agree): the file is
    * probed once and its clip analysis (docs/metrics.md, "Clip validity") made once and given to
-   * both sides, which is what two analyses of the same bytes give. Both are still decoded for the
-   * pair metrics, except the audio of a set without `audio`, which is decoded once, for that one
-   * analysis. Default false.
+   * both sides, which is what two analyses of the same bytes give. Its video is decoded once and
+   * each frame measured against itself when the pair is measured in one thread (no video helper
+   * threads), which gives what two decodes of the same bytes give; its audio is decoded twice for
+   * the pair metrics, once in a set without `audio` (for that one analysis). Default false.
    */
   sameMedia?: boolean;
   /**

@@ -36,6 +36,7 @@ import { createTemporalOffsetSearch } from '../metrics/temporal-offset.js';
 import { createVideoAccumulatorOn } from '../metrics/video.js';
 import type { FrameValues } from '../metrics/video.js';
 import { kernels } from '../metrics/wasm.js';
+import type { DecodedFrame } from '../metrics/frame.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
 import type { ClipVideoAccumulator, DecoderFlags } from '../metrics/clip-video.js';
 import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
@@ -133,6 +134,13 @@ function blame<T>(side: FailureSide, work: Promise<T>): Promise<T> {
   });
 }
 
+/** A failure of the one decode that stands for both sides (the same bytes): it is both sides'. */
+function onBoth<T>(work: Promise<T>): Promise<T> {
+  return blame('both', work).catch((error: unknown) => {
+    throw error instanceof SideFailure && error.side !== 'both' ? new SideFailure(error.code, error.message, 'both', error) : error;
+  });
+}
+
 /** The side whose decoder ended early is the one named, with the count it reached. */
 function endedEarly(what: string, side: FailureSide, got: number, expected: number): SideFailure {
   const who = side === 'both' ? 'baseline and candidate' : side;
@@ -204,6 +212,7 @@ async function measureVideo(
   onWarm: () => void,
   analyse: readonly [boolean, boolean],
   capture: FrameCapture | null,
+  single: boolean,
 ): Promise<VideoOutcome> {
   let helpers: FrameHelpers | null = null;
   let ssim: SsimHelper | null = null;
@@ -238,19 +247,21 @@ async function measureVideo(
           }
         : null;
     const buffers = memory?.buffers();
-    // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts).
-    const [a, b] = (await blame(
-      'both',
-      openVideoDecoders(
-        scope,
-        tools,
-        [
-          { file: files[0], label: 'baseline', video: streams[0], audio: audio[0] },
-          { file: files[1], label: 'candidate', video: streams[1], audio: audio[1] },
-        ],
-        { capacity, rgb24, buffers: [buffers, buffers] },
-      ),
-    )) as [VideoDecoder, VideoDecoder];
+    // One ffmpeg process decodes both files, each on outputs of its own (media/video-decoder.ts); the
+    // same bytes on both sides (`single`) are decoded once, and each frame is both sides' frame.
+    const sides = [
+      { file: files[0], label: 'baseline', video: streams[0], audio: audio[0] },
+      ...(single ? [] : [{ file: files[1], label: 'candidate', video: streams[1], audio: audio[1] }]),
+    ];
+    const decoders = (await blame('both', openVideoDecoders(scope, tools, sides, { capacity, rgb24, buffers: [buffers, buffers] }))) as VideoDecoder[];
+    const a = decoders[0]!;
+    const b = decoders[1] ?? a;
+    const nextPair = (): Promise<[DecodedFrame | null, DecodedFrame | null]> =>
+      single ? onBoth(a.next()).then((f) => [f, f]) : bothSides(blame('baseline', a.next()), blame('candidate', b.next()));
+    const release = (fa: DecodedFrame, fb: DecodedFrame): void => {
+      a.release(fa);
+      if (!single) b.release(fb);
+    };
     const framesTotal = streams[0].frames;
     // The temporal offset diagnosis (metrics/temporal-offset.ts) keeps copies of a few Y planes, taken here,
     // before a frame is moved to a helper: it runs in this thread, in frame order, for every thread count.
@@ -268,8 +279,7 @@ async function measureVideo(
           accumulator.addValues(index, values);
           const [fa, fb] = [frameFromRecords(geometry, ra), frameFromRecords(geometry, rb)];
           capture?.frame(index, fa, fb, false);
-          a.release(fa);
-          b.release(fb);
+          release(fa, fb);
           done();
         },
         onOrdered: (index, values) => accumulator.addOrdered(index, values),
@@ -277,7 +287,7 @@ async function measureVideo(
     }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {
-      const [fa, fb] = await bothSides(blame('baseline', a.next()), blame('candidate', b.next()));
+      const [fa, fb] = await nextPair();
       if (!fa || !fb) {
         if (fa || fb) throw endedEarly('frames', fa ? 'candidate' : 'baseline', framesRead, framesTotal);
         break;
@@ -315,23 +325,22 @@ async function measureVideo(
           capture?.frame(index, fa, fb, true);
           await ssim.submit(index, fa.y, fb.y);
         }
-        a.release(fa);
-        b.release(fb);
+        release(fa, fb);
       } else {
         accumulator.addFrame(fa, fb);
         capture?.frame(index, fa, fb, false);
-        a.release(fa);
-        b.release(fb);
+        release(fa, fb);
         done();
       }
     }
     await helpers?.drain();
     await ssim?.drain();
-    await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    if (single) await onBoth(a.finished());
+    else await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
-    const facts = await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
-    const times = await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
-    const logs = await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
+    const facts = single ? await onBoth(a.audioFacts()).then((f): [AudioFacts | null, AudioFacts | null] => [f, f]) : await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
+    const times = single ? await onBoth(a.frameTimes()).then((t) => [t, t]) : await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
+    const logs = single ? await onBoth(a.videoLog()).then((l) => [l, l]) : await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
     const clipFigures = (i: number): ClipVideo | null =>
       clips[i]?.finish({ timeBase: seconds(times[i]!.timeBase), frames: times[i]!.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!)) ?? null;
     const clipVideo: [ClipVideo | null, ClipVideo | null] = [clipFigures(0), clipFigures(1)];
@@ -479,9 +488,11 @@ async function measureProbed(
   ];
   // Audio is decoded for the pair metrics, or for a clip analysed here.
   const decodeAudio = hasAudio && (withAudio || analyse[0] || analyse[1]);
+  // The same bytes on both sides are decoded once (measured in this thread: a frame cannot be moved to a helper as both sides).
+  const single = sameMedia && videoThreads === 0;
   const [video, audio] = await firstFailureWins(
     scope,
-    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, analyse, capture),
+    measureVideo(scope, tools, files, [va, vb], [aa, ab], metrics, videoThreads, options.videoThreads === undefined && autoSsimAside(va, cores), options.onProgress, warm, analyse, capture, single),
     decodeAudio ? measureAudio(scope, tools, files, [aa!, ab!], options.audioThread ?? videoThreads > 0, videoWarm, clipAudio, withAudio, capture) : Promise.resolve(null),
   );
   // The audio's sample count and start, as the decoders found them: a PCM index they fall short of is
