@@ -110,6 +110,7 @@ export interface PoolOptions {
 /** Per-pair options of {@link MeasurePool.measure}. */
 export interface MeasureRunOptions {
   signal?: AbortSignal;
+  /** The pair's frames measured so far: 0 first and the total last, counts between at most every 40 ms (each crosses threads). */
   onProgress?: (progress: MeasureProgress) => void;
   /**
    * Also keep what a bundle shows of the pair from its measuring decode (the stills' frame, the
