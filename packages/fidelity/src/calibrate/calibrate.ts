@@ -59,10 +59,9 @@ async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpe
       id: p.id,
       baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id),
       candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id),
-      // Same-hardware pairs share clips (one repetition against several): each is analysed once.
+      // Same-hardware pairs share clips (one repetition against several): each is analysed once, and
+      // repetitions that reproduce each other bit for bit are decoded once (comparison/measure.ts).
       ...sealedMedia(p.baseline.media, p.candidate.media),
-      // Repetitions that reproduce each other bit for bit: probed, analysed and decoded once (PairJob.sameMedia).
-      sameMedia: p.baseline.media != null && p.baseline.media.sha256 === p.candidate.media?.sha256,
     }));
   // Media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
   return measureMediaJobs(jobs, plan.video.frames, {

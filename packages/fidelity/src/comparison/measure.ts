@@ -69,8 +69,6 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
       id: r.id,
       baseline: () => plan.baseline.mediaPath(r.pair.slot_id),
       candidate: () => r.candidate.mediaPath(r.pair.slot_id),
-      // The same sealed bytes on both sides (a candidate that reproduces its baseline): probed and analysed once.
-      sameMedia: r.pair.baseline.media !== null && r.pair.baseline.media.sha256 === r.pair.candidate.media?.sha256,
       ...sealedMedia(r.pair.baseline.media, r.pair.candidate.media),
     }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
@@ -101,9 +99,11 @@ export interface MediaJob {
   id: string;
   baseline: () => Promise<string>;
   candidate: () => Promise<string>;
-  /** Both sides' media have the same sealed SHA-256 (PairJob.sameMedia). */
-  sameMedia?: boolean;
-  /** Each side's sealed SHA-256: a clip in several pairs is analysed once (PairJob.known). Absent: analysed in every pair. */
+  /**
+   * Each side's sealed SHA-256: a clip in several pairs is analysed once (PairJob.known), and a pair
+   * whose two sides agree (a candidate that reproduces its baseline) is probed, analysed and decoded
+   * once (PairJob.sameMedia). Absent: analysed in every pair.
+   */
   sha256?: { baseline: string; candidate: string };
 }
 
@@ -179,7 +179,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
       }
     };
     const measureJob = async (j: MediaJob, known: PairJob['known']): Promise<void> => {
-      const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sameMedia ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
+      const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sha256 && j.sha256.baseline === j.sha256.candidate ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
       const keep = settings.keep;
       const outcome = await pool.measure(job, {
         signal: controller.signal,

@@ -256,8 +256,9 @@ async function measureVideo(
     const decoders = (await blame('both', openVideoDecoders(scope, tools, sides, { capacity, rgb24, buffers: [buffers, buffers] }))) as VideoDecoder[];
     const a = decoders[0]!;
     const b = decoders[1] ?? a;
-    const nextPair = (): Promise<[DecodedFrame | null, DecodedFrame | null]> =>
-      single ? onBoth(a.next()).then((f) => [f, f]) : bothSides(blame('baseline', a.next()), blame('candidate', b.next()));
+    /** The same call on both sides' decoders, each failure blamed on its side; with `single`, the one decoder's answer is both sides'. */
+    const fromBoth = <T>(call: (d: VideoDecoder) => Promise<T>): Promise<[T, T]> =>
+      single ? onBoth(call(a)).then((v): [T, T] => [v, v]) : bothSides(blame('baseline', call(a)), blame('candidate', call(b)));
     const release = (fa: DecodedFrame, fb: DecodedFrame): void => {
       a.release(fa);
       if (!single) b.release(fb);
@@ -287,7 +288,7 @@ async function measureVideo(
     }
     onProgress?.({ framesDone, framesTotal });
     for (;;) {
-      const [fa, fb] = await nextPair();
+      const [fa, fb] = await fromBoth((d) => d.next());
       if (!fa || !fb) {
         if (fa || fb) throw endedEarly('frames', fa ? 'candidate' : 'baseline', framesRead, framesTotal);
         break;
@@ -335,12 +336,11 @@ async function measureVideo(
     }
     await helpers?.drain();
     await ssim?.drain();
-    if (single) await onBoth(a.finished());
-    else await bothSides(blame('baseline', a.finished()), blame('candidate', b.finished()));
+    await fromBoth((d) => d.finished());
     if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
-    const facts = single ? await onBoth(a.audioFacts()).then((f): [AudioFacts | null, AudioFacts | null] => [f, f]) : await bothSides(blame('baseline', a.audioFacts()), blame('candidate', b.audioFacts()));
-    const times = single ? await onBoth(a.frameTimes()).then((t) => [t, t]) : await bothSides(blame('baseline', a.frameTimes()), blame('candidate', b.frameTimes()));
-    const logs = single ? await onBoth(a.videoLog()).then((l) => [l, l]) : await bothSides(blame('baseline', a.videoLog()), blame('candidate', b.videoLog()));
+    const facts = await fromBoth((d) => d.audioFacts());
+    const times = await fromBoth((d) => d.frameTimes());
+    const logs = await fromBoth((d) => d.videoLog());
     const clipFigures = (i: number): ClipVideo | null =>
       clips[i]?.finish({ timeBase: seconds(times[i]!.timeBase), frames: times[i]!.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(logs[i]!)) ?? null;
     const clipVideo: [ClipVideo | null, ClipVideo | null] = [clipFigures(0), clipFigures(1)];
