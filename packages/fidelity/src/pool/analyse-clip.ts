@@ -20,7 +20,8 @@ import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
-import { DEFAULT_DECODE_TIMEOUT_MS, decoderFlags } from './measure-pair.js';
+import { decoderFlags, seconds } from './observe-clip.js';
+import { DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
 
 /** Options of {@link analyseClip}. */
 export interface AnalyseClipOptions {
@@ -35,10 +36,6 @@ export interface AnalyseClipOptions {
 
 /** A clip's analysis, or why the clip could not be decoded (a reason code such as UNDECODABLE). */
 export type ClipOutcome = { ok: true; clip: ClipAnalysis } | { ok: false; failure: { code: string; message: string } };
-
-function seconds(tb: { num: number; den: number } | null): number {
-  return tb && tb.num > 0 && tb.den > 0 ? tb.num / tb.den : 1;
-}
 
 /**
  * Decodes one clip and analyses it on its own (docs/metrics.md, "Clip validity").

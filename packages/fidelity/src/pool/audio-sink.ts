@@ -25,13 +25,15 @@ export interface AudioResult {
   sums: AudioChannelSums[];
 }
 
+/** The sample loop's sink (sample-loop.ts): the pair's audio metrics, in this thread or in a helper. */
 export interface AudioSink {
   /** Arrays to decode the next chunk into (one per channel): recycled from earlier chunks when the length fits. */
   planes(samples: number): Float32Array[];
   /** Resolves when the sink can take another chunk (back-pressure). The arrays are the sink's from now on. */
-  push(a: Float32Array[], b: Float32Array[]): Promise<void>;
-  finish(): Promise<AudioResult>;
-  /** Stops the helper thread, if any; safe after finish() and on error paths. */
+  submit(a: Float32Array[], b: Float32Array[]): Promise<void>;
+  /** The metrics, once every submitted chunk is measured. */
+  drain(): Promise<AudioResult>;
+  /** Stops the helper thread, if any; safe after drain() and on error paths. */
   close(): Promise<void>;
 }
 
@@ -64,11 +66,11 @@ function inline(sampleRate: number, channels: number): AudioSink {
   const pool = new PlanePool(channels);
   return {
     planes: (samples) => pool.take(samples),
-    push: async (a, b) => {
+    submit: async (a, b) => {
       accumulator.push(a, b);
       pool.give(a, b);
     },
-    finish: async () => {
+    drain: async () => {
       const metrics = accumulator.finish();
       return { metrics, sums: accumulator.sums() };
     },
@@ -110,7 +112,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
 
   return {
     planes: (samples) => pool.take(samples),
-    async push(a, b) {
+    async submit(a, b) {
       if (failure) throw failure;
       const transfer = [...a, ...b].map((plane) => plane.buffer as ArrayBuffer);
       worker.postMessage({ type: 'push', a, b } satisfies AudioToWorker, transfer);
@@ -118,7 +120,7 @@ function threaded(sampleRate: number, channels: number): AudioSink {
       while (inFlight >= IN_FLIGHT && !failure) await new Promise<void>((resolve) => (wake = resolve));
       if (failure) throw failure;
     },
-    finish() {
+    drain() {
       return new Promise<AudioResult>((resolve, reject) => {
         if (failure) return reject(failure);
         result = resolve;

@@ -17,7 +17,7 @@ import { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
-import { checkPlanSpec, checkVideoThreads } from './measure-pair.js';
+import { checkPlanSpec, checkVideoThreads } from './pair-options.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';

@@ -18,7 +18,7 @@ import { inferencexTemplate } from '../metrics/inferencex.js';
 import type { MetricSelection } from '../metrics/names.js';
 import { summarizePsnr, summarizeSsim } from '../metrics/series.js';
 import { canSearch, carryTolerance, offsetSearchPlan, temporalOffsetOf } from '../metrics/temporal-offset.js';
-import type { PairFacts } from '../pool/measure-pair.js';
+import type { PairFacts } from '../pool/probe-pair.js';
 import { MeasureFailureCodes } from '../pool/api.js';
 import type { AudioMetrics, InferencexFigures, MeasureOutcome, PairMeasurement, PsnrSeries, SsimSeries, VideoMetrics } from '../schemas/measurement.js';
 

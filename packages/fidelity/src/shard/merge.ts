@@ -41,7 +41,7 @@ import { describeMetrics, resolveMetrics } from '../metrics/names.js';
 import { DEFAULT_POLICY } from '../policy/default.js';
 import { parsePolicy } from '../policy/load.js';
 import { examplePolicyFor } from '../policy/metric-set.js';
-import { probePair, type PairFacts } from '../pool/measure-pair.js';
+import { probePair, type PairFacts } from '../pool/probe-pair.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { Policy } from '../schemas/policy.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';

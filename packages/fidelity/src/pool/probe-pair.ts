@@ -1,0 +1,50 @@
+/**
+ * probePair: what measuring learns of a pair before its first frame (both
+ * probes and the compatibility verdict), for a caller that checks someone
+ * else's measurement of the pair against the media (shard merge).
+ */
+import { FidelityError } from '../errors.js';
+import { checkCompatibility } from '../media/compat.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
+import { probeMedia } from '../media/probe.js';
+import type { MediaProbe, ProbeTools } from '../media/probe.js';
+import { ProcessScope } from '../media/process.js';
+import type { MeasureFailure } from '../schemas/measurement.js';
+import type { MeasureOptions } from './api.js';
+import { checkArguments, DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
+import { bothSides, blame, pairFailure } from './side-failure.js';
+
+/**
+ * What measuring learns about a pair before any frame is decoded: both
+ * probes when the pair is comparable, else the failure measuring would
+ * report for it (a probe that failed, or checkCompatibility's reason).
+ */
+export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe } | { ok: false; failure: MeasureFailure };
+
+/**
+ * Probes both files and judges their compatibility exactly as measurePair
+ * does before its first frame, without measuring: for a caller that checks
+ * someone else's measurement of the pair against the media (merge).
+ *
+ * @throws FidelityError ABORTED when `signal` aborts; FFMPEG_NOT_FOUND / FFMPEG_BROKEN.
+ */
+export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal' | 'plan'> = {}): Promise<PairFacts> {
+  checkArguments(baseline, candidate, options);
+  if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled');
+  const toolchain = await resolveFfmpeg(options.ffmpeg);
+  const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };
+  const scope = new ProcessScope(options.signal);
+  try {
+    const probes = await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
+    scope.throwIfAborted();
+    const failure = checkCompatibility(probes[0], probes[1], options.plan);
+    return failure ? { ok: false, failure } : { ok: true, baseline: probes[0], candidate: probes[1] };
+  } catch (error) {
+    if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled', { cause: error });
+    const failed = pairFailure(error);
+    if (failed && !failed.ok) return failed;
+    throw error;
+  } finally {
+    await scope.close();
+  }
+}
