@@ -2,7 +2,8 @@
  * One clip analysed on its own, without a partner (`fidelity verify RUN --clips`, a new site's
  * first run): the same accumulators as a pair's measurement (metrics/clip-video.ts,
  * metrics/clip-audio.ts, metrics/clip-checks.ts) fed by one file's decoders, so the figures are
- * the ones a compare of that clip reports. One video decoder process (planes, the audio's frame
+ * the ones a compare of that clip reports, read through the pair's frame loop (frame-loop.ts) with
+ * the clip's observer and no sink. One video decoder process (planes, the audio's frame
  * summary and the video's frame timestamps) and, with audio, one audio decoder process.
  */
 import { FidelityError, isFidelityError } from '../errors.js';
@@ -20,7 +21,8 @@ import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
-import { decoderFlags, seconds } from './observe-clip.js';
+import { pairDecoders, runFrameLoop } from './frame-loop.js';
+import { observeClip, seconds } from './observe-clip.js';
 import { DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
 
 /** Options of {@link analyseClip}. */
@@ -58,25 +60,18 @@ export async function analyseClip(file: string, options: AnalyseClipOptions = {}
     const geometry = video.geometry;
     if (!geometry) return { ok: false, failure: { code: 'UNSUPPORTED_PIXEL_FORMAT', message: `${video.pixFmt} is not read without conversion` } };
     const rgb = rgbConversionFor(video.pixFmt, video.height);
-    const clip = createClipVideoAccumulator(geometry, rgb);
-    let figures;
-    let facts;
+    // The pair's frame loop with one decoder standing for both sides, the clip's observer and no sink.
+    const clip = observeClip(createClipVideoAccumulator(geometry, rgb), 0);
+    let decoder;
     try {
-      const decoder = await openVideoDecoder(scope, tools, file, 'clip', video, { audio: probe.audio, rgb24: rgb.by === 'ffmpeg' });
-      for (;;) {
-        const frame = await decoder.next();
-        if (!frame) break;
-        clip.addFrame(frame);
-        decoder.release(frame);
-      }
-      await decoder.finished();
-      facts = await decoder.audioFacts();
-      const times = await decoder.frameTimes();
-      const log = await decoder.videoLog();
-      figures = clip.finish({ timeBase: seconds(times.timeBase), frames: times.frames.map((f) => ({ pts: f.pts, duration: f.duration })) }, decoderFlags(log));
-    } finally {
+      decoder = await openVideoDecoder(scope, tools, file, 'clip', video, { audio: probe.audio, rgb24: rgb.by === 'ffmpeg' });
+    } catch (error) {
       clip.close();
+      throw error;
     }
+    const loop = await runFrameLoop({ decoders: pairDecoders([decoder]), framesTotal: null, observers: { clip }, sink: null, measured: () => null, onWarm: () => {} });
+    const figures = loop.observed.clip;
+    const facts = loop.audio[0];
     let audio: ClipAudio | null = null;
     if (probe.audio) {
       const sums = createClipAudioAccumulator(probe.audio.sampleRate, probe.audio.channels);

@@ -8,7 +8,8 @@
  * or sink by name, as libvmaf's frame loop knows no feature extractor: a new
  * per-frame part is a file of its own and one line where the caller lists it.
  *
- * Frame counts are the loop's: a side that ends early, or both sides going
+ * A clip analysed on its own (analyse-clip.ts) goes through the same loop, one decoder standing
+ * for both sides, with its observer and no sink. Frame counts are the loop's: a side that ends early, or both sides going
  * past the containers' count, is the pair's failure, named as before.
  */
 import type { AudioFacts } from '../media/audio-facts.js';
@@ -99,8 +100,8 @@ type ResultOf<T> = T extends FrameObserver<infer R> ? R : null;
 /** The loop's options: one object, every part named by the caller. */
 export interface FrameLoopOptions<O extends Record<string, FrameObserver<unknown> | null>> {
   decoders: PairDecoders;
-  /** The frame count both containers list. */
-  framesTotal: number;
+  /** The frame count both containers list; null for a clip read to its end without a count to hold it to. */
+  framesTotal: number | null;
   /** Every part that sees each frame, by name; null for one not wanted for this pair. */
   observers: O;
   /** The sink, made once the loop can tell it how frames settle; null: frames are observed only. */
@@ -136,7 +137,10 @@ export function valuesHook(observers: Record<string, FrameObserver<unknown> | nu
  * the sink are closed when it settles, whatever happened.
  */
 export async function runFrameLoop<O extends Record<string, FrameObserver<unknown> | null>>(options: FrameLoopOptions<O>): Promise<FrameLoopResult<O>> {
-  const { decoders, framesTotal, onProgress, onWarm } = options;
+  const { decoders, framesTotal, onWarm } = options;
+  const { onProgress } = options;
+  // A clip read without a count reports no progress: there is no total to count towards.
+  const progress = onProgress && framesTotal !== null ? (framesDone: number): void => onProgress({ framesDone, framesTotal }) : null;
   const observers = Object.values(options.observers).filter((o): o is FrameObserver<unknown> => o !== null);
   const atHand = observers.filter((o) => o.atHand);
   let sink: FrameSink | null = null;
@@ -151,18 +155,18 @@ export async function runFrameLoop<O extends Record<string, FrameObserver<unknow
       done() {
         framesDone++;
         if (framesDone === WARM_FRAMES) onWarm();
-        onProgress?.({ framesDone, framesTotal });
+        progress?.(framesDone);
       },
     };
     sink = options.sink ? options.sink(settle) : null;
-    onProgress?.({ framesDone, framesTotal });
+    progress?.(framesDone);
     for (;;) {
       const [fa, fb] = await decoders.fromBoth((d) => d.next());
       if (!fa || !fb) {
-        if (fa || fb) throw endedEarly('frames', fa ? 'candidate' : 'baseline', framesRead, framesTotal);
+        if (fa || fb) throw endedEarly('frames', fa ? 'candidate' : 'baseline', framesRead, framesTotal ?? framesRead);
         break;
       }
-      if (framesRead === framesTotal) {
+      if (framesTotal !== null && framesRead === framesTotal) {
         throw new SideFailure('UNDECODABLE', `ffmpeg decoded more frames than the ${framesTotal} the containers list`, 'both');
       }
       const index = framesRead++;
@@ -178,7 +182,7 @@ export async function runFrameLoop<O extends Record<string, FrameObserver<unknow
     }
     await sink?.drain();
     await decoders.fromBoth((d) => d.finished());
-    if (framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
+    if (framesTotal !== null && framesRead !== framesTotal) throw endedEarly('frames', 'both', framesRead, framesTotal);
     const audio = await decoders.fromBoth((d) => d.audioFacts());
     const times = await decoders.fromBoth((d) => d.frameTimes());
     const logs = await decoders.fromBoth((d) => d.videoLog());

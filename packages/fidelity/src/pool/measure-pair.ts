@@ -228,7 +228,7 @@ export type SharedClips = Pick<PairJob, 'sameMedia' | 'known'>;
  * analysis was already made by another pair of the command (PairJob.known).
  */
 export async function measurePairOn(baseline: string, candidate: string, options: MeasureOptions, cores: number, shared: SharedClips = {}): Promise<MeasureOutcome> {
-  return measurePairWith(baseline, candidate, options, cores, undefined, { capture: null }, shared);
+  return measurePairWith(baseline, candidate, options, { cores, shared, keep: undefined, kept: { capture: null } });
 }
 
 /**
@@ -245,19 +245,15 @@ export async function measurePairKeeping(
   shared: SharedClips = {},
 ): Promise<{ outcome: MeasureOutcome; capture: PairCapture | null }> {
   const kept: { capture: PairCapture | null } = { capture: null };
-  const outcome = await measurePairWith(baseline, candidate, options, cores, keep, kept, shared);
+  const outcome = await measurePairWith(baseline, candidate, options, { cores, shared, keep, kept });
   return { outcome, capture: outcome.ok ? kept.capture : null };
 }
 
-async function measurePairWith(
-  baseline: string,
-  candidate: string,
-  options: MeasureOptions,
-  cores: number,
-  keep: KeepOptions | undefined,
-  kept: { capture: PairCapture | null },
-  shared: SharedClips,
-): Promise<MeasureOutcome> {
+/** How a pair is measured besides its options: the machine's share, what is known, what to keep. */
+type PairRun = Pick<ProbedPair, 'cores' | 'shared' | 'keep' | 'kept'>;
+
+async function measurePairWith(baseline: string, candidate: string, options: MeasureOptions, run: PairRun): Promise<MeasureOutcome> {
+  const { shared } = run;
   const sameMedia = shared.sameMedia === true;
   checkArguments(baseline, candidate, options);
   if (options.signal?.aborted) return aborted();
@@ -275,7 +271,7 @@ async function measurePairWith(
       ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
       : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
-    return await measureProbed({ scope, tools, probes, options, cores, shared, keep, kept });
+    return await measureProbed({ scope, tools, probes, options, ...run });
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.
     if (options.signal?.aborted) return aborted();

@@ -79,7 +79,8 @@ interface SinkChoice {
 /** The frame sink for the pair, chosen once: helper threads when asked for, the SSIM beside when a core is spare and the set has it, else inline. */
 function chooseFrameSink(choice: SinkChoice, accumulator: VideoAccumulator): (settle: FrameSettle) => FrameSink {
   if (choice.threads > 0) return (settle) => helperSink(choice, accumulator, settle);
-  if (choice.ssimAside && choice.metrics.includes('ssim')) return (settle) => ssimBesideSink(choice, accumulator, settle);
+  // Its runners are laid out now, before the frame buffers pin the kernels' memory.
+  if (choice.ssimAside && choice.metrics.includes('ssim')) return ssimBesideSink(choice, accumulator);
   return (settle) => inlineSink(accumulator, settle);
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FrameGeometry } from '../metrics/frame.js';
 import { createMetricRunner } from '../metrics/registry.js';
-import type { MetricName } from '../metrics/registry.js';
+import type { MetricName, MetricRunner } from '../metrics/registry.js';
 import type { RgbConversion } from '../metrics/rgb24.js';
 import type { Kernels } from '../metrics/wasm.js';
 import type { FrameValues, VideoAccumulator } from '../metrics/video.js';
@@ -23,11 +23,20 @@ export interface SsimBesideOptions {
   kernels: Kernels;
 }
 
-/** Measures each frame here but its SSIM, which the helper thread (started at the first differing frame) sends back by index. */
-export function ssimBesideSink(options: SsimBesideOptions, accumulator: VideoAccumulator, settle: FrameSettle): FrameSink {
+/**
+ * Measures each frame here but its SSIM, which the helper thread (started at the first differing
+ * frame) sends back by index. The two runners are laid out on `kernels` now, before the caller
+ * carves the frame buffers out of that memory and pins it (frame-memory.ts); the sink itself is
+ * made once the loop can tell it how frames settle.
+ */
+export function ssimBesideSink(options: SsimBesideOptions, accumulator: VideoAccumulator): (settle: FrameSettle) => FrameSink {
   const { geometry, metrics, rgb, kernels: k } = options;
   const ordered = createMetricRunner(geometry, metrics, true, rgb, k);
   const rest = createMetricRunner(geometry, metrics.filter((m) => m !== 'ssim'), false, rgb, k);
+  return (settle) => sinkOn(geometry, accumulator, settle, ordered, rest);
+}
+
+function sinkOn(geometry: FrameGeometry, accumulator: VideoAccumulator, settle: FrameSettle, ordered: MetricRunner, rest: MetricRunner): FrameSink {
   /** Frames whose SSIM is out, with their other values. */
   const waiting = new Map<number, FrameValues>();
   let ssim: SsimHelper | null = null;
