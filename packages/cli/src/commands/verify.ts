@@ -105,7 +105,9 @@ function clipLines(c: RunClipsAnalysis): string[] {
       lines.push(`            ${inline(s.slot_id)}: not analysed: ${s.failure!.code} ${inline(s.failure!.message)}`);
       continue;
     }
-    lines.push(`            ${inline(s.slot_id)}: ${s.clip.valid ? 'valid' : 'INVALID'}${s.kind === 'warmup' ? ' (warm-up, not counted)' : ''}`);
+    // A null count is not 0: the build did not report the decoder's corrupt flags (docs/metrics.md).
+    const unchecked = s.clip.video.corrupt_frame_count === null || (s.clip.audio !== null && s.clip.audio.corrupt_frame_count === null) ? ' (corrupt frames not checked with this ffmpeg build)' : '';
+    lines.push(`            ${inline(s.slot_id)}: ${s.clip.valid ? 'valid' : 'INVALID'}${unchecked}${s.kind === 'warmup' ? ' (warm-up, not counted)' : ''}`);
     for (const r of s.clip.reasons) lines.push(`              ${r.code} ${inline(r.message)}`);
   }
   return lines;

@@ -84,6 +84,10 @@ function aborted(): MeasureOutcome {
 /** Both sides settle before one error is chosen, baseline first, so the reason does not depend on timing. */
 async function bothSides<T>(a: Promise<T>, b: Promise<T>): Promise<[T, T]> {
   const [x, y] = await Promise.allSettled([a, b]);
+  // Each side failed the same way on its own (no video stream on either): the failure is both sides'.
+  if (x.status === 'rejected' && y.status === 'rejected' && x.reason instanceof SideFailure && y.reason instanceof SideFailure && x.reason.side === 'baseline' && y.reason.side === 'candidate' && x.reason.code === y.reason.code) {
+    throw new SideFailure(x.reason.code, `${x.reason.message}; ${y.reason.message}`, 'both', x.reason);
+  }
   if (x.status === 'rejected') throw x.reason;
   if (y.status === 'rejected') throw y.reason;
   return [x.value, y.value];
@@ -730,9 +734,9 @@ async function measurePairWith(
   };
   const scope = new ProcessScope(options.signal);
   try {
-    // The same bytes probe the same: once, the baseline's (whose failure is the one reported when both fail).
+    // The same bytes probe the same: once, and its failure is both sides'.
     const probes: [MediaProbe, MediaProbe] = sameMedia
-      ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
+      ? await onBoth(probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
       : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
     return await measureProbed(scope, tools, probes, options, cores, shared, keep, kept);
