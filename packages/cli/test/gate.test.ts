@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CompareResult } from 'media-fidelity';
+import { gateVerdict } from '../src/commands/compare.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
 
@@ -143,4 +145,19 @@ describe('--fail-on-threshold: one incompatible pair, every other pair identical
     expect(gated.doc.gate).toMatchObject({ exit: 5, code: 'GATE_INVALID_PAIRS' });
     expect(gated.code).toBe(5);
   }, 300_000);
+});
+
+describe('the gate\'s message says whether invalid pairs were measured', () => {
+  const result = (pairs: { status: string; video: object | null }[]): CompareResult =>
+    ({ report: { comparisons: [{ summary: { planned: pairs.length, failed: 0, invalid: pairs.filter((p) => p.status === 'invalid').length }, pairs }] } }) as unknown as CompareResult;
+
+  it('a measured pair with an invalid clip is "measured, not judged", a pair with no metrics has nothing to judge it by', () => {
+    const blank = { status: 'invalid', video: { psnr_db: {} } };
+    const refused = { status: 'invalid', video: null };
+    const passed = { status: 'passed', video: {} };
+    expect(gateVerdict(result([blank, passed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('no pair failed a check, but 1 of 2 planned pairs are invalid (1 measured, not judged; --allow-invalid accepts that)');
+    expect(gateVerdict(result([blank, refused, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe(
+      'no pair failed a check, but 3 of 3 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by; --allow-invalid accepts that)',
+    );
+  });
 });

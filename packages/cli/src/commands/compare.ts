@@ -212,7 +212,13 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
   if (failed > 0) return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check` };
   if (invalid > 0 && !options.allowInvalid) {
-    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (nothing measured to judge them by; --allow-invalid accepts that)` };
+    // An invalid pair may still have been measured (an invalid clip: its metrics stay as a diagnosis, never judged).
+    const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
+    const why = [
+      measured > 0 ? `${measured} measured, not judged` : '',
+      invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge them by` : '',
+    ].filter(Boolean).join(', ');
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (${why}; --allow-invalid accepts that)` };
   }
   const allowed = invalid > 0 ? ` (${invalid} invalid pairs allowed by --allow-invalid)` : '';
   return { exit: EXIT.ok, code: null, message: `passed: every measured pair passed every check${allowed}` };

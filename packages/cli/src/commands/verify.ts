@@ -9,6 +9,7 @@
 import { analyseRunClips, checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunClipsAnalysis, type RunMediaCheck, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
+import { decodeTimeoutOption, readDecodeTimeout } from './compare.js';
 import type { Command, OptionSpec } from './types.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
@@ -104,7 +105,9 @@ function clipLines(c: RunClipsAnalysis): string[] {
       lines.push(`            ${inline(s.slot_id)}: not analysed: ${s.failure!.code} ${inline(s.failure!.message)}`);
       continue;
     }
-    lines.push(`            ${inline(s.slot_id)}: ${s.clip.valid ? 'valid' : 'INVALID'}${s.kind === 'warmup' ? ' (warm-up, not counted)' : ''}`);
+    // A null count is not 0: the build did not report the decoder's corrupt flags (docs/metrics.md).
+    const unchecked = s.clip.video.corrupt_frame_count === null || (s.clip.audio !== null && s.clip.audio.corrupt_frame_count === null) ? ' (corrupt frames not checked with this ffmpeg build)' : '';
+    lines.push(`            ${inline(s.slot_id)}: ${s.clip.valid ? 'valid' : 'INVALID'}${unchecked}${s.kind === 'warmup' ? ' (warm-up, not counted)' : ''}`);
     for (const r of s.clip.reasons) lines.push(`              ${r.code} ${inline(r.message)}`);
   }
   return lines;
@@ -145,6 +148,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   const json = Boolean(values.json);
   if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
   const source = positionals[0]!;
+  const timeoutMs = readDecodeTimeout(values);
   const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values), ...(signal ? { signal } : {}) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
@@ -160,13 +164,14 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
     const summary = summarizeRun(verified);
     const failed = verified.records.filter((r) => r.status === 'failed').map((r) => ({ slot_id: r.slot_id, error: r.error ?? '' }));
     // Each ok slot's media against the plan (docs/media.md, "Media against the plan"): warnings, never a refusal.
-    const media = await checkRunMedia(verified, signal ? { signal } : {});
+    const media = await checkRunMedia(verified, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     const { warnings: mediaWarnings, ...mediaCheck } = media;
     const warnings = [...result.warnings, ...mediaWarnings];
     // --clips: every ok slot's clip decoded and analysed on its own; progress on stderr, one line per clip.
     const clips = values.clips
       ? await analyseRunClips(verified, {
           ...(signal ? { signal } : {}),
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
           onProgress: ({ done, total, slot_id }) => io.err(`clips ${done}/${total} ${inline(slot_id)}\n`),
         })
       : null;
@@ -192,7 +197,8 @@ export const verifyCommand: Command = {
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
     provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
-    clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); progress on stderr' },
+    clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); a clip off the plan\'s size or frame count is reported (MEDIA_PLAN_MISMATCH) without being decoded; progress on stderr' },
+    'decode-timeout': { ...decodeTimeoutOption, description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group (DECODE_TIMEOUT for that clip); default 600 for a clip\'s decoders, 120 for the probes' },
     ...limitOptions,
   },
   async run({ positionals, values, io, signal }) {

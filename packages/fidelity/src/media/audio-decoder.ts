@@ -10,10 +10,13 @@
  * The process logs at `repeat+level+warning`, read line by line (decoder-log.ts): each side's
  * corrupt-frame lines for the clip checks (the clip's audio figures are this process's samples, so
  * its flags are counted here, never those of the video process that also decodes the audio for its
- * frame summary); only error-or-worse lines reach the stderr tail, as at `-loglevel error`.
+ * frame summary); only error-or-worse lines reach the stderr tail, as at `-loglevel error`. The
+ * process reads each file through a link of our own naming (input-links.ts), so no file name reaches
+ * its log.
  */
 import { FidelityError } from '../errors.js';
 import { AUDIO_DECODER_LOG_LEVEL, DecoderLog, distinctInputUrls, logsCorruptFrames } from './decoder-log.js';
+import { binaryFromAnywhere, linkInputs } from './input-links.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools } from './probe.js';
 import { ReaderGroup } from './frame-reader.js';
@@ -65,12 +68,13 @@ export interface AudioSide {
 /**
  * The ffmpeg arguments of one process decoding every side's audio stream: side i's samples on
  * fd 3 + i. One process for both files of a pair saves a process start (see video-decoder.ts); the
- * bits are each stream's own, decoded by the same C code.
+ * bits are each stream's own, decoded by the same C code. `urls` are the `-i` names (the decoders
+ * give links of their own, input-links.ts); without them the files' paths.
  */
-export function audioDecodeArgs(sides: readonly Pick<AudioSide, 'file' | 'audio'>[]): string[] {
+export function audioDecodeArgs(sides: readonly Pick<AudioSide, 'file' | 'audio'>[], urls?: readonly string[]): string[] {
   const [nostdin, banner, , , ...perInput] = INPUT_OPTIONS;
   const args: string[] = [nostdin, banner, '-loglevel', AUDIO_DECODER_LOG_LEVEL, ...AUDIO_DECODER_OPTIONS];
-  for (const url of distinctInputUrls(sides.map((s) => s.file))) args.push(...perInput, '-i', url);
+  for (const url of urls ?? distinctInputUrls(sides.map((s) => s.file))) args.push(...perInput, '-i', url);
   sides.forEach((side, i) => args.push('-map', `${i}:${side.audio.index}`, '-c:a', 'pcm_f32le', '-f', 'f32le', `pipe:${3 + i}`));
   return args;
 }
@@ -98,16 +102,24 @@ export async function openAudioDecoders(scope: ProcessScope, tools: ProbeTools, 
   // One group: while one side waits for its next chunk, ffmpeg may be blocked writing the other's (frame-reader.ts).
   const group = new ReaderGroup();
   const labels = sides.map((s) => s.label).join(' and ');
-  const log = new DecoderLog(distinctInputUrls(sides.map((s) => s.file)), { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
+  // Links of our own naming: no file name reaches a line of the log (input-links.ts).
+  const links = await linkInputs(sides.map((s) => s.file));
+  const log = new DecoderLog(links.urls, { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
   const { child, readers } = await spawnRawOutputs(
     scope,
-    tools.ffmpeg,
-    audioDecodeArgs(sides),
+    binaryFromAnywhere(tools.ffmpeg),
+    audioDecodeArgs(sides, links.urls),
     sides.map((side, i) => ({ fd: 3 + i, recordBytes: chunkSamples * side.audio.channels * 4, reader: { capacity: 2, allowPartialLast: true, group, label: `${side.label} audio` } })),
-    { label: `ffmpeg (audio, ${labels})`, timeoutMs: tools.timeoutMs, log },
-  );
+    { label: `ffmpeg (audio, ${labels})`, timeoutMs: tools.timeoutMs, log, cwd: links.dir },
+  ).catch((error: unknown) => {
+    links.remove();
+    throw error;
+  });
+  // Before the scope's close() returns: it awaits the exit after this callback was registered.
+  void child.exited.then(links.remove);
+  const named = sides.map((side, i) => ({ file: links.urls[i]!, label: side.label }));
   let failed: Promise<FidelityError | undefined> | null = null;
-  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the audio of ${labels}`, child, sides, tools.timeoutMs));
+  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the audio of ${labels}`, child, named, tools.timeoutMs));
   return sides.map((side, i): AudioDecoder => {
     const reader = readers[i]!;
     const explain = async (error: unknown): Promise<never> => {

@@ -206,6 +206,7 @@ function checkPairBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): M
   const a = baseline.video;
   const b = candidate.video;
   if (!a || !b) {
+    if (!a && !b) return fail('NO_VIDEO_STREAM', 'Neither side has a video stream', 'both');
     const side = !a ? 'baseline' : 'candidate';
     return fail('NO_VIDEO_STREAM', `The ${side} has no video stream`, side);
   }
@@ -213,6 +214,10 @@ function checkPairBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): M
   if (streams) return streams;
   if (a.width !== b.width || a.height !== b.height) {
     return fail('INCOMPATIBLE_SIZE', `Frame size differs: baseline ${a.width}x${a.height}, candidate ${b.width}x${b.height}`);
+  }
+  if (!a.geometry && !b.geometry) {
+    const what = a.pixFmt === b.pixFmt ? `Both sides are ${a.pixFmt}` : `The baseline is ${a.pixFmt} and the candidate ${b.pixFmt}`;
+    return fail('UNSUPPORTED_PIXEL_FORMAT', `${what}; only 8-bit planar YUV is read without conversion`, 'both');
   }
   for (const [side, v] of [['baseline', a], ['candidate', b]] as const) {
     if (!v.geometry) {

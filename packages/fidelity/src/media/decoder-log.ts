@@ -77,7 +77,8 @@ export interface StreamSizes {
 /**
  * The line reader of one process's stderr. `urls` are its inputs exactly as given to `-i`, in
  * order: they must differ from each other (see {@link distinctInputUrls}), or a corrupt-frame line
- * could not be told apart.
+ * could not be told apart. The decoders give the names of links of their own (input-links.ts): a
+ * url that holds a newline could otherwise print a line of the form read here.
  */
 export class DecoderLog {
   readonly #urls: string[];

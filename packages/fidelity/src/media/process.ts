@@ -49,6 +49,8 @@ export interface SpawnOptions {
    * what the tail keeps, so a process logging at a chattier level keeps the tail it had at `error`.
    */
   log?: StderrLog;
+  /** The child's working directory (default ours): a decoder runs where its inputs' links are (input-links.ts). */
+  cwd?: string;
 }
 
 /** A reader of a child's stderr: each chunk in, the text the stderr tail keeps out. */
@@ -150,7 +152,7 @@ export class ProcessScope {
     let proc: ChildProcess;
     try {
       // A group of its own also keeps a terminal's Ctrl-C from reaching ffmpeg directly: the abort path stops it.
-      proc = spawn(file, args, { stdio, windowsHide: true, detached: GROUPS });
+      proc = spawn(file, args, { stdio, windowsHide: true, detached: GROUPS, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     } catch (error) {
       for (const channel of Object.values(sockets)) channel.ours.destroy();
       throw error;

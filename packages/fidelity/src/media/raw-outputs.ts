@@ -26,7 +26,7 @@ export async function spawnRawOutputs(
   file: string,
   args: string[],
   outputs: RawOutput[],
-  options: { label: string; timeoutMs: number; textPipes?: number[]; log?: StderrLog },
+  options: { label: string; timeoutMs: number; textPipes?: number[]; log?: StderrLog; cwd?: string },
 ): Promise<RawOutputs> {
   const { textPipes = [], ...spawnOptions } = options;
   if (!SOCKET_CHANNELS) {

@@ -23,8 +23,9 @@
  *
  * The process logs at `repeat+level+verbose`, read line by line (decoder-log.ts): each side's
  * corrupt-frame lines and its video stream's frame sizes for the clip checks; only the
- * error-or-worse lines reach the stderr tail, as at `-loglevel error`. A file given for both sides
- * is named `file:PATH` the second time, so that every line names one side.
+ * error-or-worse lines reach the stderr tail, as at `-loglevel error`. The process reads each side
+ * through a link of our own naming (input-links.ts): no file name reaches its log, and a file given
+ * for both sides is two links, so that every line names one side.
  *
  * `-vsync passthrough` keeps every decoded frame exactly once: the rawvideo
  * muxer would otherwise get constant-frame-rate treatment, which duplicates
@@ -39,6 +40,7 @@ import { audioFactsOutput, readAudioFacts, readFrameSummary } from './audio-fact
 import type { AudioFacts, FrameSummary } from './audio-facts.js';
 import { DecoderLog, distinctInputUrls, logsCorruptFrames, VIDEO_DECODER_LOG_LEVEL } from './decoder-log.js';
 import type { StreamSizes } from './decoder-log.js';
+import { binaryFromAnywhere, linkInputs } from './input-links.js';
 import { INPUT_OPTIONS } from './probe.js';
 import type { AudioProbe, ProbeTools, VideoProbe } from './probe.js';
 import type { Child, ProcessScope } from './process.js';
@@ -186,15 +188,16 @@ export const DECODER_THREADS = ['-threads', '1'] as const;
  * side i's planes on fd 3 + i; `rgb24: true` adds ffmpeg's rgb24 on fd 3 + n + i; a side's audio
  * adds its frame summary on fd 3 + 2n + i (and `-copyts`, so that its first timestamp is the file's
  * own; raw outputs carry no timestamps, so nothing else changes). One file: planes on 3, rgb24 on 4,
- * the summary on 5. A file given twice is named `file:PATH` the second time (decoder-log.ts).
+ * the summary on 5. `urls` are the `-i` names (the decoders give links of their own, input-links.ts);
+ * without them the files' paths, a file given twice named `file:PATH` the second time (decoder-log.ts).
  */
-export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video' | 'audio'>[], options: { rgb24?: boolean } = {}): string[] {
+export function videoDecodeArgs(sides: readonly Pick<VideoSide, 'file' | 'video' | 'audio'>[], options: { rgb24?: boolean; urls?: readonly string[] } = {}): string[] {
   const n = sides.length;
   // -copyts is global: it is given when the files have audio (a pair whose sides disagree on audio is refused before decoding).
   const copyts = sides.some((s) => s.audio) ? ['-copyts'] : [];
   const [nostdin, banner, , , ...perInput] = INPUT_OPTIONS;
   const args: string[] = [nostdin, banner, '-loglevel', VIDEO_DECODER_LOG_LEVEL, ...copyts];
-  const urls = distinctInputUrls(sides.map((s) => s.file));
+  const urls = options.urls ?? distinctInputUrls(sides.map((s) => s.file));
   for (const url of urls) args.push(...perInput, ...DECODER_THREADS, '-i', url);
   const out = (i: number, map: string, pixFmt: string, fd: number): string[] => [
     ...['-map', map, '-vsync', 'passthrough', '-c:v', 'rawvideo', '-pix_fmt', pixFmt],
@@ -253,15 +256,24 @@ export async function openVideoDecoders(scope: ProcessScope, tools: ProbeTools, 
   });
   const factsFds = [...sides.flatMap((side, i) => (side.audio ? [videoSideFds(i, n).facts] : [])), ...sides.map((_, i) => videoSideFds(i, n).times)];
   const labels = sides.map((s) => s.label).join(' and ');
-  const log = new DecoderLog(distinctInputUrls(sides.map((s) => s.file)), { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
-  const { child, readers } = await spawnRawOutputs(scope, tools.ffmpeg, videoDecodeArgs(sides, { rgb24: withRgb }), outputs, {
+  // The process reads links of our own naming, so no file name reaches a line of its log (input-links.ts).
+  const links = await linkInputs(sides.map((s) => s.file));
+  const log = new DecoderLog(links.urls, { countCorrupt: logsCorruptFrames(tools.ffmpegVersion) });
+  const { child, readers } = await spawnRawOutputs(scope, binaryFromAnywhere(tools.ffmpeg), videoDecodeArgs(sides, { rgb24: withRgb, urls: links.urls }), outputs, {
     label: `ffmpeg (video, ${labels})`,
     timeoutMs: tools.timeoutMs,
     textPipes: factsFds,
     log,
+    cwd: links.dir,
+  }).catch((error: unknown) => {
+    links.remove();
+    throw error;
   });
+  // Before the scope's close() returns: it awaits the exit after this callback was registered.
+  void child.exited.then(links.remove);
+  const named = sides.map((side, i) => ({ file: links.urls[i]!, label: side.label }));
   let failed: Promise<FidelityError | undefined> | null = null;
-  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the video of ${labels}`, child, sides, tools.timeoutMs));
+  const processFailure = (): Promise<FidelityError | undefined> => (failed ??= inputsExitError(`ffmpeg decoding the video of ${labels}`, child, named, tools.timeoutMs));
 
   return sides.map((side, i): VideoDecoder => {
     const geometry = side.video.geometry!;

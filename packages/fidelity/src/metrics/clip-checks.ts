@@ -48,6 +48,12 @@ export function clipExpectationsOf(plan: {
 
 const EPS = 1e-9;
 
+/**
+ * The cadence tolerance's ceiling, as a share of the nominal frame interval: just under half, so an
+ * interval a whole frame off (a dropped or doubled frame) is never within it, whatever the time base.
+ */
+export const CADENCE_LIMIT_OF_FRAME = 0.5 - 1e-6;
+
 function fmt(x: number, digits = 3): string {
   return Number(x.toFixed(digits)).toString();
 }
@@ -84,7 +90,10 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
   }
   if (e.fps !== undefined && video.min_frame_interval_seconds !== null && video.max_frame_interval_seconds !== null) {
     const nominal = 1 / e.fps;
-    const limit = Math.max(video.time_base_seconds, 0.001 / e.fps) + EPS;
+    // Never half a frame interval or more: with a time base of one frame (1/24 at 24 fps) the rounding
+    // allowance would be a whole frame, and a dropped frame (an interval of two) would pass. A missing
+    // frame is always a cadence defect (stricter than InferenceX's check).
+    const limit = Math.min(Math.max(video.time_base_seconds, 0.001 / e.fps) + EPS, CADENCE_LIMIT_OF_FRAME * nominal);
     const off = Math.max(Math.abs(video.min_frame_interval_seconds - nominal), Math.abs(video.max_frame_interval_seconds - nominal));
     if (off > limit) {
       add('CLIP_CADENCE', `frame intervals run from ${fmt(1000 * video.min_frame_interval_seconds)} to ${fmt(1000 * video.max_frame_interval_seconds)} ms where ${e.fps} fps gives ${fmt(1000 * nominal)} ms`);

@@ -10,7 +10,9 @@ import { FidelityError, isFidelityError } from '../errors.js';
 import { openAudioDecoder } from '../media/audio-decoder.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import { describeFieldMismatches, planFieldMismatches } from '../media/plan-conformance.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
+import type { PlanField } from '../schemas/measurement.js';
 import { probeMedia } from '../media/probe.js';
 import type { ProbeTools } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
@@ -32,9 +34,16 @@ export interface AnalyseClipOptions {
   /** Per child process, milliseconds (default {@link DEFAULT_DECODE_TIMEOUT_MS}). */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone. */
+  /**
+   * The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone.
+   * A clip whose width, height or frame count differs from it is not decoded: its outcome is
+   * `MEDIA_PLAN_MISMATCH`.
+   */
   plan?: MediaPlanSpec;
 }
+
+/** The plan's fields whose excess makes a decode costly: a clip off any of them is reported without being decoded. */
+const DECODE_COST_FIELDS: readonly PlanField[] = ['width', 'height', 'frames'];
 
 /** A clip's analysis, or why the clip could not be decoded (a reason code such as UNDECODABLE). */
 export type ClipOutcome = { ok: true; clip: ClipAnalysis } | { ok: false; failure: { code: string; message: string } };
@@ -57,6 +66,10 @@ export async function analyseClip(file: string, options: AnalyseClipOptions = {}
     const probe = await probeMedia(scope, tools, file, 'clip');
     const video = probe.video;
     if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
+    // A clip off the plan's size or frame count is not decoded (as compare refuses the pair before
+    // decoding): a small file may hold thousands of frames far larger than planned (a decode bomb).
+    const off = options.plan ? planFieldMismatches(probe, options.plan).filter((m) => DECODE_COST_FIELDS.includes(m.field)) : [];
+    if (off.length > 0) return { ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', message: `the clip's media differ from the plan: ${describeFieldMismatches(off)}; not decoded` } };
     const geometry = video.geometry;
     if (!geometry) return { ok: false, failure: { code: 'UNSUPPORTED_PIXEL_FORMAT', message: `${video.pixFmt} is not read without conversion` } };
     const rgb = rgbConversionFor(video.pixFmt, video.height);

@@ -45,7 +45,7 @@ import { observeClipAudio } from './observe-clip-audio.js';
 import { observeAudioHead } from './observe-stills.js';
 import { autoSsimAside, autoVideoThreads, checkArguments, DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
 import { computesInferencex, inferencexOf, refused } from './pair-inferencex.js';
-import { bothSides, blame, endedEarly, firstFailureWins, pairFailure, SideFailure } from './side-failure.js';
+import { bothSides, blame, endedEarly, firstFailureWins, onBoth, pairFailure, SideFailure } from './side-failure.js';
 
 function aborted(): MeasureOutcome {
   return { ok: false, failure: { code: 'ABORTED', message: 'The measurement was cancelled' } };
@@ -266,9 +266,9 @@ async function measurePairWith(baseline: string, candidate: string, options: Mea
   };
   const scope = new ProcessScope(options.signal);
   try {
-    // The same bytes probe the same: once, the baseline's (whose failure is the one reported when both fail).
+    // The same bytes probe the same: once, and its failure is both sides'.
     const probes: [MediaProbe, MediaProbe] = sameMedia
-      ? await blame('baseline', probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
+      ? await onBoth(probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
       : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
     scope.throwIfAborted();
     return await measureProbed({ scope, tools, probes, options, ...run });

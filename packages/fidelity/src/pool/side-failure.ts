@@ -26,6 +26,10 @@ export class SideFailure extends FidelityError {
 /** Both sides settle before one error is chosen, baseline first, so the reason does not depend on timing. */
 export async function bothSides<T>(a: Promise<T>, b: Promise<T>): Promise<[T, T]> {
   const [x, y] = await Promise.allSettled([a, b]);
+  // Each side failed the same way on its own (no video stream on either): the failure is both sides'.
+  if (x.status === 'rejected' && y.status === 'rejected' && x.reason instanceof SideFailure && y.reason instanceof SideFailure && x.reason.side === 'baseline' && y.reason.side === 'candidate' && x.reason.code === y.reason.code) {
+    throw new SideFailure(x.reason.code, `${x.reason.message}; ${y.reason.message}`, 'both', x.reason);
+  }
   if (x.status === 'rejected') throw x.reason;
   if (y.status === 'rejected') throw y.reason;
   return [x.value, y.value];
