@@ -1,13 +1,38 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files whose tests time signals, deadlines or a cluster, or drive a browser: they run one at a
+ * time, beside the rest, so that no other file's ffmpeg processes stretch the deadlines they test.
+ */
+const SERIAL = [
+  'packages/cli/test/signals.test.ts',
+  'packages/fidelity/test/compare-cancel.test.ts',
+  'packages/fidelity/test/provider/fetch.test.ts',
+  'packages/fidelity/test/media/process.test.ts',
+  'test/browser/*.test.ts',
+  'test/e2e/slurm.test.ts',
+  'test/e2e/pack.test.ts',
+  'test/e2e/demo.test.ts',
+];
+
+/** `FIDELITY_TEST_TIMES=FILE npm test` also writes vitest's JSON report there, for scripts/test-times.mjs. */
+const times = process.env.FIDELITY_TEST_TIMES;
+
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
-    // ffmpeg, worker pools and the browser already use both cores; parallel files would only thrash.
-    fileParallelism: false,
     pool: 'forks',
-    reporters: ['default'],
+    reporters: times ? ['default', ['json', { outputFile: times }]] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: SERIAL, maxWorkers: 2 },
+      },
+      {
+        extends: true,
+        test: { name: 'serial', include: SERIAL, fileParallelism: false },
+      },
+    ],
   },
 });
