@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg } from '../../fidelity/src/media/ffmpeg.js';
-import type { Io } from '../src/io.js';
+import { capture } from './capture.js';
 import { main } from '../src/main.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,11 +24,9 @@ const BOMB = 'measurement-r000-c000';
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (t) => void (out += t), err: (t) => void (err += t), errIsTty: false };
+  const io = capture();
   const code = await main(args, io);
-  return { code, out, err };
+  return { code, out: io.stdout(), err: io.stderr() };
 }
 
 beforeAll(async () => {
