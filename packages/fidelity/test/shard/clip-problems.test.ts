@@ -23,8 +23,8 @@ const BUILD = { countsCorrupt: false };
 const measurement = (clips: PairMeasurement['clips']): PairMeasurement => ({ video: { frames: 12 } as PairMeasurement['video'], clips });
 
 describe('clipProblems', () => {
-  const good = judgeClip(video(0.01, 0), null, { fps: 12 }, BUILD);
-  const black = judgeClip(video(0, 1), null, { fps: 12 }, BUILD);
+  const good = judgeClip(video(0.01, 0), null, { fps: 12 });
+  const black = judgeClip(video(0, 1), null, { fps: 12 });
 
   it('accepts clips whose verdicts follow from their figures', () => {
     expect(clipProblems(measurement({ baseline: good, candidate: black }), { fps: 12 }, BUILD)).toEqual([]);
