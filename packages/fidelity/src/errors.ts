@@ -322,7 +322,7 @@ export const REASONS = {
   PARTIAL_SHARD_COUNT_MISMATCH: { meaning: 'the partials split the pairs into different shard counts N', doc: DOC.scaleOut },
   PARTIAL_PAIRS_MISMATCH: { meaning: 'a partial does not hold exactly the pairs of its shard index, as these runs number them', doc: DOC.scaleOut },
   PARTIAL_PAIR_DUPLICATE: { meaning: 'two partials hold the same pair', doc: DOC.scaleOut },
-  PARTIAL_MEASUREMENT_INVALID: { meaning: 'a partial\'s measurement contradicts itself (a figure out of range, a per-frame series of the wrong length, an aggregate its series does not give) or its frames.csv', doc: DOC.scaleOut },
+  PARTIAL_MEASUREMENT_INVALID: { meaning: 'a partial\'s measurement contradicts itself (a figure out of range, a per-frame series of the wrong length, an aggregate its series does not give, a clip analysis missing or at odds with itself, the build, its pair or the same file in another pair) or its frames.csv', doc: DOC.scaleOut },
   PARTIAL_MEASUREMENT_MISMATCH: { meaning: 'a partial\'s measurement differs from what merge found itself: its probe of the media, or its own measurement of the pair (--remeasure)', doc: DOC.scaleOut },
   SHARD_DUPLICATE: { meaning: 'the same shard index is given by more than one partial', doc: DOC.scaleOut },
   SHARD_MISSING: { meaning: 'a shard index has no partial (the message gives the Slurm --array= of those to rerun)', doc: DOC.scaleOut },

@@ -115,6 +115,36 @@ function collect(stream: Readable): Promise<Buffer> {
   });
 }
 
+/** What {@link recordOf} read: record `index` (null when the pipe ended before it), each record's size and the bytes read in all. */
+interface PipeRecord {
+  record: Uint8Array | null;
+  size: number;
+  total: number;
+}
+
+/**
+ * Record `index` of a pipe of fixed-size records (`size` bytes each), holding only that one: the
+ * records before it are counted and dropped as they pass. Settles as {@link collect} does.
+ */
+function recordOf(stream: Readable, size: number, index: number): Promise<PipeRecord> {
+  return new Promise((resolve, reject) => {
+    const start = index * size;
+    const record = new Uint8Array(size);
+    let total = 0;
+    stream.on('data', (chunk: Buffer) => {
+      // The part of this chunk that falls within [start, start + size), copied to its place.
+      const from = Math.max(start - total, 0);
+      const to = Math.min(start + size - total, chunk.length);
+      if (from < to) record.set(chunk.subarray(from, to), total + from - start);
+      total += chunk.length;
+    });
+    const done = (): void => resolve({ record: total >= start + size ? record : null, size, total });
+    stream.on('error', reject);
+    stream.on('end', done);
+    stream.on('close', done);
+  });
+}
+
 /** The first video stream's pixel format, as ffprobe names it (the decoder's output format). */
 async function pixelFormatOf(scope: ProcessScope, ffprobe: string, file: string, timeoutMs: number): Promise<string> {
   const label = 'ffprobe pixel format';
@@ -133,6 +163,16 @@ async function pixelFormatOf(scope: ProcessScope, ffprobe: string, file: string,
  * own filter; the still's rgb24 then comes from {@link stillOf}, as for a
  * captured frame. The caller passes the size the measurement saw, so a
  * mismatch is caught instead of silently mis-striding the planes.
+ *
+ * The frame is counted as the measuring decode counts it: the first
+ * `index + 1` records of the decoder's own outputs, the last one kept. Not a
+ * `select=eq(n,index)` filter: ffmpeg rebuilds a filter graph when the frame
+ * size changes mid-stream, and its frame counter starts again at 0, so the
+ * frames after the change would be numbered anew (and a frame past it never
+ * found). The decoder's outputs, like the measuring decoder's, keep the first
+ * frame's size across such a change (ffmpeg scales to it), so the record is
+ * the frame the metrics measured. The frames before it are decoded either way
+ * (a select filter decodes them too); only their bytes cross the pipe.
  */
 export async function extractFrame(
   file: string,
@@ -160,27 +200,30 @@ export async function extractFrame(
     const geometry = planeGeometry(pixFmt, width, height);
     if (!geometry) throw new FidelityError('MEDIA_EXTRACT_FAILED', `Could not extract frame ${index}: ${pixFmt || 'its pixel format'} is not read without conversion`);
     const byFfmpeg = rgbConversionFor(pixFmt, height).by === 'ffmpeg';
-    // The decoder's input options and passthrough timing (video-decoder.ts), one selected frame; the
-    // planes in the stream's own format (no conversion), ffmpeg's rgb24 only where the metrics use it.
-    const select = `[0:v:0]select=eq(n\\,${index})`;
-    const graph = byFfmpeg ? `${select},split=2[planes][torgb];[torgb]${rgb24Filter(pixFmt)}[rgb]` : `${select}[planes]`;
-    const out = (map: string, fmt: string, fd: number): string[] => ['-map', map, '-frames:v', '1', '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', fmt, `pipe:${fd}`];
-    const args = [...INPUT_OPTIONS, ...DECODER_THREADS, '-i', file, '-filter_complex', graph, ...out('[planes]', pixFmt, 1), ...(byFfmpeg ? out('[rgb]', 'rgb24', 3) : [])];
+    // The measuring decoder's input options, outputs and passthrough timing (video-decoder.ts): the
+    // planes in the stream's own format (no conversion), ffmpeg's rgb24 only where the metrics use it,
+    // both cut after frame `index`; no filter counts frames (see above).
+    const graph = byFfmpeg ? ['-filter_complex', `[0:v:0]split=2[planes][torgb];[torgb]${rgb24Filter(pixFmt)}[rgb]`] : [];
+    const out = (map: string, fmt: string, fd: number): string[] => ['-map', map, '-frames:v', String(index + 1), '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', fmt, `pipe:${fd}`];
+    const args = [...INPUT_OPTIONS, ...DECODER_THREADS, '-i', file, ...graph, ...out(byFfmpeg ? '[planes]' : '0:v:0', pixFmt, 1), ...(byFfmpeg ? out('[rgb]', 'rgb24', 3) : [])];
     const child = scope.spawn(tools.ffmpeg.path, args, { label, pipes: byFfmpeg ? [1, 3] : [1], timeoutMs });
-    const [planes, rgb, exit] = await Promise.all([collect(child.pipe(1)), byFfmpeg ? collect(child.pipe(3)) : Promise.resolve(null), child.exited]);
+    const [planes, rgb, exit] = await Promise.all([
+      recordOf(child.pipe(1), geometry.yuvBytes, index),
+      byFfmpeg ? recordOf(child.pipe(3), geometry.rgbBytes, index) : Promise.resolve(null),
+      child.exited,
+    ]);
     const failed = exitError(label, exit, timeoutMs);
     if (failed) throw failure(failed);
-    if (planes.length === 0 && (rgb?.length ?? 0) === 0) {
-      throw new FidelityError('FRAME_NOT_FOUND', `The stream has no frame ${index}`);
-    }
-    if (planes.length !== geometry.yuvBytes || (rgb !== null && rgb.length !== geometry.rgbBytes)) {
+    const misfit = (r: PipeRecord): boolean => r.total % r.size !== 0;
+    if (misfit(planes) || (rgb !== null && misfit(rgb))) {
       throw new FidelityError(
         'MEDIA_EXTRACT_FAILED',
-        `Frame ${index} is not ${width}x${height} ${pixFmt}: got ${planes.length} plane bytes${rgb ? ` and ${rgb.length} rgb24 bytes` : ''}`,
+        `Frame ${index} is not ${width}x${height} ${pixFmt}: got ${planes.total} plane bytes${rgb ? ` and ${rgb.total} rgb24 bytes` : ''} for ${index + 1} frames`,
       );
     }
+    if (!planes.record || (rgb !== null && !rgb.record)) throw new FidelityError('FRAME_NOT_FOUND', `The stream has no frame ${index}`);
     const { chromaWidth, chromaHeight } = geometry;
-    return stillOf({ pixFmt, width, height, chromaWidth, chromaHeight, planes: new Uint8Array(planes), rgb: rgb ? new Uint8Array(rgb) : null });
+    return stillOf({ pixFmt, width, height, chromaWidth, chromaHeight, planes: planes.record, rgb: rgb?.record ?? null });
   } finally {
     await scope.close();
   }

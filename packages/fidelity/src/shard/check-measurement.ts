@@ -12,6 +12,7 @@
  * names the partial and the pair.
  */
 import { judgeClip } from '../metrics/clip-checks.js';
+import { clipAnalysisProblems, type ClipContext } from './check-clips.js';
 import type { ClipExpectations } from '../metrics/clip-checks.js';
 import { worstRmsRatio } from '../metrics/audio.js';
 import { inferencexTemplate } from '../metrics/inferencex.js';
@@ -272,16 +273,20 @@ export function factProblems(outcome: MeasureOutcome, facts: PairFacts): string[
 }
 
 /**
- * Where a measurement's clip analyses contradict themselves (docs/scale-out.md): each clip's frame
+ * Where a measurement's clip analyses contradict themselves (docs/scale-out.md): a measured pair
+ * has them; each agrees with itself, the merging build and its pair (check-clips.ts); each clip's frame
  * count must be the pair's, and its reasons, `valid` and `unconditional_valid` must be what the
  * clip checks give for its own figures under the plan's expectations, re-derived here as merge
  * re-derives every aggregate from its series. A partial cannot call a black clip valid.
  */
-export function clipProblems(m: PairMeasurement, expectations: ClipExpectations): string[] {
+export function clipProblems(m: PairMeasurement, expectations: ClipExpectations, build: Pick<ClipContext, 'countsCorrupt'>): string[] {
   const out: string[] = [];
-  if (!m.clips) return out;
+  // Measuring analyses both clips of every pair it measures: without them the pair's verdict would skip the clip checks.
+  if (!m.clips) return ['clips is missing, though the pair was measured'];
+  const context: ClipContext = { ...build, pairAudio: m.audio };
   for (const side of ['baseline', 'candidate'] as const) {
     const clip = m.clips[side];
+    out.push(...clipAnalysisProblems(`clips.${side}`, clip, context));
     if (clip.video.frame_count !== m.video.frames) out.push(`clips.${side}.video.frame_count is ${clip.video.frame_count}, but the pair has ${m.video.frames} frames`);
     const derived = judgeClip(clip.video, clip.audio, expectations);
     const got = JSON.stringify({ valid: clip.valid, unconditional_valid: clip.unconditional_valid, reasons: clip.reasons });

@@ -51,6 +51,8 @@ import { resolveGeneratedAt } from '../time.js';
 import { TOOL_VERSION } from '../version.js';
 import { clipProblems, factProblems, failureProblem, measurementProblems } from './check-measurement.js';
 import { clipExpectationsOf } from '../metrics/clip-checks.js';
+import { logsCorruptFrames } from '../media/decoder-log.js';
+import { analysisOf, firstDifference } from './check-clips.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
 import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec } from './remeasure.js';
 import { shardIndices, slurmArrayExpression } from './spec.js';
@@ -272,16 +274,23 @@ function where(p: LoadedPartial, index: number, id: string): string {
 
 /**
  * What merge checks in each pair without the media: the measurement agrees
- * with itself and its metric set (PARTIAL_MEASUREMENT_INVALID), frames.csv
+ * with itself and its metric set, its clip analyses with themselves, merge's
+ * build and the pair, and each sealed file's analysis with the same bytes'
+ * analysis in every other pair (PARTIAL_MEASUREMENT_INVALID), frames.csv
  * is the one compare would write from it (PARTIAL_MEASUREMENT_INVALID), and
  * every file's bytes are the kind its name says (PARTIAL_PAIRS_MISMATCH).
  */
-async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[]): Promise<Problem[]> {
+async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedPartial[], decoder: DecoderIdentity): Promise<Problem[]> {
   const problems: Problem[] = [];
   const expectations = clipExpectationsOf(plan.baseline.plan);
+  // The partials' decoder is merge's own (checked before): a count is null exactly where that build cannot report it.
+  const build = { countsCorrupt: logsCorruptFrames(decoder.ffmpeg_version) };
+  // The first analysis seen of each sealed file, and where: every other pair using those bytes must carry the same.
+  const firstOf = new Map<string, { where: string; analysis: unknown }>();
   for (const p of partials) {
     for (const pair of p.doc.pairs) {
-      const at = where(p, pair.index, plan.pairs[pair.index]!.id);
+      const ref = plan.pairs[pair.index]!;
+      const at = where(p, pair.index, ref.id);
       const invalid = (message: string): void => void problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${message}` });
       const outcome = pair.outcome;
       if (outcome && !outcome.ok) {
@@ -289,7 +298,20 @@ async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedP
         if (why) invalid(why);
       }
       if (outcome?.ok) for (const why of measurementProblems(outcome.measurement, p.doc.metrics)) invalid(why);
-      if (outcome?.ok) for (const why of clipProblems(outcome.measurement, expectations)) invalid(why);
+      if (outcome?.ok) for (const why of clipProblems(outcome.measurement, expectations, build)) invalid(why);
+      const clips = outcome?.ok ? outcome.measurement.clips : undefined;
+      const sealed = { baseline: ref.pair.baseline.media?.sha256, candidate: ref.pair.candidate.media?.sha256 };
+      for (const side of ['baseline', 'candidate'] as const) {
+        const sha = sealed[side];
+        if (!clips || !sha) continue;
+        const analysis = analysisOf(clips[side]);
+        const first = firstOf.get(sha);
+        if (!first) firstOf.set(sha, { where: `${at} clips.${side}`, analysis });
+        else {
+          const field = firstDifference(first.analysis, analysis);
+          if (field !== null) invalid(`clips.${side}.${field} differs from the analysis of the same sealed bytes (sha256 ${shortSha(sha)}) in ${first.where}`);
+        }
+      }
       for (const [key, file] of Object.entries(pair.files)) {
         const bytes = await readFile(path.join(p.dir, ...file.split('/')));
         const kind = bundleFileKind(file);
@@ -467,7 +489,7 @@ async function mergeClaimed(
     const noise = options.calibration
       ? judgeNoise(parseCalibration(options.calibration, 'options.calibration'), checkAlpha(options.alpha ?? DEFAULT_ALPHA), { decoderSha256: decoder.sha256, baseline: plan.baseline })
       : null;
-    const evidence = await evidenceProblems(plan, partials);
+    const evidence = await evidenceProblems(plan, partials, decoder);
     if (evidence.length) refuse(evidence, 'nothing was merged');
     const facts = await mediaFactProblems(plan, partials, options);
     if (facts.length) refuse(facts, 'nothing was merged');

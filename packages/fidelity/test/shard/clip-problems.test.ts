@@ -17,6 +17,9 @@ const video = (mae: number, black: number): ClipVideo => ({
   blank_runs: black === 1 ? [[0, 11]] : [], frozen_runs: mae === 0 ? [[0, 11]] : [],
 });
 
+/** A build that cannot report corrupt frames: the clips below leave the count null. */
+const BUILD = { countsCorrupt: false };
+
 const measurement = (clips: PairMeasurement['clips']): PairMeasurement => ({ video: { frames: 12 } as PairMeasurement['video'], clips });
 
 describe('clipProblems', () => {
@@ -24,21 +27,21 @@ describe('clipProblems', () => {
   const black = judgeClip(video(0, 1), null, { fps: 12 });
 
   it('accepts clips whose verdicts follow from their figures', () => {
-    expect(clipProblems(measurement({ baseline: good, candidate: black }), { fps: 12 })).toEqual([]);
+    expect(clipProblems(measurement({ baseline: good, candidate: black }), { fps: 12 }, BUILD)).toEqual([]);
   });
 
   it('refuses a black, still clip called valid, naming the side', () => {
     const forged = { ...black, valid: true, reasons: [] };
-    const problems = clipProblems(measurement({ baseline: good, candidate: forged }), { fps: 12 });
+    const problems = clipProblems(measurement({ baseline: good, candidate: forged }), { fps: 12 }, BUILD);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^clips\.candidate says .*CLIP_NO_MOTION/);
   });
 
   it('judges under the plan: an opt-out the plan does not state is not taken', () => {
-    expect(clipProblems(measurement({ baseline: judgeClip(video(0, 0), null, { requires_motion: false }), candidate: good }), { fps: 12 })).toHaveLength(1);
+    expect(clipProblems(measurement({ baseline: judgeClip(video(0, 0), null, { requires_motion: false }), candidate: good }), { fps: 12 }, BUILD)).toHaveLength(1);
   });
 
   it('refuses a clip analysis of another frame count', () => {
-    expect(clipProblems(measurement({ baseline: { ...good, video: { ...good.video, frame_count: 10 } }, candidate: good }), { fps: 12 })[0]).toMatch(/frame_count is 10/);
+    expect(clipProblems(measurement({ baseline: { ...good, video: { ...good.video, frame_count: 10 } }, candidate: good }), { fps: 12 }, BUILD)[0]).toMatch(/frame_count is 10/);
   });
 });
