@@ -129,12 +129,17 @@ function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 
   };
 }
 
-export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly ClipAnalysis[]): RunReport {
+/**
+ * A run's report. `clips`: the clip of each of its completed measurement requests, its analysis or
+ * null where the file could not be decoded (not analysed, and not valid); absent when none was looked at.
+ */
+export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly (ClipAnalysis | null)[]): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
   const ok = measurement.filter((r) => r.status === 'ok').length;
-  const counts = clips ? clipCounts(clips) : null;
-  // Power and accounting count valid clips only once every ok record's clip was analysed; else ok records, and the report says which.
-  const validClips = counts && counts.analysed === ok ? counts.valid : undefined;
+  const counts = clips ? clipCounts(clips.filter((c): c is ClipAnalysis => c !== null)) : null;
+  // Power and accounting count valid clips once every ok record's clip was looked at (an undecodable
+  // one is not valid); else ok records, and the report says which.
+  const validClips = counts && clips!.length === ok ? counts.valid : undefined;
   return {
     role,
     ...reportCi(describeCi(run.ci)),

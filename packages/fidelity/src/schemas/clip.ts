@@ -132,6 +132,28 @@ export const ClipAnalysis = z.object({
 });
 export type ClipAnalysis = z.infer<typeof ClipAnalysis>;
 
+/**
+ * One clip analysed on its own (pool/analyse-clip.ts): its analysis, or why it could not be decoded
+ * (a reason code such as UNDECODABLE or MEDIA_PLAN_MISMATCH, and a message).
+ */
+export const ClipOutcome = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), clip: ClipAnalysis }),
+  z.object({ ok: z.literal(false), failure: z.object({ code: z.string(), message: z.string() }) }),
+]);
+export type ClipOutcome = z.infer<typeof ClipOutcome>;
+
+/**
+ * A clip that none of a command's measured pairs analysed (its partner failed, the pair was refused,
+ * it has no partner), analysed on its own (docs/metrics.md, "Clip validity"); by its sealed SHA-256,
+ * since an analysis depends only on the file's bytes and the plan. A shard's partial.json lists them
+ * (`clips`, docs/scale-out.md).
+ */
+export const AnalysedClip = z.object({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  outcome: ClipOutcome,
+});
+export type AnalysedClip = z.infer<typeof AnalysedClip>;
+
 /** Both clips of a pair. */
 export const PairClips = z.object({ baseline: ClipAnalysis, candidate: ClipAnalysis });
 export type PairClips = z.infer<typeof PairClips>;
