@@ -58,10 +58,11 @@ export function judgePair(outcome: MeasureOutcome | null, policy: Policy): PairV
 
 /**
  * A run's clips for runs[].clips: every completed measurement request's sealed media, in slot order,
- * with its analysis, or `null` where the file could not be decoded; undefined when the run has no
- * completed request with media (runs[].clips is absent then).
+ * with its analysis, or its failure's code where it could not be analysed (undecodable, off the plan),
+ * or null where no analysis was made; undefined when the run has no completed request with media
+ * (runs[].clips is absent then).
  */
-function runClips(run: VerifiedRun, bySha: ReadonlyMap<string, ClipAnalysis>): (ClipAnalysis | null)[] | undefined {
+function runClips(run: VerifiedRun, bySha: ReadonlyMap<string, ClipAnalysis | string>): (ClipAnalysis | string | null)[] | undefined {
   const slots = run.records
     .filter((r) => r.kind === 'measurement' && r.status === 'ok' && run.media.has(r.slot_id))
     .map((r) => r.slot_id)
@@ -93,12 +94,12 @@ export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, se
     );
   });
   // Every clip's analysis by its file's SHA-256 (an analysis depends only on the bytes and the plan):
-  // the pairs' and the ones made on their own. A clip that could not be decoded on its own is not analysed.
-  const bySha = new Map<string, ClipAnalysis>();
+  // the pairs' and the ones made on their own; for a clip that could not be analysed, its failure's code.
+  const bySha = new Map<string, ClipAnalysis | string>();
   for (const cmp of comparisons) {
     for (const pair of cmp.pairs) for (const clip of pair.clips ? [pair.clips.baseline, pair.clips.candidate] : []) if (clip.sha256 && !bySha.has(clip.sha256)) bySha.set(clip.sha256, clip);
   }
-  for (const c of measured.clips) if (c.outcome.ok && !bySha.has(c.sha256)) bySha.set(c.sha256, { sha256: c.sha256, ...c.outcome.clip });
+  for (const c of measured.clips) if (!bySha.has(c.sha256)) bySha.set(c.sha256, c.outcome.ok ? { sha256: c.sha256, ...c.outcome.clip } : c.outcome.failure.code);
   // Pairs that went through measuring: pairing refused the others, so nobody measured them.
   const measuredPairs = plan.pairs.filter((r) => r.measurable).length;
   const here = settings.measuredHere ?? measuredPairs;

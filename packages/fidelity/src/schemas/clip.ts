@@ -132,6 +132,13 @@ export const ClipAnalysis = z.object({
 });
 export type ClipAnalysis = z.infer<typeof ClipAnalysis>;
 
+/** Counts by code in the order the clip catalogue declares its codes (ClipCode), other codes after them in alphabetical order. */
+export function byClipOrder(counts: Readonly<Record<string, number>>): Record<string, number> {
+  const order = ClipCode.options as readonly string[];
+  const rank = (code: string): number => (order.includes(code) ? order.indexOf(code) : order.length);
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
  * One clip analysed on its own (pool/analyse-clip.ts): its analysis, or why it could not be decoded
  * (a reason code such as UNDECODABLE or MEDIA_PLAN_MISMATCH, and a message).
