@@ -33,7 +33,7 @@ export { ssimFfmpegPlane, ssimFfmpegAll } from './metrics/ssim-ffmpeg.js';
 export { ssimRgb7 } from './metrics/ssim-rgb7.js';
 export { psnrY } from './metrics/psnr.js';
 export { summarizeSsim, summarizePsnr, percentileLinear, harmonicMean } from './metrics/series.js';
-export { VideoMetrics, AudioMetrics, AudioChannelMetrics, LagEstimateReason, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange, PlanField, FieldMismatch, PlanMismatch, InferencexFigures, InferencexMetrics } from './schemas/measurement.js';
+export { VideoMetrics, AudioMetrics, AudioChannelMetrics, LagEstimateReason, SsimSeries, PsnrSeries, PairMeasurement, MeasureOutcome, MeasureFailure, RgbConverter, RgbMatrix, RgbRange, PlanField, FieldMismatch, PlanMismatch, InferencexFigures, InferencexMetrics, InferencexTemplate } from './schemas/measurement.js';
 export { FPS_SLACK, PLAN_FIELDS, planFpsText } from './media/plan-conformance.js';
 export type { MediaPlanSpec } from './media/plan-conformance.js';
 export { checkRunMedia } from './archive/run-media.js';

@@ -54,8 +54,7 @@ describe("InferenceX's figures from the sums", () => {
   it('gives null PSNR and video_identical for identical video, and leaves the audio as the template without audio', () => {
     const { metrics: m } = inferencexFigures({ ...video, mae: 0, psnrDb: null }, null);
     expect(m).toMatchObject({ video_psnr_db: null, video_identical: true, video_mae: 0, video_sample_coverage_fraction: 1 });
-    const t = inferencexTemplate();
-    for (const k of Object.keys(t).filter((k) => k.startsWith('audio_'))) expect((m as Record<string, unknown>)[k], k).toEqual((t as Record<string, unknown>)[k]);
+    expect(m).toMatchObject({ audio_channel_count: 0, audio_waveform_mae: null, audio_waveform_mae_channels: [], audio_identical: null, audio_spectral_windows: 0, audio_newly_silent_channels: [] });
   });
 
   it('refuses with the template when either clip fails an unconditional check; conditional codes do not count', () => {
@@ -64,6 +63,24 @@ describe("InferenceX's figures from the sums", () => {
     expect(withClipValidity(f, { baseline: true, candidate: false })).toEqual(inferencexRefused());
     expect(inferencexRefused()).toEqual({ compatible: false, metrics: inferencexTemplate() });
     expect(InferencexFigures.parse(inferencexRefused()).metrics.video_total_frames).toBe(0);
+    // InferenceX's template exactly (spec 1.3): its 13 keys with its values, nothing more.
+    expect(inferencexTemplate()).toStrictEqual({
+      video_mae: null,
+      video_psnr_db: null,
+      video_compared_frames: 0,
+      video_total_frames: 0,
+      video_sample_coverage_fraction: 0,
+      audio_waveform_mae: null,
+      audio_waveform_mae_channels: [],
+      audio_waveform_rmse_channels: [],
+      audio_rms_ratio: null,
+      audio_rms_ratio_channels: [],
+      audio_spectral_cosine: null,
+      audio_spectral_cosine_channels: [],
+      audio_newly_silent_channels: [],
+    });
+    // A refused pair with any other key is not InferenceX's answer: the schema refuses it.
+    expect(InferencexFigures.safeParse({ compatible: false, metrics: { ...inferencexTemplate(), audio_identical: null } }).success).toBe(false);
     const clip = (...codes: ClipCode[]) => ({ reasons: codes.map((code) => ({ code, message: '' })) });
     expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_SILENT'))).toBe(true);
     expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_AUDIO_GAP'))).toBe(false);
