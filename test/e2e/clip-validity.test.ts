@@ -63,7 +63,7 @@ live('the four broken clips of the issue, through the CLI', () => {
 
   it('each broken pair is invalid with its clip code, both clips invalid, never passed', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    const expected = { 'measurement-r000-c000': ['CLIP_NO_MOTION', 'CLIP_BLANK'], 'measurement-r000-c001': ['CLIP_NO_MOTION'], 'measurement-r000-c002': ['CLIP_SILENT'], 'measurement-r000-c003': ['CLIP_AUDIO_GAP'] };
+    const expected = { 'measurement-r000-c000': ['CLIP_BLANK', 'CLIP_NO_MOTION'], 'measurement-r000-c001': ['CLIP_NO_MOTION'], 'measurement-r000-c002': ['CLIP_SILENT'], 'measurement-r000-c003': ['CLIP_AUDIO_GAP'] };
     for (const [slot, codes] of Object.entries(expected)) {
       const p = pair(slot);
       expect(p.status, slot).toBe('invalid');

@@ -87,7 +87,12 @@ export type ClipAudio = z.infer<typeof ClipAudio>;
 
 /**
  * The clip reason codes (docs/reason-codes.md, "Clip validity"), in the order a clip's reasons are
- * listed. The first five are InferenceX's unconditional checks: see {@link UNCONDITIONAL_CLIP_CODES}.
+ * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): declared here
+ * once, root cause first. The first five are InferenceX's unconditional checks (see
+ * {@link UNCONDITIONAL_CLIP_CODES}): a broken stream explains everything after it. Then what the
+ * picture is before what it does: a black or white picture (`CLIP_BLANK`) and held frames
+ * (`CLIP_FROZEN`) are why it does not move (`CLIP_NO_MOTION`), so they come first; then the sound
+ * (`CLIP_SILENT`), then the clip's length and the audio against the video.
  */
 export const ClipCode = z.enum([
   'CLIP_TIMESTAMPS',
@@ -96,10 +101,10 @@ export const ClipCode = z.enum([
   'CLIP_AUDIO_EMPTY',
   'CLIP_AUDIO_GAP',
   'CLIP_CADENCE',
-  'CLIP_NO_MOTION',
-  'CLIP_SILENT',
   'CLIP_BLANK',
   'CLIP_FROZEN',
+  'CLIP_NO_MOTION',
+  'CLIP_SILENT',
   'CLIP_DURATION',
   'CLIP_AV_SKEW',
 ]);
