@@ -264,7 +264,9 @@ export type InferencexTemplate = z.infer<typeof InferencexTemplate>;
  */
 export const InferencexFigures = z.discriminatedUnion('compatible', [
   z.object({ compatible: z.literal(true), metrics: InferencexMetrics }),
-  z.object({ compatible: z.literal(false), metrics: InferencexTemplate }),
+  // The template; a report written before version 1.3 carried every key of an accepted pair here
+  // (nulls, zero counts, a null coverage), which is still read. What this library writes is the template.
+  z.object({ compatible: z.literal(false), metrics: z.union([InferencexTemplate, InferencexMetrics]) }),
 ]);
 export type InferencexFigures = z.infer<typeof InferencexFigures>;
 
