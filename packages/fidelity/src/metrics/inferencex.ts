@@ -142,7 +142,7 @@ const clampCosine = (c: number): number => (c < 0 ? 0 : c > 1 ? 1 : c);
  * neither file has audio. `compatible` is true here: refusals are decided by the caller (the
  * probes' facts, and {@link withClipValidity} for the clips).
  */
-export function inferencexFigures(video: InferencexVideoInput, audio: InferencexAudioInput | null): InferencexFigures {
+export function inferencexFigures(video: InferencexVideoInput, audio: InferencexAudioInput | null): Extract<InferencexFigures, { compatible: true }> {
   const metrics = unfilled();
   metrics.video_mae = video.mae;
   metrics.video_psnr_db = video.psnrDb;

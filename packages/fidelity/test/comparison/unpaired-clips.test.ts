@@ -49,7 +49,7 @@ describe('every completed clip analysed', () => {
     const b200 = report.runs.find((r) => r.hardware.gpu_model === 'B200')!;
     // c007 could not be analysed (off the plan): invalid under its code; c008 (no partner measured) is valid.
     expect(b200.clips).toEqual({ analysed: 9, valid: 8, invalid_by_code: { MEDIA_PLAN_MISMATCH: 1 } });
-    expect(b200.accounting.valid_clips).toBe(8);
+    expect(b200.accounting!.valid_clips).toBe(8);
   });
 
   it("the pool's analysis of a clip on its own is analyseClip's, and a refused pair's clips are analysed that way", async () => {

@@ -27,13 +27,19 @@ function sumsOf(a: Float32Array[], b: Float32Array[]) {
 
 const video = { mae: 0.01, psnrDb: 40, frames: 12, maxAlignmentDeltaSeconds: 0 };
 
+/** An accepted pair's figures (the schema's `compatible: true` side). */
+function accepted(f: InferencexFigures): Extract<InferencexFigures, { compatible: true }> {
+  if (!f.compatible) throw new Error('InferenceX refused the pair');
+  return f;
+}
+
 describe("InferenceX's figures from the sums", () => {
   it('pools the audio MAE and RMS ratio over channels, with its nulls for silent baselines and zero spectra', () => {
     const n = 3000;
     const zero = new Float32Array(n);
     // ch0: silent baseline; ch1: both silent; ch2: candidate at half gain; ch3: candidate at 1e-5 (newly silent).
     const sums = sumsOf([zero, zero, sine(n, 0.5), sine(n, 0.2)], [sine(n, 0.1), zero, sine(n, 0.25), sine(n, 1e-5)]);
-    const { compatible, metrics: m } = InferencexFigures.parse(inferencexFigures(video, { sums, maxAlignmentDeltaSeconds: 0 }));
+    const { compatible, metrics: m } = accepted(InferencexFigures.parse(inferencexFigures(video, { sums, maxAlignmentDeltaSeconds: 0 })));
     expect(compatible).toBe(true);
     expect(m.audio_channel_count).toBe(4);
     expect(m.audio_compared_samples_per_channel).toBe(n);
