@@ -31,7 +31,7 @@ import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
 import { homeClips, measurePairs, pairAnalysedShas, type MeasuredPair } from '../comparison/measure.js';
-import type { AnalysedClip } from '../schemas/clip.js';
+import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
 import { comparisonDir } from '../bundle/layout.js';
@@ -301,7 +301,6 @@ async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedP
         }
       }
     }
-    problems.push(...unpairedClipProblems(plan, p));
   }
   return problems;
 }
@@ -388,7 +387,8 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
  */
 /** Where a partial's analysis of a clip differs from merge's own (the failure's code only, as for pairs); null when the same. */
 function clipDifference(partial: AnalysedClip, merged: AnalysedClip): string | null {
-  const say = (c: AnalysedClip): string => (c.outcome.ok ? JSON.stringify(c.outcome.clip) : `failure ${c.outcome.failure.code}`);
+  // Through the schema, so both are in its key order (the partial's was read through it, merge's is as the accumulators built it).
+  const say = (c: AnalysedClip): string => (c.outcome.ok ? JSON.stringify(ClipAnalysis.parse(c.outcome.clip)) : `failure ${c.outcome.failure.code}`);
   return say(partial) === say(merged) ? null : `the partial has ${say(partial)}; merge found ${say(merged)}`;
 }
 
@@ -518,6 +518,9 @@ async function mergeClaimed(
     if (evidence.length) refuse(evidence, 'nothing was merged');
     const facts = await mediaFactProblems(plan, partials, options);
     if (facts.length) refuse(facts, 'nothing was merged');
+    // The clips each shard analysed on their own: checked once its pairs are known to be the media's.
+    const clipChecks = partials.flatMap((p) => unpairedClipProblems(plan, p));
+    if (clipChecks.length) refuse(clipChecks, 'nothing was merged');
     const again = await remeasured(plan, partials, remeasure, options);
     if (again.problems.length) refuse(again.problems, 'nothing was merged');
 
