@@ -63,7 +63,7 @@ live('the four broken clips of the issue, through the CLI', () => {
 
   it('each broken pair is invalid with its clip code, both clips invalid, never passed', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    const expected = { 'measurement-r000-c000': ['CLIP_NO_MOTION', 'CLIP_BLANK'], 'measurement-r000-c001': ['CLIP_NO_MOTION'], 'measurement-r000-c002': ['CLIP_SILENT'], 'measurement-r000-c003': ['CLIP_AUDIO_GAP'] };
+    const expected = { 'measurement-r000-c000': ['CLIP_BLANK', 'CLIP_NO_MOTION'], 'measurement-r000-c001': ['CLIP_NO_MOTION'], 'measurement-r000-c002': ['CLIP_SILENT'], 'measurement-r000-c003': ['CLIP_AUDIO_GAP'] };
     for (const [slot, codes] of Object.entries(expected)) {
       const p = pair(slot);
       expect(p.status, slot).toBe('invalid');
@@ -94,7 +94,8 @@ live('the four broken clips of the issue, through the CLI', () => {
 
   it('verify RUN --clips reports the same analysis for the run alone (--json; progress on stderr)', async () => {
     const alone = await cli(['verify', baseRun, '--clips', '--json']);
-    expect(alone.code, alone.stderr).toBe(0);
+    // Four broken clips: verify --clips fails (exit 5), the archive itself is valid.
+    expect(alone.code, alone.stderr).toBe(5);
     const out = JSON.parse(alone.stdout) as { clips: { slot_id: string; clip: { valid: boolean; reasons: { code: string }[]; video: unknown; audio: unknown } | null }[]; clip_summary: { analysed: number; valid: number } };
     expect(alone.stderr).toMatch(/clips 1\/\d+ /);
     for (const [slot] of Object.entries(BROKEN)) {
@@ -106,6 +107,8 @@ live('the four broken clips of the issue, through the CLI', () => {
     }
     expect(out.clip_summary.analysed - out.clip_summary.valid).toBe(4);
     const text = await cli(['verify', baseRun, '--clips']);
+    expect(text.code).toBe(5);
+    expect(text.stdout.split('\n')[0]).toMatch(/^clips INVALID: 4 of \d+ measurement clips: /);
     expect(text.stdout).toMatch(new RegExp(`clips +${out.clip_summary.valid} of ${out.clip_summary.analysed} measurement clips valid`));
     expect(text.stdout).toMatch(/CLIP_AUDIO_GAP audio jumps 256(\.0)? ms at 0\.51 s/);
   }, 120_000);

@@ -54,7 +54,9 @@ interface ClipLine {
 describe('verify --clips is bounded', () => {
   it('takes --decode-timeout as compare does: a limit too short to decode kills each clip\'s decoder', async () => {
     const r = await cli('verify', runDir, '--clips', '--json', '--decode-timeout', '0.001');
-    expect(r.code, r.err).toBe(0);
+    // No clip could be analysed: none is valid, so the verdict is not a pass.
+    expect(r.code, r.err).toBe(5);
+    expect((JSON.parse(r.out) as { clip_summary: { verdict: string } }).clip_summary.verdict).toBe('invalid');
     const clips = (JSON.parse(r.out) as { clips: ClipLine[] }).clips;
     expect(clips.length).toBeGreaterThan(0);
     // Each clip's probe or decoder was killed by the limit: none was analysed.
@@ -76,7 +78,9 @@ describe('verify --clips says what it did not check', () => {
     process.env.FIDELITY_FFPROBE = ffprobe.path;
     try {
       const r = await cli('verify', runDir, '--clips');
-      expect(r.code, r.err).toBe(0);
+      // The clip off the plan is not a valid clip: exit 5, and the text names it first.
+      expect(r.code, r.err).toBe(5);
+      expect(r.out.split('\n')[0]).toBe(`clips INVALID: 1 of 10 measurement clips: ${BOMB} (MEDIA_PLAN_MISMATCH)`);
       expect(r.out).toMatch(/measurement-r000-c001: valid \(corrupt frames not checked with this ffmpeg build\)\n/);
       // The clip off the plan is reported without being decoded; every other clip is analysed.
       expect(r.out).toMatch(new RegExp(`${BOMB}: not analysed: MEDIA_PLAN_MISMATCH .*width 320 px \\(plan 112 px\\), height 240 px \\(plan 64 px\\), frames 240 \\(plan 12\\); not decoded\n`));
@@ -87,5 +91,48 @@ describe('verify --clips says what it did not check', () => {
         else process.env[key] = value;
       }
     }
+  }, 120_000);
+});
+
+describe('verify --clips has a verdict', () => {
+  const copy = (name: string): string => {
+    const dir = path.join(tmp, name);
+    cpSync(path.join(ROOT, 'fixtures', 'runs', 'h200'), dir, { recursive: true });
+    return dir;
+  };
+
+  it('exits 0 only when every completed clip is valid', async () => {
+    const r = await cli('verify', copy('intact'), '--clips');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split('\n')[0]).toBe('clips valid: all 10 measurement clips');
+  }, 120_000);
+
+  it('a run whose every request failed has nothing to judge: exit 5, not a pass', async () => {
+    const dir = copy('all-failed');
+    // Every measurement request failed: its record says so and the media are gone, resealed.
+    const runJson = path.join(dir, 'run.json');
+    const doc = JSON.parse(readFileSync(runJson, 'utf8')) as { records: Record<string, unknown>[] };
+    const file = (rel: string) => path.join(dir, ...rel.split('/'));
+    const sums = readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8').trim().split('\n');
+    const gone = new Set<string>();
+    for (const r of doc.records) {
+      if (r.kind !== 'measurement') continue;
+      if (typeof r.media === 'string') gone.add(r.media);
+      // As the run writes a failed request: no media, no latency, no window or server timing.
+      Object.assign(r, { status: 'failed', error: 'CUDA out of memory', media: null, latency_s: null });
+      delete r.window;
+      delete r.server_timing;
+    }
+    writeFileSync(runJson, `${JSON.stringify(doc, null, 2)}\n`);
+    for (const rel of gone) rmSync(file(rel));
+    const kept = sums.filter((l) => !gone.has(l.slice(66))).map((l) => (l.slice(66) === 'run.json' ? `${createHash('sha256').update(readFileSync(runJson)).digest('hex')}  run.json` : l));
+    writeFileSync(path.join(dir, 'SHA256SUMS'), `${kept.join('\n')}\n`);
+    const r = await cli('verify', dir, '--clips');
+    expect(r.err).not.toMatch(/^error/m);
+    expect(r.code, r.out + r.err).toBe(5);
+    expect(r.out.split('\n')[0]).toMatch(/^clips NOT judged: the run has no completed measurement clip/);
+    const j = await cli('verify', dir, '--clips', '--json');
+    expect(j.code).toBe(5);
+    expect((JSON.parse(j.out) as { clip_summary: { verdict: string; analysed: number } }).clip_summary).toMatchObject({ verdict: 'nothing_to_judge', analysed: 0 });
   }, 120_000);
 });

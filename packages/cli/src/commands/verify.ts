@@ -96,11 +96,42 @@ function mediaLines(media: RunMediaCheck): string[] {
   return lines;
 }
 
-/** `--clips`: the run's clips, each on its own (docs/metrics.md, "Clip validity"): one line per clip, its reasons below it. */
+/**
+ * `--clips`'s verdict (docs/cli.md, "verify --clips"): `valid` when every completed measurement clip is
+ * valid; `invalid` when one is not (or could not be analysed); `nothing_to_judge` when the run has no
+ * completed measurement clip (every request failed): no clip was shown valid, so it is not a pass.
+ */
+export type ClipVerdict = 'valid' | 'invalid' | 'nothing_to_judge';
+
+/** The verdict of an analysis (see {@link ClipVerdict}). */
+export function clipVerdict(c: RunClipsAnalysis): ClipVerdict {
+  return c.analysed === 0 ? 'nothing_to_judge' : c.valid === c.analysed ? 'valid' : 'invalid';
+}
+
+/** The measurement clips that are not valid (invalid, or not analysed), in run.json order. */
+function invalidClips(c: RunClipsAnalysis): RunClipsAnalysis['clips'] {
+  return c.clips.filter((s) => s.kind === 'measurement' && !s.clip?.valid);
+}
+
+/** The first line of `--clips`'s text: its verdict, the invalid clips named with their first code. */
+function clipVerdictLine(c: RunClipsAnalysis): string {
+  const verdict = clipVerdict(c);
+  if (verdict === 'nothing_to_judge') return 'clips NOT judged: the run has no completed measurement clip (every measurement request failed): no clip is valid';
+  if (verdict === 'valid') return `clips valid: all ${plural(c.analysed, 'measurement clip')}`;
+  const bad = invalidClips(c);
+  const named = bad.map((s) => `${inline(s.slot_id)} (${s.clip ? s.clip.reasons[0]?.code ?? 'INVALID' : s.failure!.code})`).join(', ');
+  return `clips INVALID: ${bad.length} of ${plural(c.analysed, 'measurement clip')}: ${named}`;
+}
+
+/**
+ * `--clips`: the run's clips, each on its own (docs/metrics.md, "Clip validity"): one line per clip,
+ * its reasons below it; the invalid ones (and the ones that could not be analysed) first.
+ */
 function clipLines(c: RunClipsAnalysis): string[] {
   const counts = Object.entries(c.invalid_by_code).map(([code, n]) => `${code} ${n}`).join(', ');
   const lines = [`  clips     ${c.valid} of ${plural(c.analysed, 'measurement clip')} valid${counts ? ` (invalid: ${counts})` : ''}`];
-  for (const s of c.clips) {
+  const bad = new Set(invalidClips(c));
+  for (const s of [...bad, ...c.clips.filter((x) => !bad.has(x))]) {
     if (!s.clip) {
       lines.push(`            ${inline(s.slot_id)}: not analysed: ${s.failure!.code} ${inline(s.failure!.message)}`);
       continue;
@@ -175,8 +206,13 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
           onProgress: ({ done, total, slot_id }) => io.err(`clips ${done}/${total} ${inline(slot_id)}\n`),
         })
       : null;
-    if (json) printJson(io, { ok: true, source, run: summary, failed, media: mediaCheck, ...(clips ? { clips: clips.clips, clip_summary: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code } } : {}), errors: [], warnings });
-    else {
+    const verdict = clips ? clipVerdict(clips) : null;
+    if (json) {
+      const clipSummary = clips ? { clip_summary: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code, verdict } } : {};
+      printJson(io, { ok: true, source, run: summary, failed, media: mediaCheck, ...(clips ? { clips: clips.clips } : {}), ...clipSummary, errors: [], warnings });
+    } else {
+      // The verdict on the clips first (the invalid ones named), then the archive's summary.
+      if (clips) io.out(`${clipVerdictLine(clips)}\n`);
       const lines = summaryLines(summary, failed);
       // After the slots line and its failed requests: the media belong with the slots.
       const at = lines.findIndex((l) => l.startsWith('  digest'));
@@ -184,7 +220,9 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
       io.out(`${lines.join('\n')}\n`);
       for (const w of warnings) io.err(`warning ${formatProblem(w)}\n`);
     }
-    return EXIT.ok;
+    // --clips: 0 only when every completed clip is valid; 5 (as the gate's "a pair is invalid") otherwise,
+    // also when there was no completed clip to judge. 1 stays "internal error", 2 "archive invalid".
+    return verdict === null || verdict === 'valid' ? EXIT.ok : EXIT.invalid;
   } finally {
     await verified.close();
   }
@@ -193,7 +231,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
 export const verifyCommand: Command = {
   name: 'verify',
   args: '<run>',
-  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records, and each ok slot\'s media against the plan (warnings); exit 0 valid, 2 invalid',
+  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records, and each ok slot\'s media against the plan (warnings); exit 0 valid, 2 invalid; with --clips 5 when a completed clip is invalid or none completed',
   options: {
     'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
     provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },

@@ -8,7 +8,7 @@ import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { analyseClip } from '../pool/analyse-clip.js';
-import { ClipCode } from '../schemas/clip.js';
+import { byClipOrder } from '../schemas/clip.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { VerifiedRun } from './types.js';
 
@@ -26,7 +26,11 @@ export interface SlotClip {
 /** What {@link analyseRunClips} found: every ok slot's clip, and the counts a report's `runs[].clips` has. */
 export interface RunClipsAnalysis {
   clips: SlotClip[];
-  /** Measurement clips: analysed, valid, and the invalid ones by code (warm-ups are listed, never counted). */
+  /**
+   * Measurement clips: analysed (every one, also one that could not be decoded), valid, and the
+   * invalid ones by code, a clip that could not be analysed under its failure's code (warm-ups are
+   * listed, never counted).
+   */
   analysed: number;
   valid: number;
   invalid_by_code: Record<string, number>;
@@ -81,14 +85,15 @@ export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions
     );
     options.onProgress?.({ done: clips.length, total: records.length, slot_id: record.slot_id });
   }
-  const measured = clips.filter((c) => c.kind === 'measurement' && c.clip);
+  // A clip that could not be analysed (undecodable, off the plan) is counted, invalid under its failure's
+  // code, as report.json's runs[].clips counts it: every completed clip is judged.
+  const measured = clips.filter((c) => c.kind === 'measurement');
   const counts: Record<string, number> = {};
-  for (const c of measured) for (const r of c.clip!.reasons) counts[r.code] = (counts[r.code] ?? 0) + 1;
-  const order = ClipCode.options as readonly string[];
+  for (const c of measured) for (const code of c.clip ? c.clip.reasons.map((r) => r.code) : [c.failure!.code]) counts[code] = (counts[code] ?? 0) + 1;
   return {
     clips,
     analysed: measured.length,
-    valid: measured.filter((c) => c.clip!.valid).length,
-    invalid_by_code: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))),
+    valid: measured.filter((c) => c.clip?.valid === true).length,
+    invalid_by_code: byClipOrder(counts),
   };
 }

@@ -15,9 +15,10 @@ import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Report } from '../schemas/report.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import type { MeasuredPair } from './measure.js';
+import type { MeasuredPairs } from './measure.js';
 import type { DecoderIdentity } from './types.js';
 import type { ComparisonPlan } from './plan.js';
+import type { VerifiedRun } from '../archive/types.js';
 
 /** The identity of a resolved toolchain, as report.json and partial.json record it. */
 export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
@@ -55,9 +56,27 @@ export function judgePair(outcome: MeasureOutcome | null, policy: Policy): PairV
   return { status: pairStatus(judged !== null, checks), checks };
 }
 
-/** The report (pair `files` still empty: writing the bundle fills them). `measured` must hold every pair of the plan. */
-export function assembleReport(plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: AssembleSettings): Report {
-  const byIndex = new Map(measured.map((m) => [m.index, m]));
+/**
+ * A run's clips for runs[].clips: every completed measurement request's sealed media, in slot order,
+ * with its analysis, or its failure's code where it could not be analysed (undecodable, off the plan),
+ * or null where no analysis was made; undefined when the run has no completed request with media
+ * (runs[].clips is absent then).
+ */
+function runClips(run: VerifiedRun, bySha: ReadonlyMap<string, ClipAnalysis | string>): (ClipAnalysis | string | null)[] | undefined {
+  const slots = run.records
+    .filter((r) => r.kind === 'measurement' && r.status === 'ok' && run.media.has(r.slot_id))
+    .map((r) => r.slot_id)
+    .sort();
+  if (slots.length === 0) return undefined;
+  return slots.map((slot) => bySha.get(run.media.get(slot)!.sha256) ?? null);
+}
+
+/**
+ * The report (pair `files` still empty: writing the bundle fills them). `measured.pairs` must hold
+ * every pair of the plan; `measured.clips` the clips no pair analysed, analysed on their own.
+ */
+export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, settings: AssembleSettings): Report {
+  const byIndex = new Map(measured.pairs.map((m) => [m.index, m]));
   const outcomeOf = (index: number, id: string) => {
     const m = byIndex.get(index);
     if (!m || m.pair !== id) throw new FidelityError('INTERNAL', `no measurement for pair ${index} (${id})`);
@@ -74,24 +93,13 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
       }),
     );
   });
-  // Each run's analysed clips, once per slot (the baseline's appear in every comparison): runs[].clips and its valid clips.
-  const bySlot = new Map<object, Map<string, ClipAnalysis>>();
-  const file = (run: object, slot: string, clip: ClipAnalysis): void => {
-    let slots = bySlot.get(run);
-    if (!slots) bySlot.set(run, (slots = new Map()));
-    if (!slots.has(slot)) slots.set(slot, clip);
-  };
-  plan.comparisons.forEach((cmp, c) => {
-    for (const pair of comparisons[c]!.pairs) {
-      if (!pair.clips) continue;
-      file(plan.baseline, pair.slot_id, pair.clips.baseline);
-      file(cmp.candidate, pair.slot_id, pair.clips.candidate);
-    }
-  });
-  const clipsOf = (run: object): ClipAnalysis[] | undefined => {
-    const slots = bySlot.get(run);
-    return slots ? [...slots.keys()].sort().map((k) => slots.get(k)!) : undefined;
-  };
+  // Every clip's analysis by its file's SHA-256 (an analysis depends only on the bytes and the plan):
+  // the pairs' and the ones made on their own; for a clip that could not be analysed, its failure's code.
+  const bySha = new Map<string, ClipAnalysis | string>();
+  for (const cmp of comparisons) {
+    for (const pair of cmp.pairs) for (const clip of pair.clips ? [pair.clips.baseline, pair.clips.candidate] : []) if (clip.sha256 && !bySha.has(clip.sha256)) bySha.set(clip.sha256, clip);
+  }
+  for (const c of measured.clips) if (!bySha.has(c.sha256)) bySha.set(c.sha256, c.outcome.ok ? { sha256: c.sha256, ...c.outcome.clip } : c.outcome.failure.code);
   // Pairs that went through measuring: pairing refused the others, so nobody measured them.
   const measuredPairs = plan.pairs.filter((r) => r.measurable).length;
   const here = settings.measuredHere ?? measuredPairs;
@@ -105,7 +113,7 @@ export function assembleReport(plan: ComparisonPlan, measured: readonly Measured
     measurement_origin: { pairs: measuredPairs, measured_here: here, taken_from_shards: measuredPairs - here },
     policy: settings.policy,
     disclaimer: disclaimerFor(settings.policy),
-    runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i], clipsOf(r))),
+    runs: plan.runs.map((r, i) => runReport(r, i === 0 ? 'baseline' : 'candidate', plan.warnings[i], runClips(r, bySha))),
     comparisons,
   };
 }

@@ -14,7 +14,7 @@ import type { MetricsSpec } from '../metrics/names.js';
 import { createMeasurePool } from '../pool/pool.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { PairJob } from '../pool/api.js';
-import type { ClipAnalysis } from '../schemas/clip.js';
+import type { AnalysedClip, ClipAnalysis, ClipOutcome } from '../schemas/clip.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
 import type { ComparisonPlan, PairRef } from './plan.js';
 
@@ -26,6 +26,13 @@ export const MeasuredPair = z.object({
   outcome: MeasureOutcome.nullable(),
 });
 export type MeasuredPair = z.infer<typeof MeasuredPair>;
+
+/** What {@link measurePairs} measured: one MeasuredPair per ref, and the clips its pairs did not analyse, each analysed on its own. */
+export interface MeasuredPairs {
+  pairs: MeasuredPair[];
+  /** By SHA-256, ascending: each distinct file once. */
+  clips: AnalysedClip[];
+}
 
 /** What measuring needs from the compare options. */
 export interface MeasureSettings {
@@ -56,12 +63,61 @@ function withoutTimings(outcome: MeasureOutcome): MeasureOutcome {
   return { ok: true, measurement };
 }
 
+/** `<run index>/<slot_id>`: a run's clip, whichever pairs show it. */
+function clipKey(run: number, slot: string): string {
+  return `${run}/${slot}`;
+}
+
+/**
+ * The clips whose home is among `refs`, each a completed request's sealed media: a clip's home is the
+ * first pair of the ordered pair list that shows it (a baseline slot's: its pair with the first
+ * candidate; a candidate slot's: its own pair). Every clip has exactly one home, fixed by the plan
+ * alone, so the shards of any count cover every clip once between them (docs/scale-out.md) and a
+ * shard never needs to know what another measured.
+ */
+export function homeClips(plan: ComparisonPlan, refs: readonly PairRef[]): ClipCandidate[] {
+  const home = new Map<string, number>();
+  const claim = (key: string, index: number): void => {
+    if (!home.has(key)) home.set(key, index);
+  };
+  for (const r of plan.pairs) {
+    claim(clipKey(0, r.pair.slot_id), r.index);
+    claim(clipKey(r.comparison + 1, r.pair.slot_id), r.index);
+  }
+  const out: ClipCandidate[] = [];
+  for (const r of [...refs].sort((a, b) => a.index - b.index)) {
+    const sides = [
+      { key: clipKey(0, r.pair.slot_id), side: r.pair.baseline, run: plan.baseline },
+      { key: clipKey(r.comparison + 1, r.pair.slot_id), side: r.pair.candidate, run: r.candidate },
+    ];
+    for (const { key, side, run } of sides) {
+      if (home.get(key) !== r.index || side.status !== 'ok' || !side.media) continue;
+      const slot = r.pair.slot_id;
+      out.push({ sha256: side.media.sha256, file: () => run.mediaPath(slot) });
+    }
+  }
+  return out;
+}
+
+/** The SHA-256s of the clips that `measured`'s pairs analysed (ok outcomes with clips): those need no analysis of their own. */
+export function pairAnalysedShas(plan: ComparisonPlan, measured: readonly MeasuredPair[]): Set<string> {
+  const shas = new Set<string>();
+  for (const m of measured) {
+    if (!m.outcome?.ok || !m.outcome.measurement.clips) continue;
+    const pair = plan.pairs[m.index]!.pair;
+    for (const side of [pair.baseline, pair.candidate]) if (side.media) shas.add(side.media.sha256);
+  }
+  return shas;
+}
+
 /**
  * Measures `refs` (a subset of plan.pairs) and returns one MeasuredPair per
  * ref, in index order. Pairs that cannot be measured get a null outcome
- * without touching the pool.
+ * without touching the pool. Then every clip whose home is among `refs`
+ * ({@link homeClips}) and that none of these pairs analysed is analysed on its
+ * own in the same pool, once per distinct file.
  */
-export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[], settings: MeasureSettings = {}): Promise<MeasuredPair[]> {
+export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[], settings: MeasureSettings = {}): Promise<MeasuredPairs> {
   const sorted = [...refs].sort((a, b) => a.index - b.index);
   const jobs: MediaJob[] = sorted
     .filter((r) => r.measurable)
@@ -74,8 +130,11 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
   const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan.baseline.plan;
   const skews = { ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }), ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }) };
-  const outcomes = await measureMediaJobs(jobs, video.frames, { ...settings, plan: { video, audio, ...skews } });
-  return sorted.map((r) => ({ index: r.index, pair: r.id, outcome: outcomes.get(r.id) ?? null }));
+  const measured = await measureMedia(jobs, homeClips(plan, sorted), video.frames, { ...settings, plan: { video, audio, ...skews } });
+  return {
+    pairs: sorted.map((r) => ({ index: r.index, pair: r.id, outcome: measured.outcomes.get(r.id) ?? null })),
+    clips: [...measured.clips].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([sha256, outcome]) => ({ sha256, outcome })),
+  };
 }
 
 /**
@@ -107,6 +166,12 @@ export interface MediaJob {
   sha256?: { baseline: string; candidate: string };
 }
 
+/** A clip a command shows, to be analysed on its own when none of its pairs analyses it: its sealed SHA-256 and where it is read from. */
+export interface ClipCandidate {
+  sha256: string;
+  file: () => Promise<string>;
+}
+
 /** MediaJob.sha256 from both sides' sealed media entries, when both have one. */
 export function sealedMedia(baseline: { sha256: string } | null | undefined, candidate: { sha256: string } | null | undefined): Pick<MediaJob, 'sha256'> {
   return baseline && candidate ? { sha256: { baseline: baseline.sha256, candidate: candidate.sha256 } } : {};
@@ -118,8 +183,25 @@ export function sealedMedia(baseline: { sha256: string } | null | undefined, can
  * whichever measured it. Returns outcomes by job id, timings dropped.
  */
 export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair: number, settings: MeasureSettings = {}): Promise<Map<string, MeasureOutcome>> {
+  return (await measureMedia(jobs, [], framesPerPair, settings)).outcomes;
+}
+
+/**
+ * {@link measureMediaJobs}, then, in the same pool, each of `clips` that no pair analysed (by SHA-256)
+ * analysed on its own, once per distinct file (docs/metrics.md, "Clip validity"). The clips go
+ * after the pairs, since only the pairs' outcomes say which clips are left; they run as many at
+ * once as the pool has threads. Returns the pairs' outcomes by job id and those clips' outcomes by
+ * SHA-256.
+ */
+export async function measureMedia(
+  jobs: readonly MediaJob[],
+  clips: readonly ClipCandidate[],
+  framesPerPair: number,
+  settings: MeasureSettings = {},
+): Promise<{ outcomes: Map<string, MeasureOutcome>; clips: Map<string, ClipOutcome> }> {
   const outcomes = new Map<string, MeasureOutcome>();
-  if (jobs.length === 0) return outcomes;
+  const alone = new Map<string, ClipOutcome>();
+  if (jobs.length === 0 && clips.length === 0) return { outcomes, clips: alone };
   const frames = new Map<string, { done: number; total: number }>();
   let pairsDone = 0;
   const report = (): void => {
@@ -142,7 +224,7 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
   const cores = settings.threads ?? defaultThreadCount();
   let kept = 0;
   const pool = createMeasurePool({
-    threads: Math.max(1, Math.min(cores, jobs.length)),
+    threads: Math.max(1, Math.min(cores, Math.max(jobs.length, clips.length))),
     cores,
     ...(settings.ffmpeg ? { ffmpeg: settings.ffmpeg } : {}),
     ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
@@ -209,11 +291,25 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
       report();
     };
     const lanes = Math.max(1, Math.min(cores, jobs.length));
+    if (jobs.length > 0) {
+      await Promise.all(
+        Array.from({ length: lanes }, async () => {
+          while (waiting.length > 0) {
+            const next = waiting.findIndex(free);
+            await measureOne(waiting.splice(next >= 0 ? next : 0, 1)[0]!);
+          }
+        }),
+      );
+    }
+    // The clips no pair analysed: each distinct file once, the first candidate's path standing for its bytes.
+    const left = new Map<string, ClipCandidate>();
+    for (const c of clips) if (!analyses.has(c.sha256) && !left.has(c.sha256)) left.set(c.sha256, c);
+    const queue = [...left.values()];
     await Promise.all(
-      Array.from({ length: lanes }, async () => {
-        while (waiting.length > 0) {
-          const next = waiting.findIndex(free);
-          await measureOne(waiting.splice(next >= 0 ? next : 0, 1)[0]!);
+      Array.from({ length: Math.max(1, Math.min(cores, queue.length)) }, async () => {
+        for (let c = queue.shift(); c; c = queue.shift()) {
+          if (controller.signal.aborted) return;
+          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal }));
         }
       }),
     );
@@ -222,5 +318,5 @@ export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair:
     await pool.destroy();
   }
   if (settings.signal?.aborted) throw new FidelityError('ABORTED', 'the measuring was cancelled; nothing was written');
-  return outcomes;
+  return { outcomes, clips: alone };
 }

@@ -12,7 +12,7 @@ import { runAccounting, runPower } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import { ClipCode, type ClipAnalysis, type PairClips } from '../schemas/clip.js';
+import { byClipOrder, ClipCode, type ClipAnalysis, type PairClips } from '../schemas/clip.js';
 import type { Comparison, PairReport, PowerDetail, Reason, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
@@ -129,11 +129,17 @@ function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 
   };
 }
 
-export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly ClipAnalysis[]): RunReport {
+/**
+ * A run's report. `clips`: the clip of each of its completed measurement requests: its analysis, the
+ * code of why it could not be analysed (an invalid clip), or null where none was made; absent when the
+ * run has no completed request with media.
+ */
+export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly (ClipAnalysis | string | null)[]): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
   const ok = measurement.filter((r) => r.status === 'ok').length;
-  const counts = clips ? clipCounts(clips) : null;
-  // Power and accounting count valid clips only once every ok record's clip was analysed; else ok records, and the report says which.
+  const judged = clips?.filter((c): c is ClipAnalysis | string => c !== null);
+  const counts = judged ? clipCounts(judged) : null;
+  // Power and accounting count valid clips once every ok record's clip was judged; else ok records, and the report says which.
   const validClips = counts && counts.analysed === ok ? counts.valid : undefined;
   return {
     role,
@@ -166,13 +172,16 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
   };
 }
 
-/** `runs[].clips`: clips analysed, valid, and the invalid ones by code (a clip counts once per code it fails). */
-export function clipCounts(clips: readonly ClipAnalysis[]): RunClips {
+/**
+ * `runs[].clips`: clips analysed, valid, and the invalid ones by code (a clip counts once per code it
+ * fails). A clip given as a string could not be analysed (UNDECODABLE, MEDIA_PLAN_MISMATCH, ...): it
+ * counts as analysed and invalid under that code, so `analysed` is every completed clip looked at.
+ * Codes in the clip catalogue's order (ClipCode), then the others alphabetically.
+ */
+export function clipCounts(clips: readonly (ClipAnalysis | string)[]): RunClips {
   const invalid: Record<string, number> = {};
-  for (const clip of clips) for (const r of clip.reasons) invalid[r.code] = (invalid[r.code] ?? 0) + 1;
-  const order = ClipCode.options as readonly string[];
-  const invalid_by_code = Object.fromEntries(Object.entries(invalid).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)));
-  return { analysed: clips.length, valid: clips.filter((c) => c.valid).length, invalid_by_code };
+  for (const clip of clips) for (const code of typeof clip === 'string' ? [clip] : clip.reasons.map((r) => r.code)) invalid[code] = (invalid[code] ?? 0) + 1;
+  return { analysed: clips.length, valid: clips.filter((c) => typeof c !== 'string' && c.valid).length, invalid_by_code: byClipOrder(invalid) };
 }
 
 /** runs[].power with `valid_clips_basis`: what its valid_clips counted. */

@@ -4,7 +4,7 @@
  * (timestamps, corrupt frames, geometry, empty audio, audio continuity) always run; motion and sound
  * run unless the plan says `false`; the rest only when the plan states their figure.
  */
-import { isUnconditionallyValid } from '../schemas/clip.js';
+import { ClipCode, isUnconditionallyValid } from '../schemas/clip.js';
 import type { ClipAnalysis, ClipAudio, ClipReason, ClipVideo } from '../schemas/clip.js';
 import { SILENCE_LEVEL } from './clip-audio.js';
 import { FROZEN_MAE } from './clip-video.js';
@@ -62,7 +62,7 @@ function percent(x: number): string {
   return `${fmt(100 * x, 1)}%`;
 }
 
-/** The failed checks of one clip, in the catalogue's order, each with its figures in words. */
+/** The failed checks of one clip, in the order ClipCode declares (root cause first), each with its figures in words. */
 export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipExpectations = {}): ClipReason[] {
   const reasons: ClipReason[] = [];
   const add = (code: ClipReason['code'], message: string): void => {
@@ -132,7 +132,9 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
     }
     if (skews.length > 0) add('CLIP_AV_SKEW', skews.join('; '));
   }
-  return reasons;
+  // The order is ClipCode's, not the order the checks run in here.
+  const order = ClipCode.options;
+  return reasons.sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code));
 }
 
 /** A clip's analysis: its figures, the checks' reasons, and whether it is valid. */

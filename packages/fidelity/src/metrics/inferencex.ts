@@ -9,7 +9,7 @@
  * all-zero spectrum), the figure here is InferenceX's null: a user holding its exports must read the
  * same numbers.
  */
-import type { InferencexFigures, InferencexMetrics } from '../schemas/measurement.js';
+import type { InferencexFigures, InferencexMetrics, InferencexTemplate } from '../schemas/measurement.js';
 import type { AudioChannelSums } from './audio-channel.js';
 import { rmsOf, SILENCE_RMS } from './audio-channel.js';
 
@@ -25,8 +25,31 @@ export interface ClipValidity {
   candidate: boolean;
 }
 
-/** The metric dict of a pair InferenceX refuses: nulls, zero counts, empty lists. */
-export function inferencexTemplate(): InferencexMetrics {
+/**
+ * The metric dict of a pair InferenceX refuses, exactly as its `compare_media` returns it: its 13
+ * template keys, figures null, counts 0, `video_sample_coverage_fraction` 0.0, lists empty, and no
+ * other key (the flags, alignment deltas, audio counts and window count are not in it).
+ */
+export function inferencexTemplate(): InferencexTemplate {
+  return {
+    video_mae: null,
+    video_psnr_db: null,
+    video_compared_frames: 0,
+    video_total_frames: 0,
+    video_sample_coverage_fraction: 0,
+    audio_waveform_mae: null,
+    audio_waveform_mae_channels: [],
+    audio_waveform_rmse_channels: [],
+    audio_rms_ratio: null,
+    audio_rms_ratio_channels: [],
+    audio_spectral_cosine: null,
+    audio_spectral_cosine_channels: [],
+    audio_newly_silent_channels: [],
+  };
+}
+
+/** Every key of an accepted pair's dict before its figures are filled in (inferencexFigures sets each it has). */
+function unfilled(): InferencexMetrics {
   return {
     video_mae: null,
     video_psnr_db: null,
@@ -119,8 +142,8 @@ const clampCosine = (c: number): number => (c < 0 ? 0 : c > 1 ? 1 : c);
  * neither file has audio. `compatible` is true here: refusals are decided by the caller (the
  * probes' facts, and {@link withClipValidity} for the clips).
  */
-export function inferencexFigures(video: InferencexVideoInput, audio: InferencexAudioInput | null): InferencexFigures {
-  const metrics = inferencexTemplate();
+export function inferencexFigures(video: InferencexVideoInput, audio: InferencexAudioInput | null): Extract<InferencexFigures, { compatible: true }> {
+  const metrics = unfilled();
   metrics.video_mae = video.mae;
   metrics.video_psnr_db = video.psnrDb;
   metrics.video_identical = video.psnrDb === null;

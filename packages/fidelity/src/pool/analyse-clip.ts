@@ -22,7 +22,7 @@ import type { ClipAudio } from '../schemas/clip.js';
 import { clipExpectationsOf, judgeClip } from '../metrics/clip-checks.js';
 import { createClipVideoAccumulator } from '../metrics/clip-video.js';
 import { rgbConversionFor } from '../metrics/rgb24.js';
-import type { ClipAnalysis } from '../schemas/clip.js';
+import type { ClipOutcome } from '../schemas/clip.js';
 import { pairDecoders, runFrameLoop } from './frame-loop.js';
 import { observeClip, seconds } from './observe-clip.js';
 import { DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
@@ -45,8 +45,7 @@ export interface AnalyseClipOptions {
 /** The plan's fields whose excess makes a decode costly: a clip off any of them is reported without being decoded. */
 const DECODE_COST_FIELDS: readonly PlanField[] = ['width', 'height', 'frames'];
 
-/** A clip's analysis, or why the clip could not be decoded (a reason code such as UNDECODABLE). */
-export type ClipOutcome = { ok: true; clip: ClipAnalysis } | { ok: false; failure: { code: string; message: string } };
+export type { ClipOutcome };
 
 /**
  * Decodes one clip and analyses it on its own (docs/metrics.md, "Clip validity").

@@ -4,6 +4,7 @@
  * an exception, so a corrupt MP4 never takes the batch down with it.
  */
 import type { ClipAnalysis } from '../schemas/clip.js';
+import type { ClipOutcome } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { PairCapture } from '../media/frames.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -85,6 +86,13 @@ export interface PairJob {
   known?: { baseline?: ClipAnalysis; candidate?: ClipAnalysis };
 }
 
+/** One clip for {@link MeasurePool.analyse}: analysed on its own (pool/analyse-clip.ts), no pair metrics. */
+export interface ClipJob {
+  /** Caller's key. */
+  id: string;
+  file: string;
+}
+
 /** Options of {@link createMeasurePool}. */
 export interface PoolOptions {
   /** Worker threads, one pair each; default defaultThreadCount(). */
@@ -122,12 +130,18 @@ export interface MeasureRunOptions {
 }
 
 /**
- * A pool of worker threads, each measuring one pair at a time; `measure` queues a pair and resolves
+ * A pool of worker threads, each measuring one pair (or analysing one clip) at a time; `measure` queues a pair and resolves
  * with its {@link MeasureOutcome}. Call `destroy` when done (it waits for the workers to exit).
  */
 export interface MeasurePool {
   readonly threads: number;
   measure(job: PairJob, options?: MeasureRunOptions): Promise<MeasureOutcome>;
+  /**
+   * Queues one clip, analysed on its own with the pool's plan, ffmpeg and time limit (docs/metrics.md,
+   * "Clip validity"): the clip of a pair that was not measured. Resolves with its analysis, or why it
+   * could not be decoded (`ABORTED` when `signal` fired).
+   */
+  analyse(job: ClipJob, options?: { signal?: AbortSignal }): Promise<ClipOutcome>;
   destroy(): Promise<void>;
 }
 

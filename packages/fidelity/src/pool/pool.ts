@@ -1,5 +1,5 @@
 /**
- * A piscina pool whose task measures one pair (worker.ts). One pair per
+ * A piscina pool whose task measures one pair, or analyses one clip on its own (worker.ts). One pair per
  * thread: decoding already runs in ffmpeg children, so a pair's own thread
  * is busy with metrics and two pairs use two cores. Cores beyond one per
  * thread go to each pair's video helper threads (frame-helpers.ts) when a pair
@@ -8,14 +8,15 @@
  * The worker must be plain JavaScript: see worker-file.ts for how it is
  * found when the library runs from source under vitest.
  */
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
 import { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import type { MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
+import type { ClipJob, MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
+import type { ClipOutcome } from '../schemas/clip.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
 import { checkPlanSpec, checkVideoThreads } from './pair-options.js';
 import { defaultThreadCount } from './threads.js';
@@ -67,16 +68,12 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
   const inFlight = new Map<Promise<unknown>, () => void>();
 
-  async function measure(job: PairJob, runOptions: MeasureRunOptions = {}): Promise<MeasureOutcome> {
-    checkJob(job);
-    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
-    const { signal, onProgress } = runOptions;
-    if (signal?.aborted) return abortedOutcome();
-    // Resolved (and hashed) once in this thread, not once more in every worker thread.
-    const toolchain = await resolveFfmpeg(options.ffmpeg);
-    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
-    if (signal?.aborted) return abortedOutcome();
-    const { port1, port2 } = new MessageChannel();
+  /**
+   * Runs one task in the pool with its own port: progress and `done` come back on it, an abort of
+   * `signal` goes out on it (the worker kills its ffmpeg children), and a thrown FidelityError
+   * travels back as data. Resolves with the worker's result once its last message has arrived.
+   */
+  async function runTask(task: WorkerTask, port1: MessagePort, signal: AbortSignal | undefined, onProgress?: (m: { framesDone: number; framesTotal: number }) => void): Promise<WorkerResult> {
     let markDone!: () => void;
     const done = new Promise<void>((resolve) => (markDone = resolve));
     port1.on('message', (message: FromWorker) => {
@@ -85,7 +82,42 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     });
     const onAbort = (): void => port1.postMessage({ type: 'abort' } satisfies ToWorker);
     signal?.addEventListener('abort', onAbort, { once: true });
+    const running = piscina.run(task, { transferList: [task.port] }) as Promise<WorkerResult>;
+    inFlight.set(running, onAbort);
+    try {
+      const result = await running;
+      // Progress messages travel on the port, the result on piscina's channel: wait for the port's last word.
+      await done;
+      if (result.kind === 'thrown') {
+        const error = new FidelityError(result.code, result.message, { problems: result.problems });
+        if (result.stack) error.stack = result.stack;
+        throw error;
+      }
+      return result;
+    } finally {
+      inFlight.delete(running);
+      signal?.removeEventListener('abort', onAbort);
+      port1.close();
+    }
+  }
+
+  /** The toolchain, resolved (and hashed) once in this thread, not once more in every worker thread; null when the pool went or `signal` fired. */
+  async function ready(signal: AbortSignal | undefined): Promise<Awaited<ReturnType<typeof resolveFfmpeg>> | null> {
+    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
+    if (signal?.aborted) return null;
+    const toolchain = await resolveFfmpeg(options.ffmpeg);
+    if (destroyed) throw new FidelityError('INVALID_ARGUMENT', 'The measuring pool was destroyed');
+    return signal?.aborted ? null : toolchain;
+  }
+
+  async function measure(job: PairJob, runOptions: MeasureRunOptions = {}): Promise<MeasureOutcome> {
+    checkJob(job);
+    const { signal, onProgress } = runOptions;
+    const toolchain = await ready(signal);
+    if (!toolchain) return abortedOutcome();
+    const { port1, port2 } = new MessageChannel();
     const task: WorkerTask = {
+      kind: 'pair',
       id: job.id,
       baseline: job.baseline,
       candidate: job.candidate,
@@ -101,29 +133,29 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       ...(runOptions.keep ? { keep: runOptions.keep } : {}),
       port: port2,
     };
-    const running = piscina.run(task, { transferList: [port2] }) as Promise<WorkerResult>;
-    inFlight.set(running, onAbort);
-    try {
-      const result = await running;
-      // Progress messages travel on the port, the result on piscina's channel: wait for the port's last word.
-      await done;
-      if (result.kind === 'thrown') {
-        const error = new FidelityError(result.code, result.message, { problems: result.problems });
-        if (result.stack) error.stack = result.stack;
-        throw error;
-      }
-      if (runOptions.keep) runOptions.onCapture?.(result.capture ?? null);
-      return unpackOutcome(result.packed);
-    } finally {
-      inFlight.delete(running);
-      signal?.removeEventListener('abort', onAbort);
-      port1.close();
-    }
+    const result = await runTask(task, port1, signal, onProgress);
+    if (result.kind !== 'outcome') throw new FidelityError('INTERNAL', `a pair task answered ${result.kind}`);
+    if (runOptions.keep) runOptions.onCapture?.(result.capture ?? null);
+    return unpackOutcome(result.packed);
+  }
+
+  async function analyse(job: ClipJob, runOptions: { signal?: AbortSignal } = {}): Promise<ClipOutcome> {
+    if (job === null || typeof job !== 'object' || typeof job.id !== 'string') throw invalidParameter('job', 'an object { id, file }', job);
+    if (typeof job.file !== 'string' || job.file === '') throw invalidParameter('job.file', 'a file path', job.file);
+    const { signal } = runOptions;
+    const toolchain = await ready(signal);
+    if (!toolchain) return { ok: false, failure: { code: 'ABORTED', message: 'The clip analysis was cancelled' } };
+    const { port1, port2 } = new MessageChannel();
+    const task: WorkerTask = { kind: 'clip', id: job.id, file: job.file, ffmpeg: options.ffmpeg, toolchain, timeoutMs, plan: options.plan, port: port2 };
+    const result = await runTask(task, port1, signal);
+    if (result.kind !== 'clip') throw new FidelityError('INTERNAL', `a clip task answered ${result.kind}`);
+    return result.outcome;
   }
 
   return {
     threads,
     measure,
+    analyse,
     async destroy(): Promise<void> {
       if (destroyed) return;
       destroyed = true;

@@ -12,8 +12,14 @@ import type { PairCapture } from '../media/frames.js';
 import type { KeepOptions } from './frame-capture.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { PackedOutcome } from './transfer.js';
+import type { ClipOutcome } from '../schemas/clip.js';
 
-export interface WorkerTask {
+/** A task of the pool: one pair to measure, or one clip to analyse on its own ({@link ClipTask}). */
+export type WorkerTask = PairTask | ClipTask;
+
+/** One pair to measure (MeasurePool.measure). */
+export interface PairTask {
+  kind: 'pair';
   id: string;
   baseline: string;
   candidate: string;
@@ -38,6 +44,24 @@ export interface WorkerTask {
   port: MessagePort;
 }
 
+/**
+ * One clip analysed on its own (MeasurePool.analyse, pool/analyse-clip.ts): a clip of the command
+ * whose pair was not measured, decoded in the pool like a pair so it shares the pool's threads.
+ */
+export interface ClipTask {
+  kind: 'clip';
+  id: string;
+  file: string;
+  ffmpeg: ResolveOptions | undefined;
+  /** As PairTask.toolchain. */
+  toolchain: FfmpegToolchain;
+  timeoutMs: number | undefined;
+  /** The plan whose frame rate and clip expectations the clip is judged by; absent: the defaults. */
+  plan: MediaPlanSpec | undefined;
+  /** `done` goes out on it; `abort` comes in on it. */
+  port: MessagePort;
+}
+
 /** Caller -> worker. */
 export type ToWorker = { type: 'abort' };
 
@@ -46,4 +70,5 @@ export type FromWorker = { type: 'progress'; framesDone: number; framesTotal: nu
 
 export type WorkerResult =
   | { kind: 'outcome'; packed: PackedOutcome; capture?: PairCapture | null }
+  | { kind: 'clip'; outcome: ClipOutcome }
   | { kind: 'thrown'; code: string; message: string; problems: Problem[]; stack: string | undefined };

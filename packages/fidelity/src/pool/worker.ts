@@ -1,5 +1,5 @@
 /**
- * The pool's one task: measure one pair, in a worker thread. measurePair
+ * The pool's tasks: measure one pair, or analyse one clip on its own, in a worker thread. measurePair
  * spawns its ffmpeg children from here, so they belong to this worker's
  * measurement, and an abort (a message on the task's port) kills them
  * before the task returns. piscina's own abort is not used on a running
@@ -9,6 +9,7 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { isFidelityError } from '../errors.js';
 import { adoptToolchain } from '../media/ffmpeg.js';
+import { analyseClip } from './analyse-clip.js';
 import { measurePairKeeping, measurePairOn } from './measure-pair.js';
 import type { MeasureOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
@@ -33,6 +34,15 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
   let lastProgress = Number.NEGATIVE_INFINITY;
   adoptToolchain(task.ffmpeg ?? {}, task.toolchain);
   try {
+    if (task.kind === 'clip') {
+      const outcome = await analyseClip(task.file, {
+        ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
+        ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
+        ...(task.plan ? { plan: task.plan } : {}),
+        signal: controller.signal,
+      });
+      return { kind: 'clip', outcome };
+    }
     const options: MeasureOptions = {
       ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
       ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),

@@ -87,7 +87,12 @@ export type ClipAudio = z.infer<typeof ClipAudio>;
 
 /**
  * The clip reason codes (docs/reason-codes.md, "Clip validity"), in the order a clip's reasons are
- * listed. The first five are InferenceX's unconditional checks: see {@link UNCONDITIONAL_CLIP_CODES}.
+ * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): declared here
+ * once, root cause first. The first five are InferenceX's unconditional checks (see
+ * {@link UNCONDITIONAL_CLIP_CODES}): a broken stream explains everything after it. Then what the
+ * picture is before what it does: a black or white picture (`CLIP_BLANK`) and held frames
+ * (`CLIP_FROZEN`) are why it does not move (`CLIP_NO_MOTION`), so they come first; then the sound
+ * (`CLIP_SILENT`), then the clip's length and the audio against the video.
  */
 export const ClipCode = z.enum([
   'CLIP_TIMESTAMPS',
@@ -96,10 +101,10 @@ export const ClipCode = z.enum([
   'CLIP_AUDIO_EMPTY',
   'CLIP_AUDIO_GAP',
   'CLIP_CADENCE',
-  'CLIP_NO_MOTION',
-  'CLIP_SILENT',
   'CLIP_BLANK',
   'CLIP_FROZEN',
+  'CLIP_NO_MOTION',
+  'CLIP_SILENT',
   'CLIP_DURATION',
   'CLIP_AV_SKEW',
 ]);
@@ -131,6 +136,35 @@ export const ClipAnalysis = z.object({
   audio: ClipAudio.nullable(),
 });
 export type ClipAnalysis = z.infer<typeof ClipAnalysis>;
+
+/** Counts by code in the order the clip catalogue declares its codes (ClipCode), other codes after them in alphabetical order. */
+export function byClipOrder(counts: Readonly<Record<string, number>>): Record<string, number> {
+  const order = ClipCode.options as readonly string[];
+  const rank = (code: string): number => (order.includes(code) ? order.indexOf(code) : order.length);
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * One clip analysed on its own (pool/analyse-clip.ts): its analysis, or why it could not be decoded
+ * (a reason code such as UNDECODABLE or MEDIA_PLAN_MISMATCH, and a message).
+ */
+export const ClipOutcome = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), clip: ClipAnalysis }),
+  z.object({ ok: z.literal(false), failure: z.object({ code: z.string(), message: z.string() }) }),
+]);
+export type ClipOutcome = z.infer<typeof ClipOutcome>;
+
+/**
+ * A clip that none of a command's measured pairs analysed (its partner failed, the pair was refused,
+ * it has no partner), analysed on its own (docs/metrics.md, "Clip validity"); by its sealed SHA-256,
+ * since an analysis depends only on the file's bytes and the plan. A shard's partial.json lists them
+ * (`clips`, docs/scale-out.md).
+ */
+export const AnalysedClip = z.object({
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  outcome: ClipOutcome,
+});
+export type AnalysedClip = z.infer<typeof AnalysedClip>;
 
 /** Both clips of a pair. */
 export const PairClips = z.object({ baseline: ClipAnalysis, candidate: ClipAnalysis });

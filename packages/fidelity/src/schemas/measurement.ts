@@ -237,10 +237,37 @@ export const InferencexMetrics = z.object({
 export type InferencexMetrics = z.infer<typeof InferencexMetrics>;
 
 /**
- * `pairs[].inferencex`: `compatible` (false exactly when InferenceX's `compare_media` refuses the
- * pair) and its `metrics` (the unmeasured template when not compatible).
+ * InferenceX's template: the metric dict its `compare_media` returns for a pair it refuses, its 13
+ * keys exactly (figures null, counts 0, `video_sample_coverage_fraction` 0.0, lists empty), no other.
  */
-export const InferencexFigures = z.object({ compatible: z.boolean(), metrics: InferencexMetrics });
+export const InferencexTemplate = z.strictObject({
+  video_mae: z.null(),
+  video_psnr_db: z.null(),
+  video_compared_frames: z.literal(0),
+  video_total_frames: z.literal(0),
+  video_sample_coverage_fraction: z.literal(0),
+  audio_waveform_mae: z.null(),
+  audio_waveform_mae_channels: z.tuple([]),
+  audio_waveform_rmse_channels: z.tuple([]),
+  audio_rms_ratio: z.null(),
+  audio_rms_ratio_channels: z.tuple([]),
+  audio_spectral_cosine: z.null(),
+  audio_spectral_cosine_channels: z.tuple([]),
+  audio_newly_silent_channels: z.tuple([]),
+});
+export type InferencexTemplate = z.infer<typeof InferencexTemplate>;
+
+/**
+ * `pairs[].inferencex`: `compatible` (false exactly when InferenceX's `compare_media` refuses the
+ * pair) and its `metrics`: every figure of an accepted pair, InferenceX's template
+ * ({@link InferencexTemplate}) of a refused one.
+ */
+export const InferencexFigures = z.discriminatedUnion('compatible', [
+  z.object({ compatible: z.literal(true), metrics: InferencexMetrics }),
+  // The template; a report written before version 1.3 carried every key of an accepted pair here
+  // (nulls, zero counts, a null coverage), which is still read. What this library writes is the template.
+  z.object({ compatible: z.literal(false), metrics: z.union([InferencexTemplate, InferencexMetrics]) }),
+]);
 export type InferencexFigures = z.infer<typeof InferencexFigures>;
 
 /**

@@ -14,6 +14,7 @@
 import { judgeClip } from '../metrics/clip-checks.js';
 import { clipAnalysisProblems, type ClipContext } from './check-clips.js';
 import type { ClipExpectations } from '../metrics/clip-checks.js';
+import type { ClipAnalysis } from '../schemas/clip.js';
 import { worstRmsRatio } from '../metrics/audio.js';
 import { inferencexTemplate } from '../metrics/inferencex.js';
 import type { MetricSelection } from '../metrics/names.js';
@@ -288,10 +289,16 @@ export function clipProblems(m: PairMeasurement, expectations: ClipExpectations,
     const clip = m.clips[side];
     out.push(...clipAnalysisProblems(`clips.${side}`, clip, context));
     if (clip.video.frame_count !== m.video.frames) out.push(`clips.${side}.video.frame_count is ${clip.video.frame_count}, but the pair has ${m.video.frames} frames`);
-    const derived = judgeClip(clip.video, clip.audio, expectations);
-    const got = JSON.stringify({ valid: clip.valid, unconditional_valid: clip.unconditional_valid, reasons: clip.reasons });
-    const want = JSON.stringify({ valid: derived.valid, unconditional_valid: derived.unconditional_valid, reasons: derived.reasons });
-    if (got !== want) out.push(`clips.${side} says ${got}, but its figures under the plan give ${want}`);
+    const why = clipJudgementProblem(clip, expectations);
+    if (why) out.push(`clips.${side} ${why}`);
   }
   return out;
+}
+
+/** Where a clip's judgement (valid, unconditional_valid, reasons) is not what its own figures give under the plan; null when it is. */
+export function clipJudgementProblem(clip: ClipAnalysis, expectations: ClipExpectations): string | null {
+  const derived = judgeClip(clip.video, clip.audio, expectations);
+  const got = JSON.stringify({ valid: clip.valid, unconditional_valid: clip.unconditional_valid, reasons: clip.reasons });
+  const want = JSON.stringify({ valid: derived.valid, unconditional_valid: derived.unconditional_valid, reasons: derived.reasons });
+  return got === want ? null : `says ${got}, but its figures under the plan give ${want}`;
 }

@@ -30,7 +30,8 @@ import { writeDurable } from '../output/files.js';
 import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
-import { measurePairs, type MeasuredPair } from '../comparison/measure.js';
+import { homeClips, measurePairs, pairAnalysedShas, type MeasuredPair } from '../comparison/measure.js';
+import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
 import { comparisonDir } from '../bundle/layout.js';
@@ -49,7 +50,7 @@ import { parseCalibration } from '../calibrate/load.js';
 import type { Calibration } from '../calibrate/schema.js';
 import { resolveGeneratedAt } from '../time.js';
 import { TOOL_VERSION } from '../version.js';
-import { clipProblems, factProblems, failureProblem, measurementProblems } from './check-measurement.js';
+import { clipJudgementProblem, clipProblems, factProblems, failureProblem, measurementProblems } from './check-measurement.js';
 import { clipExpectationsOf } from '../metrics/clip-checks.js';
 import { logsCorruptFrames } from '../media/decoder-log.js';
 import { analysisOf, firstDifference } from './check-clips.js';
@@ -326,6 +327,36 @@ async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedP
   return problems;
 }
 
+/**
+ * The clips a partial analysed on their own (partial.json `clips`, docs/scale-out.md): exactly the
+ * ones whose home is among its pairs and that none of its pairs analysed, each once, by SHA-256
+ * ascending (PARTIAL_PAIRS_MISMATCH otherwise), and each analysis's judgement what its own figures
+ * give under the plan (PARTIAL_MEASUREMENT_INVALID).
+ */
+function unpairedClipProblems(plan: ComparisonPlan, p: LoadedPartial): Problem[] {
+  const problems: Problem[] = [];
+  const at = `${p.dir} (shard ${p.doc.shard.index}/${p.doc.shard.count})`;
+  const refs = p.doc.pairs.map((x) => plan.pairs[x.index]!);
+  const byPairs = pairAnalysedShas(plan, p.doc.pairs);
+  const want = [...new Set(homeClips(plan, refs).map((c) => c.sha256))].filter((sha) => !byPairs.has(sha)).sort();
+  const got = p.doc.clips.map((c) => c.sha256);
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    const missing = want.filter((sha) => !got.includes(sha));
+    const extra = got.filter((sha) => !want.includes(sha));
+    const say = (list: string[]): string => list.map(shortSha).join(', ') || 'none';
+    problems.push({
+      code: 'PARTIAL_PAIRS_MISMATCH',
+      message: `${at}: its clips analysed on their own are not the ones its pairs leave (in SHA-256 order, each once): missing ${say(missing)}; not its own ${say(extra)}`,
+    });
+  }
+  const expectations = clipExpectationsOf(plan.baseline.plan);
+  for (const c of p.doc.clips) {
+    const why = c.outcome.ok ? clipJudgementProblem(c.outcome.clip, expectations) : null;
+    if (why) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: the clip ${shortSha(c.sha256)} analysed on its own ${why}` });
+  }
+  return problems;
+}
+
 /** Runs `work` over `items`, at most `limit` at a time, in order of the results. */
 async function limited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
@@ -376,6 +407,13 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
  * own outcome of each: the report takes those, not the partial's (a failure's
  * message is not compared, so only merge's own text is merge's word).
  */
+/** Where a partial's analysis of a clip differs from merge's own (the failure's code only, as for pairs); null when the same. */
+function clipDifference(partial: AnalysedClip, merged: AnalysedClip): string | null {
+  // Through the schema, so both are in its key order (the partial's was read through it, merge's is as the accumulators built it).
+  const say = (c: AnalysedClip): string => (c.outcome.ok ? JSON.stringify(ClipAnalysis.parse(c.outcome.clip)) : `failure ${c.outcome.failure.code}`);
+  return say(partial) === say(merged) ? null : `the partial has ${say(partial)}; merge found ${say(merged)}`;
+}
+
 async function remeasured(
   plan: ComparisonPlan,
   partials: readonly LoadedPartial[],
@@ -402,7 +440,16 @@ async function remeasured(
     },
   );
   const problems: Problem[] = [];
-  for (const m of again) {
+  // The clips merge analysed on its own beside the re-measured pairs (those pairs' homes no pair of
+  // them analysed) must be what the partials say of the same files.
+  const given = new Map(partials.flatMap((p) => p.doc.clips.map((c) => [c.sha256, { p, c }] as const)));
+  for (const mine of again.clips) {
+    const theirs = given.get(mine.sha256);
+    if (!theirs) continue;
+    const diff = clipDifference(theirs.c, mine);
+    if (diff) problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${theirs.p.dir} (shard ${theirs.p.doc.shard.index}/${theirs.p.doc.shard.count}): the clip ${shortSha(mine.sha256)} analysed again by merge differs: ${diff}` });
+  }
+  for (const m of again.pairs) {
     const p = chosen.get(m.index)!;
     const given = p.doc.pairs.find((x) => x.index === m.index)!.outcome!;
     const diff = outcomeDifference(given, m.outcome!);
@@ -493,14 +540,21 @@ async function mergeClaimed(
     if (evidence.length) refuse(evidence, 'nothing was merged');
     const facts = await mediaFactProblems(plan, partials, options);
     if (facts.length) refuse(facts, 'nothing was merged');
+    // The clips each shard analysed on their own: checked once its pairs are known to be the media's.
+    const clipChecks = partials.flatMap((p) => unpairedClipProblems(plan, p));
+    if (clipChecks.length) refuse(clipChecks, 'nothing was merged');
     const again = await remeasured(plan, partials, remeasure, options);
     if (again.problems.length) refuse(again.problems, 'nothing was merged');
 
     // A re-measured pair is merge's own outcome (identical values, and a failure's message as merge's
     // measuring words it); every other pair is the partial's, checked as above.
-    const measured: MeasuredPair[] = partials
+    const pairs: MeasuredPair[] = partials
       .flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: again.outcomes.get(x.index) ?? x.outcome })))
       .sort((a, b) => a.index - b.index);
+    // Each shard's clips analysed on their own (checked above); two shards may hold the same file's.
+    const clips = new Map<string, AnalysedClip>();
+    for (const p of partials) for (const c of p.doc.clips) if (!clips.has(c.sha256)) clips.set(c.sha256, c);
+    const measured = { pairs, clips: [...clips.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1)) };
     const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count });
     const report = noise ? noise.apply(assembled) : assembled;
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { MetricSelection } from '../metrics/names.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
+import { AnalysedClip } from '../schemas/clip.js';
 import { Policy } from '../schemas/policy.js';
 import { jsonText } from '../bundle/json-text.js';
 import { Report } from '../schemas/report.js';
@@ -61,6 +62,12 @@ export const ShardPartial = z.object({
   /** The indices this shard covers, ascending (empty when N > pairs_total - K). */
   pair_indices: z.array(z.number().int().min(0)),
   pairs: z.array(PartialPair),
+  /**
+   * The clips whose home is one of this shard's pairs (the first pair of the ordered list that shows
+   * the clip) and that none of its pairs analysed, each analysed on its own, by SHA-256 ascending
+   * (docs/scale-out.md, "Clips analysed on their own").
+   */
+  clips: z.array(AnalysedClip),
 });
 export type ShardPartial = z.infer<typeof ShardPartial>;
 

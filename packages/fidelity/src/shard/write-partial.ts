@@ -15,7 +15,7 @@ import { formatSeal, SEAL_FILE } from '../output/seal.js';
 import { inLanes, writePairFiles } from '../bundle/write.js';
 import { comparisonDir } from '../bundle/layout.js';
 import type { DecoderIdentity } from '../comparison/types.js';
-import type { MeasuredPair } from '../comparison/measure.js';
+import type { MeasuredPairs } from '../comparison/measure.js';
 import type { ComparisonPlan } from '../comparison/plan.js';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
@@ -68,8 +68,9 @@ export interface WritePartialSettings {
   onProgress?: (event: { step: 'pairs' | 'seal'; done: number; total: number }) => void;
 }
 
-/** Writes the partial of `measured` (this shard's pairs) to `out`, atomically. */
-export async function writePartial(out: string, plan: ComparisonPlan, measured: readonly MeasuredPair[], settings: WritePartialSettings): Promise<PartialResult> {
+/** Writes the partial of `measuredPairs` (this shard's pairs and the clips it analysed on their own) to `out`, atomically. */
+export async function writePartial(out: string, plan: ComparisonPlan, measuredPairs: MeasuredPairs, settings: WritePartialSettings): Promise<PartialResult> {
+  const measured = measuredPairs.pairs;
   const progress = settings.onProgress ?? (() => undefined);
   const written = await commitAtomically(out, Boolean(settings.force), async (dir) => {
     const pairs: PartialPair[] = new Array<PartialPair>(measured.length);
@@ -103,6 +104,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measured: 
       pairs_total: plan.pairs.length,
       pair_indices: measured.map((m) => m.index),
       pairs,
+      clips: measuredPairs.clips,
     };
     await writeDurable(path.join(dir, PARTIAL_FILE), partialJsonText(partial));
     await writeDurable(path.join(dir, PARTIAL_SCHEMA_FILE), partialSchemaText());

@@ -20,11 +20,16 @@ vi.mock('../../src/pool/pool.js', () => ({
       const analysis = (file: string) => ({ from: `${job.id}:${file}` });
       return { ok: true, measurement: { clips: { baseline: analysis(job.baseline), candidate: analysis(job.candidate) } } };
     },
+    analyse: async (job: { id: string; file: string }) => {
+      analysedAlone.push(job.file);
+      return { ok: true, clip: { from: `alone:${job.file}` } };
+    },
     destroy: async () => {},
   }),
 }));
+const analysedAlone = vi.hoisted(() => [] as string[]);
 
-const { measureMediaJobs } = await import('../../src/comparison/measure.js');
+const { measureMedia, measureMediaJobs } = await import('../../src/comparison/measure.js');
 
 const job = (id: string, baseline: string, candidate: string) => ({
   id,
@@ -60,5 +65,16 @@ describe('each distinct clip analysed once per command', () => {
     const outcomes = await measureMediaJobs([job('broken', 'A', 'B'), job('second', 'A', 'C'), job('third', 'C', 'A')], 12, { threads: 1 });
     expect(outcomes.get('broken')!.ok).toBe(false);
     expect(Object.fromEntries(given)).toEqual({ broken: [], second: [], third: ['baseline=second:C.mp4', 'candidate=second:A.mp4'] });
+  });
+
+  it('after the pairs, each clip no pair analysed is analysed on its own in the pool, once per distinct file', async () => {
+    given.clear();
+    analysedAlone.length = 0;
+    const clip = (name: string) => ({ sha256: `sha-${name}`, file: async () => `${name}.mp4` });
+    // B is only in the broken pair; D has no pair; E is given twice (two slots, one file); A and C were analysed by `second`.
+    const measured = await measureMedia([job('broken', 'A', 'B'), job('second', 'A', 'C')], [clip('A'), clip('B'), clip('C'), clip('D'), clip('E'), clip('E')], 12, { threads: 2 });
+    expect(analysedAlone.sort()).toEqual(['B.mp4', 'D.mp4', 'E.mp4']);
+    expect([...measured.clips.keys()].sort()).toEqual(['sha-B', 'sha-D', 'sha-E']);
+    expect([...measured.outcomes.keys()].sort()).toEqual(['broken', 'second']);
   });
 });

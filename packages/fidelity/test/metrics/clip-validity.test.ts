@@ -145,8 +145,8 @@ live('clip validity against the PyAV + numpy oracle', () => {
 
   it('by default (motion and sound required): each clip gets exactly its codes', () => {
     const expected: Record<Name, string[]> = {
-      black: ['CLIP_NO_MOTION', 'CLIP_BLANK'],
-      white: ['CLIP_NO_MOTION', 'CLIP_BLANK'],
+      black: ['CLIP_BLANK', 'CLIP_NO_MOTION'],
+      white: ['CLIP_BLANK', 'CLIP_NO_MOTION'],
       fade: [],
       held: ['CLIP_NO_MOTION'],
       repeated: [],

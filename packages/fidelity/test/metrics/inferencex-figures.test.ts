@@ -27,13 +27,19 @@ function sumsOf(a: Float32Array[], b: Float32Array[]) {
 
 const video = { mae: 0.01, psnrDb: 40, frames: 12, maxAlignmentDeltaSeconds: 0 };
 
+/** An accepted pair's figures (the schema's `compatible: true` side). */
+function accepted(f: InferencexFigures): Extract<InferencexFigures, { compatible: true }> {
+  if (!f.compatible) throw new Error('InferenceX refused the pair');
+  return f;
+}
+
 describe("InferenceX's figures from the sums", () => {
   it('pools the audio MAE and RMS ratio over channels, with its nulls for silent baselines and zero spectra', () => {
     const n = 3000;
     const zero = new Float32Array(n);
     // ch0: silent baseline; ch1: both silent; ch2: candidate at half gain; ch3: candidate at 1e-5 (newly silent).
     const sums = sumsOf([zero, zero, sine(n, 0.5), sine(n, 0.2)], [sine(n, 0.1), zero, sine(n, 0.25), sine(n, 1e-5)]);
-    const { compatible, metrics: m } = InferencexFigures.parse(inferencexFigures(video, { sums, maxAlignmentDeltaSeconds: 0 }));
+    const { compatible, metrics: m } = accepted(InferencexFigures.parse(inferencexFigures(video, { sums, maxAlignmentDeltaSeconds: 0 })));
     expect(compatible).toBe(true);
     expect(m.audio_channel_count).toBe(4);
     expect(m.audio_compared_samples_per_channel).toBe(n);
@@ -54,8 +60,7 @@ describe("InferenceX's figures from the sums", () => {
   it('gives null PSNR and video_identical for identical video, and leaves the audio as the template without audio', () => {
     const { metrics: m } = inferencexFigures({ ...video, mae: 0, psnrDb: null }, null);
     expect(m).toMatchObject({ video_psnr_db: null, video_identical: true, video_mae: 0, video_sample_coverage_fraction: 1 });
-    const t = inferencexTemplate();
-    for (const k of Object.keys(t).filter((k) => k.startsWith('audio_'))) expect((m as Record<string, unknown>)[k], k).toEqual((t as Record<string, unknown>)[k]);
+    expect(m).toMatchObject({ audio_channel_count: 0, audio_waveform_mae: null, audio_waveform_mae_channels: [], audio_identical: null, audio_spectral_windows: 0, audio_newly_silent_channels: [] });
   });
 
   it('refuses with the template when either clip fails an unconditional check; conditional codes do not count', () => {
@@ -64,6 +69,24 @@ describe("InferenceX's figures from the sums", () => {
     expect(withClipValidity(f, { baseline: true, candidate: false })).toEqual(inferencexRefused());
     expect(inferencexRefused()).toEqual({ compatible: false, metrics: inferencexTemplate() });
     expect(InferencexFigures.parse(inferencexRefused()).metrics.video_total_frames).toBe(0);
+    // InferenceX's template exactly (spec 1.3): its 13 keys with its values, nothing more.
+    expect(inferencexTemplate()).toStrictEqual({
+      video_mae: null,
+      video_psnr_db: null,
+      video_compared_frames: 0,
+      video_total_frames: 0,
+      video_sample_coverage_fraction: 0,
+      audio_waveform_mae: null,
+      audio_waveform_mae_channels: [],
+      audio_waveform_rmse_channels: [],
+      audio_rms_ratio: null,
+      audio_rms_ratio_channels: [],
+      audio_spectral_cosine: null,
+      audio_spectral_cosine_channels: [],
+      audio_newly_silent_channels: [],
+    });
+    // A refused pair with any other key is not InferenceX's answer: the schema refuses it.
+    expect(InferencexFigures.safeParse({ compatible: false, metrics: { ...inferencexTemplate(), audio_identical: null } }).success).toBe(false);
     const clip = (...codes: ClipCode[]) => ({ reasons: codes.map((code) => ({ code, message: '' })) });
     expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_SILENT'))).toBe(true);
     expect(isUnconditionallyValid(clip('CLIP_NO_MOTION', 'CLIP_AUDIO_GAP'))).toBe(false);

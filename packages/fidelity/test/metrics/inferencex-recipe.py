@@ -124,6 +124,18 @@ def clip_invalid(c):
 
 
 def template():
+    """compare_media's dict of a pair it refuses: its 13 template keys, nothing more."""
+    return {
+        "video_mae": None, "video_psnr_db": None,
+        "video_compared_frames": 0, "video_total_frames": 0, "video_sample_coverage_fraction": 0.0,
+        "audio_waveform_mae": None, "audio_waveform_mae_channels": [], "audio_waveform_rmse_channels": [],
+        "audio_rms_ratio": None, "audio_rms_ratio_channels": [], "audio_spectral_cosine": None,
+        "audio_spectral_cosine_channels": [], "audio_newly_silent_channels": [],
+    }
+
+
+def unfilled():
+    """Every key of an accepted pair's dict, before its figures are filled in."""
     return {
         "video_mae": None, "video_psnr_db": None, "video_identical": None,
         "video_compared_frames": 0, "video_total_frames": 0, "video_sample_coverage_fraction": None,
@@ -185,7 +197,7 @@ def compare_media(baseline, candidate):
     why = refusal(x, y)
     if why:
         return {"baseline": baseline, "candidate": candidate, "compatible": False, "refusal": why, "metrics": template()}
-    m = template()
+    m = unfilled()
     sad = sse = samples = 0
     for p, q in zip(x["video"], y["video"]):
         d = p.astype(np.int64) - q.astype(np.int64)

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { inferencexTemplate } from '../../src/metrics/inferencex.js';
+import { InferencexMetrics } from '../../src/schemas/measurement.js';
 import type { Report } from '../../src/schemas/report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -31,7 +31,7 @@ function documentedProgram(): string {
     const report = JSON.parse(readFileSync(REFERENCE, 'utf8')) as Report;
     const pairs = report.comparisons.flatMap((c) => c.pairs.filter((p) => p.inferencex).map((p) => ({ c, p })));
     expect(pairs.length).toBeGreaterThan(0);
-    expect(csv[0]).toBe(['baseline_run_id', 'candidate_run_id', 'slot_id', 'status', 'compatible', ...Object.keys(inferencexTemplate())].map((k) => `"${k}"`).join(','));
+    expect(csv[0]).toBe(['baseline_run_id', 'candidate_run_id', 'slot_id', 'status', 'compatible', ...Object.keys(InferencexMetrics.shape)].map((k) => `"${k}"`).join(','));
     expect(csv.length).toBe(1 + pairs.length);
     const first = pairs[0]!;
     expect(csv[1]!.startsWith(`${first.c.baseline_run_id},${first.c.candidate_run_id},"${first.p.slot_id}","${first.p.status}",${first.p.inferencex!.compatible},`)).toBe(true);
