@@ -3,6 +3,7 @@ import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
+import { closestName } from '../suggest.js';
 import type { Command, OptionSpec } from './types.js';
 import { policyOption, progressOption, threadsOption } from '../options.js';
 
@@ -68,7 +69,17 @@ export function metricsFromOptions(values: Record<string, unknown>): MetricSelec
   try {
     return resolveMetrics(String(given));
   } catch (error) {
-    throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}`, { cause: error });
+    // Each word that names no set and no metric, with the name it was probably meant to be.
+    const names = [...Object.keys(METRIC_SETS), ...METRIC_NAMES];
+    const hints = String(given)
+      .split(',')
+      .map((w) => w.trim())
+      .filter((w) => w !== '' && !names.includes(w))
+      .flatMap((w) => {
+        const near = closestName(w, names);
+        return near === undefined ? [] : [`${JSON.stringify(w)}: did you mean ${near}?`];
+      });
+    throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}${hints.length ? `; ${hints.join('; ')}` : ''}`, { cause: error });
   }
 }
 
