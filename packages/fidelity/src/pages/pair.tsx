@@ -17,6 +17,7 @@ import { AudioLag, lagMs, lagNotEstimated, PairPlan, TemporalOffsetBlock } from 
 import { bundleHref } from './link-gates.js';
 import { num, runRef } from './format.js';
 import { reasonText } from './reasons.js';
+import { clipSentence } from './clip-words.js';
 import { checkDigits, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, KeyValues, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
@@ -70,7 +71,7 @@ function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'cand
     const reason = pair.clips![s].reasons.find((r) => r.code === code);
     if (!reason) return [];
     const gpu = (s === 'baseline' ? ctx.baselineRun : ctx.candidateRun)?.hardware.gpu_model ?? sideName(m, s);
-    return [fill(m.clip_reason, { gpu, reason: m.html_lang === 'en' ? reason.message : reasonText(code, null, m) })];
+    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, pair.clips![s], m) })];
   });
   return parts.length ? parts.join('; ') : null;
 }
@@ -82,11 +83,11 @@ function reasonsBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRu
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
     ...pair.reason_details.map((d) => [
-      <code>{d.code}</code>,
+      <code class="nowrap">{d.code}</code>,
       sideName(m, d.side),
       <span class="prompt">{clipReasonText(pair, d.code, d.side, ctx) ?? reasonText(d.code, d.message, m)}</span>,
     ]),
-    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code>{c}</code>, '—', reasonText(c, null, m)]),
+    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code class="nowrap">{c}</code>, '—', reasonText(c, null, m)]),
   ];
   return [<h4>{m.reasons_title}</h4>, <Table head={[m.reason_code, m.side, m.detail]} rows={rows} />];
 }

@@ -37,12 +37,12 @@ describe('clip reasons on the pages', () => {
 
   it('EN: the candidate GPU\'s clip is black in every frame, before its checks; N of M clips valid', () => {
     const text = htmlText(renderReport(report, 'en'));
-    expect(text).toContain(`${gpu}'s clip: the clip is black in every frame`);
-    expect(text).toContain(`${gpu}'s clip: the picture does not move`);
+    expect(text).toContain(`${gpu}'s clip: the picture is black in every frame (12 of 12)`);
+    expect(text).toContain(`${gpu}'s clip: frames 0–11 show one picture`);
     expect(text).toContain('0 of 1 clips valid');
     expect(text).toContain('1 of 1 clips valid');
     // The reason comes before the pair's checks table (pair.tsx renders reasons first).
-    const reason = text.indexOf(`${gpu}'s clip: the clip is black`);
+    const reason = text.indexOf(`${gpu}'s clip: the picture is black`);
     const checks = text.indexOf('Checks against the example thresholds', reason);
     expect(reason).toBeGreaterThan(0);
     expect(checks).toBeGreaterThan(reason);
@@ -50,8 +50,8 @@ describe('clip reasons on the pages', () => {
 
   it('ZH: the same reasons, translated, named by the GPU', () => {
     const text = htmlText(renderReport(report, 'zh'));
-    expect(text).toContain(`${gpu} 的片段：片段每一帧都是全黑或全白`);
-    expect(text).toContain(`${gpu} 的片段：片段画面没有运动`);
+    expect(text).toContain(`${gpu} 的片段：画面每一帧都是黑色（12 帧中 12 帧）`);
+    expect(text).toContain(`${gpu} 的片段：第 0–11 帧是同一画面`);
     expect(text).toContain('1 个片段中 0 个有效');
   });
 });
