@@ -13,7 +13,7 @@ import { fill } from './i18n.js';
 import { reasonText } from './reasons.js';
 
 /** Up to `digits` significant digits, without trailing zeros or an exponent a reader must decode. */
-function figure(x: number, digits = 3): string {
+export function figure(x: number, digits = 3): string {
   if (x === 0) return '0';
   const places = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(x))));
   return Number(x.toFixed(Math.min(places, 12))).toString();

@@ -55,3 +55,38 @@ describe('clip reasons on the pages', () => {
     expect(text).toContain('1 个片段中 0 个有效');
   });
 });
+
+describe('an invalid pair\'s page leads with its clips and contradicts nothing', () => {
+  const report = withBlackCandidate();
+  const pair = report.comparisons[0]!.pairs[0]!;
+  const html = renderReport(report, 'en');
+  const section = html;
+
+  it('the clips\' own figures per side come right after the reasons, before the videos', () => {
+    const text = html.replace(/<[^>]*>/g, ' ');
+    const figures = text.indexOf('The clips on their own');
+    expect(figures).toBeGreaterThan(text.indexOf('Why this pair is invalid'));
+    expect(text.slice(figures, figures + 600)).toMatch(/Black frames\s*0% \(0\/12\)\s*100% \(12\/12\)/);
+    expect(text.slice(figures, figures + 600)).toMatch(/Frozen frame steps\s*0% \(0\/11\)\s*100% \(11\/11\)/);
+  });
+
+  it('its metrics sit in a collapsed "measured anyway, not judged" section; no checks table claims a result', () => {
+    expect(pair.video).not.toBeNull();
+    const anyway = /<details class="anyway"><summary>Measured anyway, not judged[^<]*<\/summary>([\s\S]*?)<\/details>/.exec(section);
+    expect(anyway).not.toBeNull();
+    expect(anyway![1]).toContain('Identical streams');
+    const body = html.slice(html.indexOf(`<code>${pair.slot_id}</code>`));
+    const before = body.slice(0, body.indexOf('<details class="anyway">'));
+    expect(before).not.toContain('Identical streams');
+    expect(before).not.toContain('Checks against');
+  });
+
+  it('the overview shows "—" for its figures, like any pair not judged', () => {
+    const overview = html.slice(html.indexOf('<section id="overview">'), html.indexOf('</section>', html.indexOf('<section id="overview">')));
+    const row = overview.split('<tr').find((r) => r.includes(pair.slot_id))!;
+    expect(row).toBeDefined();
+    expect(htmlText(row)).not.toMatch(/1\.000000|∞/);
+    expect((row.match(/>—</g) ?? []).length).toBe(4);
+  });
+});
+
