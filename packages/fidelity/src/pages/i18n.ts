@@ -794,7 +794,7 @@ const zh: Messages = {
   clip_both_channels: '两个声道',
   clip_every_channel: '全部 {n} 个声道',
   clip_one_channel: '唯一的声道',
-  clip_list_and: '、',
+  clip_list_and: ' 和 ',
   clip_figures_title: '各片段自身的检查',
   clip_fig_valid: '片段有效',
   clip_fig_black: '黑帧',
