@@ -14,9 +14,9 @@ describe('fidelity demo', () => {
     const before = new Set(readdirSync(os.tmpdir()).filter((f) => f.startsWith('fidelity-demo-runs-')));
     const r = await cli(['demo', '--json'], { cwd });
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as { ok: boolean; index: string; comparisons: { candidate: { gpu_model: string } }[] };
+    const doc = JSON.parse(r.stdout) as { ok: boolean; index: string; comparisons: { candidate_gpu_model: string }[] };
     expect(doc.ok).toBe(true);
-    expect(doc.comparisons.map((c) => c.candidate.gpu_model)).toEqual(['B200', 'H100']);
+    expect(doc.comparisons.map((c) => c.candidate_gpu_model)).toEqual(['B200', 'H100']);
     expect(path.resolve(cwd, doc.index)).toBe(path.join(cwd, 'fidelity-demo', 'index.html'));
     expect(existsSync(path.join(cwd, 'fidelity-demo', 'index.html'))).toBe(true);
     expect(readdirSync(cwd)).toEqual(['fidelity-demo']);

@@ -9,6 +9,7 @@ import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';
 import type { Command } from './commands/types.js';
 import { commandHelp, EVERY_COMMAND, optionLabel, optionsOf, usageLine } from './options.js';
+import { closestName } from './suggest.js';
 
 function usage(): string {
   const lines = [`fidelity ${TOOL_VERSION}: compare archived video+audio runs across hardware`, '', 'Commands:'];
@@ -34,7 +35,11 @@ export function parseCommandLine(command: Command, args: string[]): { positional
     const message = (error as Error).message;
     // node's wording for an undeclared option names no command and suggests `--`: say which command refused it, and where its options are.
     const unknown = /^Unknown option '([^']+)'/.exec(message);
-    throw new FidelityError('USAGE', unknown ? `fidelity ${command.name} does not take ${unknown[1]} (fidelity ${command.name} --help lists the options it takes)` : message, { cause: error });
+    if (!unknown) throw new FidelityError('USAGE', message, { cause: error });
+    const given = unknown[1]!;
+    const near = given.startsWith('--') ? closestName(given.slice(2).replace(/=.*$/, ''), Object.keys(optionsOf(command))) : undefined;
+    const hint = near === undefined ? '' : `; did you mean --${near}?`;
+    throw new FidelityError('USAGE', `fidelity ${command.name} does not take ${given}${hint} (fidelity ${command.name} --help lists the options it takes)`, { cause: error });
   }
   // node keeps the last of a repeated option: `--out A --out B` would write to B and never say so. An option
   // that takes one value is given once (a flag may repeat: it says the same thing twice).
@@ -78,7 +83,9 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    io.err(`error USAGE: unknown command "${name}"\n\n${usage()}`);
+    const near = closestName(name, commands.map((c) => c.name));
+    // A typo gets one line that names the command meant; anything else gets the list of commands.
+    io.err(near === undefined ? `error USAGE: unknown command "${name}"\n\n${usage()}` : `error USAGE: unknown command "${name}"; did you mean ${near}? (fidelity --help lists the commands)\n`);
     return EXIT.refused;
   }
   // Whether a usage error is printed as JSON: `--json` among the options, not an operand after `--`.
@@ -89,7 +96,8 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   } catch (error) {
     const message = (error as Error).message;
     if (json) io.out(`${JSON.stringify({ ok: false, errors: [{ code: 'USAGE', message }] }, null, 2)}\n`);
-    else io.err(`error USAGE: ${message}\n\n${commandHelp(command)}`);
+    // One short error, not the whole help: the line says what was wrong (and what was meant), --help the rest.
+    else io.err(`error USAGE: ${message}\n${message.includes('--help') ? '' : `fidelity ${command.name} --help lists the options it takes\n`}`);
     return EXIT.refused;
   }
   if (parsed.values.help) {

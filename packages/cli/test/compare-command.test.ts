@@ -30,10 +30,14 @@ describe('fidelity compare (refusals that need no media)', () => {
     const io = capture();
     const code = await main(['compare', path.join(tmp, 'no-such-run'), path.join(tmp, 'no-such-run-2'), '--out', out, '--json'], io);
     expect(code).toBe(2);
-    const doc = JSON.parse(io.stdout()) as { ok: boolean; errors: { code: string }[] };
+    const doc = JSON.parse(io.stdout()) as { ok: boolean; errors: { code: string; message: string }[] };
     expect(doc.ok).toBe(false);
     expect(doc.errors.map((e) => e.code)).toEqual(['RUN_INVALID', 'SOURCE_NOT_FOUND', 'RUN_INVALID', 'SOURCE_NOT_FOUND']);
     expect(io.stderr()).toBe('');
+    // Each run is quoted as typed, not as its last segment ("no-such-run"): the user recognises the path given.
+    const typed = JSON.stringify(path.join(tmp, 'no-such-run'));
+    expect(doc.errors[0]!.message).toBe(`${typed} failed verification (1 problem(s) below)`);
+    expect(doc.errors[1]!.message).toBe(`${typed} does not exist`);
     expect(existsSync(path.join(tmp, 'never'))).toBe(false);
   });
 

@@ -86,7 +86,7 @@ function oneIncompatiblePair(): string {
 interface Doc {
   ok: boolean;
   errors?: { code: string; message: string }[];
-  comparisons: { summary: { planned: number; failed: number; invalid: number }; pairs: { status: string; reasons: string[] }[] }[];
+  comparisons: ({ summary: { planned: number; failed: number; invalid: number }; pairs: { status: string; reasons: string[]; reason_details: { code: string; message: string; side: string | null }[] }[] } & Record<string, unknown>)[];
   gate?: { exit: number; code: string | null; message: string };
 }
 
@@ -107,24 +107,44 @@ describe('--fail-on-threshold: a run whose every request failed', () => {
     expect(doc.errors).toBeUndefined();
     expect(doc.comparisons[0]!.summary).toMatchObject({ planned: 10, failed: 0, invalid: 10 });
     expect(new Set(doc.comparisons[0]!.pairs.map((p) => p.reasons.join()))).toEqual(new Set(['FAILED_CANDIDATE']));
-    expect(doc.gate).toEqual({ exit: 5, code: 'GATE_INVALID_PAIRS', message: expect.stringContaining('10 of 10 planned pairs are invalid') });
+    expect(doc.gate).toEqual({ exit: 5, code: 'GATE_INVALID_PAIRS', message: 'no pair was measured: all 10 planned pairs are invalid (10 with nothing measured to judge them by)' });
     expect(code).toBe(5);
   });
 
-  it('exits 0 with --allow-invalid (the gate judges failed checks only), and 0 without the gate', async () => {
+  it('says "no pair was measured" and still exits 5 with --allow-invalid (nothing judged is not a pass); 0 without the gate', async () => {
     const allowed = await compare(oom, 'oom-allowed', '--fail-on-threshold', '--allow-invalid');
-    expect(allowed.doc.gate).toEqual({ exit: 0, code: null, message: 'passed: every measured pair passed every check (10 invalid pairs allowed by --allow-invalid)' });
-    expect(allowed.code).toBe(0);
+    expect(allowed.doc.gate).toEqual({
+      exit: 5,
+      code: 'GATE_INVALID_PAIRS',
+      message: 'no pair was measured: all 10 planned pairs are invalid (10 with nothing measured to judge them by); --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged',
+    });
+    expect(allowed.code).toBe(5);
     const plain = await compare(oom, 'oom-plain');
     expect(plain.doc.gate).toBeUndefined();
     expect(plain.code).toBe(0);
+  });
+
+  it('--json: each pair carries its reasons\' messages beside their codes, and the sides under report.json\'s names', async () => {
+    const { doc } = await compare(oom, 'oom-json');
+    const c = doc.comparisons[0]!;
+    expect(c).toMatchObject({ baseline_gpu_model: 'H200', candidate_gpu_model: 'B200' });
+    expect(c).not.toHaveProperty('baseline');
+    expect(c).not.toHaveProperty('candidate');
+    for (const p of c.pairs) {
+      expect(p.reason_details.map((d) => d.code)).toEqual(p.reasons);
+      expect(p.reason_details).toEqual([{ code: 'FAILED_CANDIDATE', message: expect.stringContaining('CUDA out of memory'), side: 'candidate' }]);
+    }
+    const report = JSON.parse(readFileSync(path.join(tmp, 'oom-json', 'report.json'), 'utf8')) as { comparisons: Record<string, unknown>[] };
+    for (const key of ['baseline_run_id', 'baseline_run_attempt', 'baseline_gpu_model', 'candidate_run_id', 'candidate_run_attempt', 'candidate_gpu_model']) {
+      expect(c[key]).toBe(report.comparisons[0]![key]);
+    }
   });
 
   it('says so in the human output', async () => {
     const io = capture();
     const code = await main(['compare', path.join(RUNS, 'h200'), oom, '--out', path.join(tmp, 'oom-human'), '--threads', '1', '--fail-on-threshold'], io);
     expect(code).toBe(5);
-    expect(io.stdout()).toMatch(/^Gate: exit 5 GATE_INVALID_PAIRS: no pair failed a check, but 10 of 10 planned pairs are invalid/m);
+    expect(io.stdout()).toMatch(/^Gate: exit 5 GATE_INVALID_PAIRS: no pair was measured: all 10 planned pairs are invalid/m);
   });
 
   it('refuses --allow-invalid without --fail-on-threshold (it would change nothing)', async () => {
@@ -148,16 +168,46 @@ describe('--fail-on-threshold: one incompatible pair, every other pair identical
 });
 
 describe('the gate\'s message says whether invalid pairs were measured', () => {
+  const count = (pairs: { status: string }[], status: string): number => pairs.filter((p) => p.status === status).length;
   const result = (pairs: { status: string; video: object | null }[]): CompareResult =>
-    ({ report: { comparisons: [{ summary: { planned: pairs.length, failed: 0, invalid: pairs.filter((p) => p.status === 'invalid').length }, pairs }] } }) as unknown as CompareResult;
+    ({ report: { comparisons: [{ summary: { planned: pairs.length, passed: count(pairs, 'passed'), failed: count(pairs, 'failed'), invalid: count(pairs, 'invalid') }, pairs }] } }) as unknown as CompareResult;
+  const blank = { status: 'invalid', video: { psnr_db: {} } };
+  const refused = { status: 'invalid', video: null };
+  const passed = { status: 'passed', video: {} };
+  const failed = { status: 'failed', video: {} };
+
+  it('exit 4\'s line counts the invalid pairs too', () => {
+    expect(gateVerdict(result([failed, refused, refused, blank, refused, refused]), { failOnThreshold: true, allowInvalid: false })).toEqual({
+      exit: 4,
+      code: 'GATE_CHECK_FAILED',
+      message: '1 of 6 planned pairs failed a check; 5 more are invalid (1 measured, not judged, 4 with nothing measured to judge them by)',
+    });
+    expect(gateVerdict(result([failed, passed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('1 of 2 planned pairs failed a check');
+  });
+
+  it('--allow-invalid passes invalid pairs beside judged ones, and says how many were judged', () => {
+    expect(gateVerdict(result([passed, refused]), { failOnThreshold: true, allowInvalid: true })).toEqual({
+      exit: 0,
+      code: null,
+      message: 'passed: 1 of 2 planned pairs measured and judged, every one passed every check (1 invalid pairs allowed by --allow-invalid)',
+    });
+  });
+
+  it('with no pair judged, --allow-invalid still gives 5: "no pair was judged" when invalid clips were measured', () => {
+    expect(gateVerdict(result([blank, refused]), { failOnThreshold: true, allowInvalid: true })).toMatchObject({
+      exit: 5,
+      code: 'GATE_INVALID_PAIRS',
+      message: expect.stringMatching(/^no pair was judged: all 2 planned pairs are invalid \(1 measured, not judged, 1 with nothing measured to judge them by\)/),
+    });
+  });
 
   it('a measured pair with an invalid clip is "measured, not judged", a pair with no metrics has nothing to judge it by', () => {
-    const blank = { status: 'invalid', video: { psnr_db: {} } };
-    const refused = { status: 'invalid', video: null };
-    const passed = { status: 'passed', video: {} };
     expect(gateVerdict(result([blank, passed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('no pair failed a check, but 1 of 2 planned pairs are invalid (1 measured, not judged; --allow-invalid accepts that)');
+    expect(gateVerdict(result([blank, passed, refused, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe(
+      'no pair failed a check, but 3 of 4 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by; --allow-invalid accepts that)',
+    );
     expect(gateVerdict(result([blank, refused, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe(
-      'no pair failed a check, but 3 of 3 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by; --allow-invalid accepts that)',
+      'no pair was judged: all 3 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by)',
     );
   });
 });

@@ -13,6 +13,7 @@ import { main, parseCommandLine } from '../src/main.js';
 import { commandHelp, optionsOf, usageLine } from '../src/options.js';
 import type { Command, OptionSpec } from '../src/commands/types.js';
 import { capture } from './capture.js';
+import { closestName } from '../src/suggest.js';
 
 /** `--name` as a whole word: `--policy` must not be found inside `--policy-out`. */
 const mentions = (text: string, flag: string): boolean => new RegExp(`(^|[\\s,\\[(|])${flag.replace(/[-]/g, '\\-')}(?=[\\s,\\])|]|$)`, 'm').test(text);
@@ -58,10 +59,12 @@ describe('per-command options', () => {
     expect(await main([command, ...give(`--${name}`, spec), '--json'], json)).toBe(2);
     const doc = JSON.parse(json.stdout()) as { ok: boolean; errors: { code: string; message: string }[] };
     expect(doc).toMatchObject({ ok: false, errors: [{ code: 'USAGE' }] });
-    expect(doc.errors[0]!.message).toBe(`fidelity ${command} does not take --${name} (fidelity ${command} --help lists the options it takes)`);
+    // A foreign option one letter from the command's own (merge --partial, compare --partials) is a likely typo: it gets a hint.
+    const near = closestName(name, Object.keys(optionsOf(commands.find((c) => c.name === command)!)));
+    expect(doc.errors[0]!.message).toBe(`fidelity ${command} does not take --${name}${near ? `; did you mean --${near}?` : ''} (fidelity ${command} --help lists the options it takes)`);
     const text = capture();
     expect(await main([command, ...give(`--${name}`, spec)], text)).toBe(2);
-    expect(text.stderr()).toMatch(new RegExp(`^error USAGE: fidelity ${command} does not take --${name} `));
+    expect(text.stderr()).toBe(`error USAGE: ${doc.errors[0]!.message}\n`);
   });
 
   it('names in a usage line only options the command declares', () => {

@@ -3,6 +3,7 @@ import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
+import { closestName } from '../suggest.js';
 import type { Command, OptionSpec } from './types.js';
 import { policyOption, progressOption, threadsOption } from '../options.js';
 
@@ -68,7 +69,17 @@ export function metricsFromOptions(values: Record<string, unknown>): MetricSelec
   try {
     return resolveMetrics(String(given));
   } catch (error) {
-    throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}`, { cause: error });
+    // Each word that names no set and no metric, with the name it was probably meant to be.
+    const names = [...Object.keys(METRIC_SETS), ...METRIC_NAMES];
+    const hints = String(given)
+      .split(',')
+      .map((w) => w.trim())
+      .filter((w) => w !== '' && !names.includes(w))
+      .flatMap((w) => {
+        const near = closestName(w, names);
+        return near === undefined ? [] : [`${JSON.stringify(w)}: did you mean ${near}?`];
+      });
+    throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}${hints.length ? `; ${hints.join('; ')}` : ''}`, { cause: error });
   }
 }
 
@@ -111,7 +122,12 @@ export function partialDocument(result: PartialResult): Record<string, unknown> 
   };
 }
 
-/** The --json document of a written bundle: counts and where things are, not the whole report (that is report.json). */
+/**
+ * The --json document of a written bundle: counts and where things are, not the whole report (that is report.json).
+ * Fields that report.json also has carry its names (`baseline_gpu_model`, `reason_details`), so one jq
+ * filter reads both. `ok: true` says the command did its work (the bundle is written and sealed); it is
+ * not a verdict on the pairs: that is `gate` (with --fail-on-threshold) and each comparison's `summary`.
+ */
 export function resultDocument(result: CompareResult): Record<string, unknown> {
   const r = result.report;
   return {
@@ -127,14 +143,20 @@ export function resultDocument(result: CompareResult): Record<string, unknown> {
     disclaimer: r.disclaimer,
     threshold_failures: r.comparisons.reduce((n, c) => n + c.summary.failed, 0),
     comparisons: r.comparisons.map((c) => ({
-      baseline: { run_id: c.baseline_run_id, run_attempt: c.baseline_run_attempt, gpu_model: c.baseline_gpu_model },
-      candidate: { run_id: c.candidate_run_id, run_attempt: c.candidate_run_attempt, gpu_model: c.candidate_gpu_model },
+      baseline_run_id: c.baseline_run_id,
+      baseline_run_attempt: c.baseline_run_attempt,
+      baseline_gpu_model: c.baseline_gpu_model,
+      candidate_run_id: c.candidate_run_id,
+      candidate_run_attempt: c.candidate_run_attempt,
+      candidate_gpu_model: c.candidate_gpu_model,
       summary: c.summary,
       pairs: c.pairs.map((p) => ({
         slot_id: p.slot_id,
         case_id: p.case_id,
         status: p.status,
         reasons: p.reasons,
+        // Each code with its sentence ("CUDA out of memory"), as report.json has them: a code alone says what, not why.
+        reason_details: p.reason_details.map((d) => ({ code: d.code, message: d.message, side: d.side })),
         failed_checks: p.checks.filter((k) => k.outcome === 'fail').map((k) => k.name),
       })),
     })),
@@ -202,26 +224,38 @@ export interface GateResult {
  * The CI gate (docs/report.md, "Exit codes"): with --fail-on-threshold, 4 when a pair failed a
  * check, else 5 when a planned pair is invalid, whatever its reason code (a failed request, an
  * incompatible pair, media against the plan, an invalid clip): a run in which nothing could be
- * measured must not pass as "no check failed". --allow-invalid drops the second rule.
+ * measured must not pass as "no check failed". --allow-invalid drops the second rule while at least
+ * one pair was judged (passed or failed); with no pair judged the gate still says 5: "no pair was
+ * measured" is not a pass. Every message counts the invalid pairs beside the failed ones.
  */
 export function gateVerdict(result: CompareResult, options: GateOptions): GateResult {
   const comparisons = result.report.comparisons;
   const failed = comparisons.reduce((n, c) => n + c.summary.failed, 0);
   const invalid = comparisons.reduce((n, c) => n + c.summary.invalid, 0);
   const planned = comparisons.reduce((n, c) => n + c.summary.planned, 0);
+  const judged = comparisons.reduce((n, c) => n + c.summary.passed + c.summary.failed, 0);
+  // An invalid pair may still have been measured (an invalid clip: its metrics stay as a diagnosis, never judged).
+  const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
+  const why = [
+    measured > 0 ? `${measured} measured, not judged` : '',
+    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge them by` : '',
+  ].filter(Boolean).join(', ');
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
-  if (failed > 0) return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check` };
-  if (invalid > 0 && !options.allowInvalid) {
-    // An invalid pair may still have been measured (an invalid clip: its metrics stay as a diagnosis, never judged).
-    const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
-    const why = [
-      measured > 0 ? `${measured} measured, not judged` : '',
-      invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge them by` : '',
-    ].filter(Boolean).join(', ');
+  if (failed > 0) {
+    const alsoInvalid = invalid > 0 ? `; ${invalid} more ${invalid === 1 ? 'is' : 'are'} invalid (${why})` : '';
+    return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check${alsoInvalid}` };
+  }
+  if (invalid > 0 && (!options.allowInvalid || judged === 0)) {
+    // --allow-invalid lets invalid pairs stand beside judged ones; it never turns "nothing was judged" into a pass.
+    if (judged === 0) {
+      const what = measured === 0 ? 'no pair was measured' : 'no pair was judged';
+      const allowed = options.allowInvalid ? '; --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged' : '';
+      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: all ${planned} planned pairs are invalid (${why})${allowed}` };
+    }
     return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (${why}; --allow-invalid accepts that)` };
   }
   const allowed = invalid > 0 ? ` (${invalid} invalid pairs allowed by --allow-invalid)` : '';
-  return { exit: EXIT.ok, code: null, message: `passed: every measured pair passed every check${allowed}` };
+  return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${planned} planned pairs measured and judged, every one passed every check${allowed}` };
 }
 
 /** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */
@@ -246,7 +280,7 @@ export const gateOptionSpecs: Record<'fail-on-threshold' | 'allow-invalid', Opti
     type: 'boolean',
     description: 'the CI gate: exit 4 when a pair failed a check, else 5 when a planned pair is invalid (a failed request, an incompatible pair, media against the plan, an invalid clip); without it the exit code is 0 whenever the bundle is written',
   },
-  'allow-invalid': { type: 'boolean', description: 'with --fail-on-threshold: invalid pairs do not fail the gate (no exit 5), only failed checks do (exit 4)' },
+  'allow-invalid': { type: 'boolean', description: 'with --fail-on-threshold: invalid pairs beside judged ones do not fail the gate (no exit 5), only failed checks do (exit 4); with no pair judged at all it is still 5' },
 };
 
 /**

@@ -73,11 +73,21 @@ export interface ComparisonPlan {
   close(): Promise<void>;
 }
 
-function prefixProblems(label: string, problems: readonly Problem[]): Problem[] {
+/**
+ * A run as its user typed it (`runs/h2000`, not `h2000`), for refusals: a wrong path must be
+ * recognisable as the one given, and a refusal is printed to its user, never written into a bundle.
+ */
+function typedRun(input: string): string {
+  return JSON.stringify(input);
+}
+
+function prefixProblems(input: string, problems: readonly Problem[]): Problem[] {
+  const label = typedRun(input);
   return problems.map((p) => ({
     ...p,
-    message: `${label}: ${p.message}`,
-    where: { ...p.where, file: p.where?.file ? `${label}/${p.where.file}` : label },
+    // "runs/h2000": "runs/h2000" does not exist says the path twice: a message that starts with it keeps its own words.
+    message: p.message.startsWith(label) ? p.message : `${label}: ${p.message}`,
+    where: { ...p.where, file: p.where?.file ? `${input}/${p.where.file}` : input },
   }));
 }
 
@@ -99,9 +109,8 @@ export async function verifyAll(inputs: readonly string[], settings: PlanSetting
         runs.push(result.run);
         warnings.push(result.warnings.map((w) => w.code));
       } else {
-        const label = sourceName(input);
-        problems.push({ code: 'RUN_INVALID', message: `${label} failed verification (${result.problems.length} problem(s) below)`, where: { file: label } });
-        problems.push(...prefixProblems(label, result.problems));
+        problems.push({ code: 'RUN_INVALID', message: `${typedRun(input)} failed verification (${result.problems.length} problem(s) below)`, where: { file: input } });
+        problems.push(...prefixProblems(input, result.problems));
       }
     }
     settings.onVerify?.({ done: inputs.length, total: inputs.length, run: '' });
@@ -112,7 +121,7 @@ export async function verifyAll(inputs: readonly string[], settings: PlanSetting
     const seen = new Map<string, string>();
     for (const [i, run] of runs.entries()) {
       const key = runKey(run);
-      const label = sourceName(inputs[i]!);
+      const label = typedRun(inputs[i]!);
       const earlier = seen.get(key);
       if (earlier !== undefined) {
         problems.push({ code: 'DUPLICATE_RUN', message: `${label} is run ${key}, already given as ${earlier}; each run may appear once` });

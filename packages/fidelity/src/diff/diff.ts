@@ -197,6 +197,8 @@ export async function diffReports(oldInput: string | Report, newInput: string | 
     }
     result.compared.runs++;
     const where: DiffLocation = { kind: 'run', run: rb.run };
+    // The plan a run followed is how it was made: another plan explains the changed values, it is not one of them.
+    for (const field of ['plan_id', 'plan_sha256', 'plan_spec'] as const) walk(ra.raw[field] ?? null, rb.raw[field] ?? null, field, exact, context(where, field));
     for (const field of RUN_FIELDS) walk(ra.raw[field], rb.raw[field], field, tolerance, measured(where));
   }
   for (const [k, rb] of ib.runs) if (!ia.runs.has(k)) result.runs_only.push({ side: 'new', where: { kind: 'run', run: rb.run }, path: null });

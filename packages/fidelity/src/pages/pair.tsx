@@ -17,6 +17,7 @@ import { AudioLag, lagMs, lagNotEstimated, PairPlan, TemporalOffsetBlock } from 
 import { bundleHref } from './link-gates.js';
 import { num, runRef } from './format.js';
 import { reasonText } from './reasons.js';
+import { clipSentence, figure } from './clip-words.js';
 import { checkDigits, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, KeyValues, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
@@ -70,7 +71,7 @@ function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'cand
     const reason = pair.clips![s].reasons.find((r) => r.code === code);
     if (!reason) return [];
     const gpu = (s === 'baseline' ? ctx.baselineRun : ctx.candidateRun)?.hardware.gpu_model ?? sideName(m, s);
-    return [fill(m.clip_reason, { gpu, reason: m.html_lang === 'en' ? reason.message : reasonText(code, null, m) })];
+    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, pair.clips![s], m) })];
   });
   return parts.length ? parts.join('; ') : null;
 }
@@ -82,13 +83,43 @@ function reasonsBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRu
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
     ...pair.reason_details.map((d) => [
-      <code>{d.code}</code>,
+      <code class="nowrap">{d.code}</code>,
       sideName(m, d.side),
       <span class="prompt">{clipReasonText(pair, d.code, d.side, ctx) ?? reasonText(d.code, d.message, m)}</span>,
     ]),
-    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code>{c}</code>, '—', reasonText(c, null, m)]),
+    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code class="nowrap">{c}</code>, '—', reasonText(c, null, m)]),
   ];
   return [<h4>{m.reasons_title}</h4>, <Table head={[m.reason_code, m.side, m.detail]} rows={rows} />];
+}
+
+/**
+ * An invalid pair's clips, side by side, before anything else: each clip's own figures (black,
+ * frozen and duplicate shares with their counts, motion, RMS per channel, the largest audio jump),
+ * so the defect the reasons name can be read off its numbers.
+ */
+function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRun' | 'candidateRun'>): Child {
+  const { m } = ctx;
+  if (pair.status !== 'invalid' || !pair.clips) return null;
+  const sides = [pair.clips.baseline, pair.clips.candidate];
+  const share = (fraction: number | null, of: number): string => (fraction === null ? m.unavailable : `${figure(100 * fraction)}% (${Math.round(fraction * of)}/${of})`);
+  const row = (label: string, f: (c: (typeof sides)[number]) => Child): Child[] => [headCell(label), ...sides.map((c) => f(c))];
+  const rows = [
+    row(m.clip_fig_valid, (c) => badge(c.valid ? 'pass' : 'fail', c.valid ? m.yes : m.no)),
+    row(m.clip_fig_black, (c) => share(c.video.black_fraction, c.video.frame_count)),
+    row(m.clip_fig_frozen, (c) => share(c.video.frozen_fraction, Math.max(0, c.video.frame_count - 1))),
+    row(m.clip_fig_duplicate, (c) => share(c.video.duplicate_fraction, Math.max(0, c.video.frame_count - 1))),
+    row(m.clip_fig_motion, (c) => (c.video.mean_adjacent_frame_mae === null ? m.unavailable : figure(100 * c.video.mean_adjacent_frame_mae))),
+    row(m.clip_fig_rms, (c) => (c.audio ? c.audio.rms_channels.map((r) => (r === null ? '—' : figure(r))).join(m.clip_list_and) : m.clip_fig_no_audio)),
+    row(m.clip_fig_gap, (c) =>
+      c.audio?.max_timestamp_gap_seconds != null && c.audio.max_timestamp_gap_at_sample !== null
+        ? `${figure(1000 * c.audio.max_timestamp_gap_seconds)} ms @ ${figure(c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate)} s`
+        : c.audio
+          ? '—'
+          : m.clip_fig_no_audio,
+    ),
+  ];
+  const gpu = (run: RunReport | undefined, side: 'baseline' | 'candidate'): string => run?.hardware.gpu_model ?? sideName(m, side);
+  return [<h4>{m.clip_figures_title}</h4>, <Table head={[m.figure, gpu(ctx.baselineRun, 'baseline'), gpu(ctx.candidateRun, 'candidate')]} rows={rows} />];
 }
 
 function recordsBlock(pair: PairReport, m: Messages): Child {
@@ -432,6 +463,29 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
   const charted = pair.video ? chartedSeries(pair.video, ssimCheck?.metric) : null;
   const threshold = charted && ssimCheck && ssimCheck.metric.startsWith(`${charted.path}.`) ? (pair.checks.find((c) => charting(c.name))?.threshold ?? null) : null;
   const chartTitle = charted && charted.path !== 'video.ssim' ? `${m.chart_title}: ${seriesLabel(charted.path, m)}` : m.chart_title;
+  // An invalid pair whose files were measured anyway (an invalid clip): nothing below was judged.
+  const anyway = pair.status === 'invalid' && pair.video !== null;
+  const metrics: Child = [
+    charted
+      ? [
+          <h4>{chartTitle}</h4>,
+          ssimChart(charted.series.per_frame, {
+            threshold,
+            worst: charted.series.worst_frame,
+            id: `${id}-chart`,
+            m,
+            ...(pair.video?.psnr_y ? { psnr: pair.video.psnr_y.per_frame } : {}),
+            // The same-hardware band is of the Gaussian SSIM: drawn only over that series.
+            ...(ctx.ssimFloor?.length && charted.series === pair.video?.ssim ? { band: ctx.ssimFloor } : {}),
+          }),
+        ]
+      : null,
+    pairNoiseBlock(pair, m),
+    stillsBlock(pair, ctx),
+    pair.video ? videoBlock(pair.video, m) : null,
+    <TemporalOffsetBlock offset={pair.video?.temporal_offset} m={m} />,
+    pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? null : audioBlock(pair, pair.audio, m),
+  ];
   return (
     <details class="pair" id={id}>
       {summaryLine(pair, m)}
@@ -447,32 +501,17 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
           ]}
         />
         {reasonsBlock(pair, ctx)}
+        {clipFiguresBlock(pair, ctx)}
         <PairPlan pair={pair} spec={ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec} m={m} />
         {recordsBlock(pair, m)}
-        {checksBlock(pair.checks, m)}
+        {/* An invalid pair measured anyway has no judged check: its metrics follow, collapsed, as a diagnosis. */}
+        {anyway ? null : checksBlock(pair.checks, m)}
         <h4>{m.videos}</h4>
         {abPlayer(pair, ctx)}
-        {charted
-          ? [
-              <h4>{chartTitle}</h4>,
-              ssimChart(charted.series.per_frame, {
-                threshold,
-                worst: charted.series.worst_frame,
-                id: `${id}-chart`,
-                m,
-                ...(pair.video?.psnr_y ? { psnr: pair.video.psnr_y.per_frame } : {}),
-                // The same-hardware band is of the Gaussian SSIM: drawn only over that series.
-                ...(ctx.ssimFloor?.length && charted.series === pair.video?.ssim ? { band: ctx.ssimFloor } : {}),
-              }),
-            ]
-          : null}
-        {pairNoiseBlock(pair, m)}
-        {stillsBlock(pair, ctx)}
-        {pair.video ? videoBlock(pair.video, m) : null}
-        <TemporalOffsetBlock offset={pair.video?.temporal_offset} m={m} />
-        {pair.audio === undefined || (pair.status === 'invalid' && pair.audio === null) ? null : audioBlock(pair, pair.audio, m)}
+        {anyway ? <details class="anyway"><summary>{m.measured_anyway}</summary>{metrics}</details> : metrics}
         {linksBlock(pair, ctx)}
       </div>
     </details>
   );
 }
+

@@ -27,6 +27,7 @@ export function reasonText(code: string, message: string | null, m: Messages): s
   const sides = SIDES.exec(message);
   if (sides) return `${generic} (${fill(m.reason_sides, { baseline: sides[1]!, candidate: sides[2]! })})`;
   const one = ONE_SIDE.exec(message);
-  if (one && code === 'INCOMPATIBLE_AUDIO_PRESENCE') return fill(m.reason_audio_only, { side: one[1] === 'baseline' ? m.side_baseline : m.side_candidate });
-  return generic;
+  if (one && code === 'INCOMPATIBLE_AUDIO_PRESENCE' && !/\d/.test(message)) return fill(m.reason_audio_only, { side: one[1] === 'baseline' ? m.side_baseline : m.side_candidate });
+  // No translated form for this message: its figures must not be lost, so the tool's own detail follows the sentence.
+  return /\d/.test(message) ? `${generic}（${message}）` : generic;
 }

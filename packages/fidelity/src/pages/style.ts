@@ -47,6 +47,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code,.mono{font-family:${MONO};font-size:.88em;overflow-wrap:anywhere}
 .muted{color:var(--muted)}
 .nowrap{white-space:nowrap}
+td code.nowrap{overflow-wrap:normal;word-break:keep-all}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.82rem;font-weight:600;line-height:1.6;color:#fff;background:var(--grey);white-space:nowrap}
 .badge.passed,.badge.pass{background:var(--pass)}
 .badge.failed,.badge.fail{background:var(--fail)}

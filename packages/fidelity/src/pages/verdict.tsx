@@ -176,8 +176,10 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
     ];
   });
   const body = rows.map(({ ci, c, pair }) => {
-    const v = pair.video;
-    const au = worstAudio(pair);
+    // An invalid pair was not judged: its figures (measured anyway, as a diagnosis) are "—" here like any pair not judged.
+    const judged = pair.status !== 'invalid';
+    const v = judged ? pair.video : null;
+    const au = judged ? worstAudio(pair) : null;
     const what: Child = pair.status === 'passed' ? (isIdentical(pair) ? m.identical_pair : '') : pairHeadline(pair, m);
     // The row's class is what the status filters select (style.ts).
     return (

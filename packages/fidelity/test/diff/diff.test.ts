@@ -206,6 +206,23 @@ describe('diffReports: changes', () => {
   });
 });
 
+describe('diffReports: the plan', () => {
+  it('another plan is named as a difference in how the runs were made (context, per run), not hidden among the values', async () => {
+    const r = fresh();
+    for (const run of r.runs) {
+      run.plan_id = 'longer-clips';
+      run.plan_sha256 = 'f'.repeat(64);
+    }
+    const d = await diffReports(fresh(), r);
+    expect(d.changes).toEqual([]);
+    expect(d.unchanged).toBe(true);
+    const plan = d.context.filter((c) => c.path.startsWith('plan_'));
+    expect(plan).toHaveLength(2 * r.runs.length);
+    expect(plan[0]).toMatchObject({ path: 'plan_id', where: { kind: 'run' }, new: 'longer-clips' });
+    expect(plan.map((c) => c.path)).toContain('plan_sha256');
+  });
+});
+
 describe('diffReports: bundles and refusals', () => {
   it('reads a bundle only when its seal holds: a changed, missing or extra file is refused with the seal code', async () => {
     const good = bundle({ 'report.json': TEXT, 'index.html': '<!doctype html>' });

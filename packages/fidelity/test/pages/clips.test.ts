@@ -37,12 +37,12 @@ describe('clip reasons on the pages', () => {
 
   it('EN: the candidate GPU\'s clip is black in every frame, before its checks; N of M clips valid', () => {
     const text = htmlText(renderReport(report, 'en'));
-    expect(text).toContain(`${gpu}'s clip: the clip is black in every frame`);
-    expect(text).toContain(`${gpu}'s clip: the picture does not move`);
+    expect(text).toContain(`${gpu}'s clip: the picture is black in every frame (12 of 12)`);
+    expect(text).toContain(`${gpu}'s clip: frames 0–11 show one picture`);
     expect(text).toContain('0 of 1 clips valid');
     expect(text).toContain('1 of 1 clips valid');
     // The reason comes before the pair's checks table (pair.tsx renders reasons first).
-    const reason = text.indexOf(`${gpu}'s clip: the clip is black`);
+    const reason = text.indexOf(`${gpu}'s clip: the picture is black`);
     const checks = text.indexOf('Checks against the example thresholds', reason);
     expect(reason).toBeGreaterThan(0);
     expect(checks).toBeGreaterThan(reason);
@@ -50,8 +50,43 @@ describe('clip reasons on the pages', () => {
 
   it('ZH: the same reasons, translated, named by the GPU', () => {
     const text = htmlText(renderReport(report, 'zh'));
-    expect(text).toContain(`${gpu} 的片段：片段每一帧都是全黑或全白`);
-    expect(text).toContain(`${gpu} 的片段：片段画面没有运动`);
+    expect(text).toContain(`${gpu} 的片段：画面每一帧都是黑色（12 帧中 12 帧）`);
+    expect(text).toContain(`${gpu} 的片段：第 0–11 帧是同一画面`);
     expect(text).toContain('1 个片段中 0 个有效');
   });
 });
+
+describe('an invalid pair\'s page leads with its clips and contradicts nothing', () => {
+  const report = withBlackCandidate();
+  const pair = report.comparisons[0]!.pairs[0]!;
+  const html = renderReport(report, 'en');
+  const section = html;
+
+  it('the clips\' own figures per side come right after the reasons, before the videos', () => {
+    const text = html.replace(/<[^>]*>/g, ' ');
+    const figures = text.indexOf('The clips on their own');
+    expect(figures).toBeGreaterThan(text.indexOf('Why this pair is invalid'));
+    expect(text.slice(figures, figures + 600)).toMatch(/Black frames\s*0% \(0\/12\)\s*100% \(12\/12\)/);
+    expect(text.slice(figures, figures + 600)).toMatch(/Frozen frame steps\s*0% \(0\/11\)\s*100% \(11\/11\)/);
+  });
+
+  it('its metrics sit in a collapsed "measured anyway, not judged" section; no checks table claims a result', () => {
+    expect(pair.video).not.toBeNull();
+    const anyway = /<details class="anyway"><summary>Measured anyway, not judged[^<]*<\/summary>([\s\S]*?)<\/details>/.exec(section);
+    expect(anyway).not.toBeNull();
+    expect(anyway![1]).toContain('Identical streams');
+    const body = html.slice(html.indexOf(`<code>${pair.slot_id}</code>`));
+    const before = body.slice(0, body.indexOf('<details class="anyway">'));
+    expect(before).not.toContain('Identical streams');
+    expect(before).not.toContain('Checks against');
+  });
+
+  it('the overview shows "—" for its figures, like any pair not judged', () => {
+    const overview = html.slice(html.indexOf('<section id="overview">'), html.indexOf('</section>', html.indexOf('<section id="overview">')));
+    const row = overview.split('<tr').find((r) => r.includes(pair.slot_id))!;
+    expect(row).toBeDefined();
+    expect(htmlText(row)).not.toMatch(/1\.000000|∞/);
+    expect((row.match(/>—</g) ?? []).length).toBe(4);
+  });
+});
+
