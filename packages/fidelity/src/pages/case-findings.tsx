@@ -9,6 +9,7 @@
  * (docs/report.md, "Repeated requests").
  */
 import type { VNode } from 'preact';
+import { caseViews } from '../pairing/summary.js';
 import { CHECK_NAMES, CHECKS, checkDeclaration } from '../policy/checks.js';
 import type { CaseView, Comparison, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
@@ -40,7 +41,7 @@ export interface CaseFinding {
 export function caseFindings(report: Report): CaseFinding[] {
   const out: CaseFinding[] = [];
   report.comparisons.forEach((c, ci) => {
-    for (const view of c.cases) {
+    for (const view of viewsOf(c)) {
       const pairs = c.pairs.filter((p) => p.case_id === view.case_id);
       const failed = pairs.some((p) => p.status === 'failed');
       const invalid = pairs.some((p) => p.status === 'invalid');
@@ -54,6 +55,15 @@ export function caseFindings(report: Report): CaseFinding[] {
   const rank = (f: CaseFinding): number => (f.status === 'failed' ? 0 : 1);
   // Array.prototype.sort is stable: comparison and plan order stay within each status.
   return out.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * The comparison's cases as report.json has them; derived from its pairs (as compare derives them)
+ * when they do not cover every pair's case with the version 1.3 fields, so no pair is left off.
+ */
+function viewsOf(c: Comparison): CaseView[] {
+  const covered = new Set(c.cases.filter((v) => v.passed !== undefined).map((v) => v.case_id));
+  return c.pairs.every((p) => covered.has(p.case_id)) ? c.cases : caseViews(c.pairs);
 }
 
 function repetitionList(numbers: number[]): string {
