@@ -125,6 +125,9 @@ function caseLine(f: CaseFinding, m: Messages): Child[] {
   if (figures.length) parts.push(figures);
   if (f.pairs.some((p) => p.status === 'invalid')) parts.push(invalidWhy(f, m));
   if (f.view.consistency === 'varies' && f.view.differing?.length) parts.push(fill(m.case_varies, { list: repetitionList(f.view.differing) }));
+  // Beside the cross-hardware finding: whether the baseline's own repetitions are the same bytes (its own noise).
+  const own = f.view.own_repetitions?.baseline;
+  if (own) parts.push(fill(own === 'identical' ? m.case_own_identical : m.case_own_differ, { gpu: f.c.baseline_gpu_model }));
   return [where, ': ', joined(parts, ', ')];
 }
 

@@ -83,6 +83,7 @@ export function caseViews(pairs: readonly PairReport[]): CaseView[] {
       spread: names.flatMap((name) => spreadOf(name, list)),
       worst_frame: worstFrame(list),
       ...consistencyOf(list),
+      own_repetitions: { baseline: sameBytes(list.map((p) => p.baseline_media)), candidate: sameBytes(list.map((p) => p.candidate_media)) },
     });
   }
   return views;
@@ -140,4 +141,11 @@ function consistencyOf(list: readonly PairReport[]): Pick<CaseView, 'consistency
   const common = TIE_ORDER[counts.indexOf(Math.max(...counts))]!;
   const differing = list.filter((p) => p.status !== common).map((p) => p.repetition);
   return { consistency: differing.length === 0 ? 'consistent' : 'varies', differing };
+}
+
+/** One run's repetitions of a case by their bundle media paths (`media/<sha256>.mp4`: equal paths, equal bytes). */
+function sameBytes(media: readonly (string | null)[]): 'identical' | 'differ' | null {
+  const present = media.filter((m): m is string => m !== null);
+  if (present.length < 2) return null;
+  return present.every((m) => m === present[0]) ? 'identical' : 'differ';
 }

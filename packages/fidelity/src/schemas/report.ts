@@ -163,6 +163,13 @@ export const CaseView = z.object({
    */
   consistency: z.enum(['consistent', 'varies']).optional(),
   differing: z.array(z.number().int()).optional(),
+  /**
+   * Each run's own repetitions of the case, from the sealed media alone: `identical` when every
+   * repetition with media has the same bytes (one SHA-256), `differ` when not, null with fewer than
+   * two repetitions with media. The baseline's says whether a cross-hardware difference could be
+   * the baseline hardware's own nondeterminism. Measuring by how much they differ is not done here.
+   */
+  own_repetitions: z.object({ baseline: z.enum(['identical', 'differ']).nullable(), candidate: z.enum(['identical', 'differ']).nullable() }).optional(),
 });
 export type CaseView = z.infer<typeof CaseView>;
 

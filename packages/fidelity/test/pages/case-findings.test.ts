@@ -50,6 +50,8 @@ describe('the failed and invalid cases at the top', () => {
     expect(topText(en)).toContain('night-market-s29 on B200: failed in 4 of 4 repetitions, min SSIM 0.437000 (needs ≥ 0.92) (0.437000 to 0.452000 across repetitions) at frame 12 each time');
     const line = en.slice(en.indexOf('<details class="case-line">'), en.indexOf('</details>', en.indexOf('<details class="case-line">')));
     for (const p of pairs) expect(line).toContain(`href="#pair-0-${p.slot_id}"`);
+    // Every repetition's baseline is the same file in the sample: the baseline's own repetitions are bit-identical.
+    expect(topText(en)).toContain("at frame 12 each time, H200's own repetitions: bit-identical");
     const zh = renderReport(report, 'zh');
     expect(topText(zh)).toContain('B200 上的 night-market-s29: 4 次重复中 4 次未通过');
     expect(topText(zh)).toContain('每次都在第 12 帧');

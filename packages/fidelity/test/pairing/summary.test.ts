@@ -130,3 +130,16 @@ describe('how a case repeats (version 1.3)', () => {
     expect(view).toMatchObject({ status: 'passed', consistency: 'varies', differing: [0], worst_frame: null, spread: [] });
   });
 });
+
+describe("each run's own repetitions (sealed bytes)", () => {
+  it('identical when every repetition with media has the same file, differ when not, null under two', () => {
+    const [view] = caseViews([
+      pair('a', 0, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/bb.mp4' }),
+      pair('a', 1, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/cc.mp4' }),
+      pair('a', 2, 'invalid', [], { baseline_media: 'media/aa.mp4', candidate_media: null }),
+    ]);
+    expect(view!.own_repetitions).toEqual({ baseline: 'identical', candidate: 'differ' });
+    const [single] = caseViews([pair('b', 0, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/aa.mp4' })]);
+    expect(single!.own_repetitions).toEqual({ baseline: null, candidate: null });
+  });
+});
