@@ -209,12 +209,18 @@ describe.skipIf(!HAVE_CHROMIUM).each([
   it('links each failed or invalid pair from the top, and the link opens it', async () => {
     const { page, seen, close } = await openPage(lang, view);
     try {
+      // Every failed or invalid pair is linked from its case's line, never cut.
       const links = page.locator('ul.problems a[href^="#pair-"]');
-      const bad = bundle.report.comparisons.flatMap((c) => c.pairs).filter((p) => p.status !== 'passed').length;
-      expect(await links.count()).toBe(Math.min(bad, 12));
-      const href = (await links.nth(1).getAttribute('href'))!;
+      const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      const bad = bundle.report.comparisons.flatMap((c, ci) => c.pairs.filter((p) => p.status !== 'passed').map((p) => `#pair-${ci}-${p.slot_id}`));
+      for (const b of bad) expect(hrefs).toContain(b);
+      // A case opens to its repetitions, and a repetition's link opens its pair.
+      const line = page.locator('details.case-line').nth(1);
+      await line.locator('summary').click();
+      const link = line.locator('a[href^="#pair-"]').first();
+      const href = (await link.getAttribute('href'))!;
       expect(await page.locator(href).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
-      await links.nth(1).click();
+      await link.click();
       await expect.poll(() => page.locator(href).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
       await expect.poll(() => page.locator(`${href} > summary`).isVisible()).toBe(true);
       // The overview's filters hide the other statuses, without any script.
@@ -436,19 +442,25 @@ describe.skipIf(!HAVE_CHROMIUM)('identical audio, and the list of failed pairs',
     }
   });
 
-  it('names each failed or invalid pair by its case, and its slot', async () => {
+  it('names each failed or invalid case by its case id, and each of its repetitions by its slot', async () => {
     const { page, close } = await openPage('en', 'phone');
     try {
-      const items = page.locator('ul.problems a[href^="#pair-"]');
-      const n = await items.count();
+      const lines = page.locator('details.case-line');
+      const n = await lines.count();
       expect(n).toBeGreaterThan(3);
       for (let i = 0; i < n; i++) {
-        const href = (await items.nth(i).getAttribute('href'))!;
-        const [, ci, slot] = /^#pair-(\d+)-(.+)$/.exec(href)!;
-        const pair = bundle.report.comparisons[Number(ci)]!.pairs.find((p) => p.slot_id === slot)!;
-        expect(pair.status).not.toBe('passed');
-        expect(await items.nth(i).locator('.case').innerText()).toBe(pair.case_id);
-        expect(await items.nth(i).innerText()).toContain(pair.slot_id);
+        const caseId = await lines.nth(i).locator('summary .case').innerText();
+        const items = lines.nth(i).locator('a[href^="#pair-"]');
+        const pairs = [];
+        for (let k = 0; k < (await items.count()); k++) {
+          const href = (await items.nth(k).getAttribute('href'))!;
+          const [, ci, slot] = /^#pair-(\d+)-(.+)$/.exec(href)!;
+          const pair = bundle.report.comparisons[Number(ci)]!.pairs.find((p) => p.slot_id === slot)!;
+          expect(pair.case_id).toBe(caseId);
+          expect(await items.nth(k).textContent()).toContain(pair.slot_id);
+          pairs.push(pair);
+        }
+        expect(pairs.some((p) => p.status !== 'passed')).toBe(true);
       }
     } finally {
       await close();
@@ -506,7 +518,9 @@ describe.skipIf(!HAVE_CHROMIUM)('with scripts off', () => {
     try {
       const page = await context.newPage();
       await page.goto(pathToFileURL(bundle.pages.en).href, { waitUntil: 'load' });
-      const link = page.locator('ul.problems a[href^="#pair-"]').first();
+      const line = page.locator('details.case-line').first();
+      await line.locator('summary').click();
+      const link = line.locator('a[href^="#pair-"]').first();
       const href = (await link.getAttribute('href'))!;
       const body = page.locator(`${href} .pair-body`);
       expect(await body.evaluate((e) => e.getBoundingClientRect().height)).toBe(0);

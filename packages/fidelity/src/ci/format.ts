@@ -1,4 +1,5 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
+import type { CaseView } from '../schemas/report.js';
 
 /**
  * Six significant digits, or every digit when six would make a value look equal to its threshold
@@ -30,3 +31,21 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
   return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
 }
 
+
+/**
+ * One case across its repetitions (`comparisons[].cases[]`, docs/report.md "Repeated requests"):
+ * "passed 0, failed 4, invalid 0 of 4 repetitions; consistent; CHECK_FAILED_MIN_SSIM in 0, 1, 2, 3;
+ * min_ssim 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical". A report before version 1.3 gives
+ * its status and repetitions only.
+ */
+export function caseText(v: CaseView): string {
+  if (v.passed === undefined || v.failed === undefined || v.invalid === undefined) return `${v.status}, ${v.repetitions} repetition(s)`;
+  const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetition${v.repetitions === 1 ? '' : 's'}`];
+  if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: repetitions ${(v.differing ?? []).join(', ')} differ` : 'consistent');
+  for (const r of v.reasons ?? []) parts.push(`${r.code} in ${r.repetitions.join(', ')}`);
+  for (const s of v.spread ?? []) parts.push(`${s.check} ${s.min === null ? 'null' : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} null)` : ''}`);
+  const frame = v.worst_frame;
+  if (frame) parts.push(frame.same ? `worst frame ${frame.frame} in every measured repetition` : `worst frames ${frame.by_repetition.map((r) => `${r.frame} (repetition ${r.repetition})`).join(', ')}`);
+  if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}`);
+  return parts.join('; ');
+}

@@ -4,13 +4,14 @@
  * one <testcase> per planned pair (classname: the candidate's hardware and
  * run; name: the slot). A failed pair has a <failure> naming each failing
  * check with its value and threshold; an invalid pair an <error> whose type
- * is its reason code; a calibrated comparison's noise verdicts are
- * properties of its suite. Nothing in it depends on the clock or the
+ * is its reason code; each case across its repetitions (its outcome
+ * counts) and a calibrated comparison's noise verdicts are properties of
+ * its suite. Nothing in it depends on the clock or the
  * machine (no time, timestamp or hostname attributes): the same report
  * gives the same bytes.
  */
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
-import { clipsText, failedCheckText, figure, runLabel } from './format.js';
+import { caseText, clipsText, failedCheckText, figure, runLabel } from './format.js';
 
 // XML 1.0 allows tab, newline, carriage return and U+0020.. except surrogates, U+FFFE and U+FFFF.
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -80,6 +81,8 @@ function suite(report: Report, c: Comparison): string[] {
     const clips = report.runs.find((r) => r.run_id === id && r.run_attempt === attempt)?.clips;
     if (clips) props.push(property(`clips.${role}`, clipsText(clips)));
   }
+  // Each case across its repetitions, beside the per-pair testcases (docs/ci.md).
+  for (const v of c.cases) props.push(property(`case.${v.case_id}`, `${v.status}: ${caseText(v)}`));
   if (c.noise) {
     const n = c.noise;
     props.push(
@@ -109,7 +112,7 @@ function suite(report: Report, c: Comparison): string[] {
  * pair with `classname` "<candidate GPU> run <id>-<attempt>" and `name` the slot; a failed pair
  * has a `<failure type="threshold">` whose message names every failing check with its value and
  * threshold, an invalid pair an `<error>` whose `type` is its (first) reason code; each testcase's
- * `<system-out>` lists its case and checks, and a calibrated comparison's noise verdicts are
+ * `<system-out>` lists its case and checks; each case's repetition counts (`case.<case_id>`) and a calibrated comparison's noise verdicts are
  * `<property>` elements of its suite. No clock or host attributes: the same report, the same bytes.
  *
  * @example

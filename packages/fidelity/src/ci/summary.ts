@@ -9,7 +9,7 @@
  */
 import type { Problem } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
-import { clipsText, figure, runLabel } from './format.js';
+import { caseText, clipsText, figure, runLabel } from './format.js';
 
 /** Rows of the failed-and-invalid table at most: GitHub caps a step's summary at 1 MiB. report.json has every pair. */
 export const SUMMARY_MAX_ROWS = 200;
@@ -52,7 +52,8 @@ function noiseCell(c: Comparison): string {
 
 /**
  * Markdown for a GitHub job summary (docs/ci.md): per candidate the pair counts and, when
- * calibrated, the noise verdict; a table of the failed and invalid pairs (slot, case, check or
+ * calibrated, the noise verdict; a table of the cases with a failed or invalid repetition (their
+ * repetition counts, docs/report.md "Repeated requests"); a table of the failed and invalid pairs (slot, case, check or
  * reason, value, threshold); the bundle's path, size and seal. Headings, lists and tables only;
  * text from the runs is escaped into inert code spans.
  *
@@ -74,6 +75,15 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
   // Each run's clips checked on their own (runs[].clips, docs/metrics.md "Clip validity"); none when no clip was analysed.
   const clipRuns = report.runs.flatMap((r) => (r.clips ? [`${mdCode(runLabel(r.hardware.gpu_model, r.run_id, r.run_attempt))} ${clipsText(r.clips)}`] : []));
   if (clipRuns.length) lines.push(`- Clips checked on their own: ${clipRuns.join('; ')}`);
+
+  // Each case with a failed or invalid repetition, across its repetitions, before the pairs (docs/report.md, "Repeated requests").
+  const caseRows = report.comparisons.flatMap((c) =>
+    c.cases.filter((v) => c.pairs.some((p) => p.case_id === v.case_id && p.status !== 'passed')).map((v) => `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(v.case_id)} | ${v.status} | ${caseText(v)} |`),
+  );
+  if (caseRows.length) {
+    lines.push('', '### Failed and invalid cases', '', '| candidate | case | status | repetitions |', '| --- | --- | --- | --- |', ...caseRows.slice(0, SUMMARY_MAX_ROWS));
+    if (caseRows.length > SUMMARY_MAX_ROWS) lines.push('', `- ${caseRows.length - SUMMARY_MAX_ROWS} more cases are left out here; report.json in the bundle has every case.`);
+  }
 
   const rows: string[] = [];
   for (const c of report.comparisons) {

@@ -23,6 +23,7 @@ import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH, pageDataJson } from './scr
 import { findRun, SetupSection } from './setup.js';
 import { pageCss } from './style.js';
 import { OverviewBlock, VerdictBlock } from './verdict.js';
+import { CaseFindings } from './case-findings.js';
 import { messages, PAGE_FILE } from './i18n.js';
 import type { Lang, Messages } from './i18n.js';
 
@@ -139,7 +140,7 @@ function Body({ report, m, lang }: { report: Report; m: Messages; lang: Lang }):
             {m.other_lang_label}
           </a>
         </header>
-        <VerdictBlock report={report} m={m} runLabel={(c, side) => compactRun(report, c, side, m)} />
+        <VerdictBlock report={report} m={m} runLabel={(c, side) => compactRun(report, c, side, m)} findings={CaseFindings({ report, m })} />
         {disclaimerBox(report, m)}
         <nav class="toc" aria-label={m.contents}>
           <ul>

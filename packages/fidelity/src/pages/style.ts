@@ -115,6 +115,11 @@ ul.links{margin:.2em 0;padding-left:1.2em}
 ul.problems{list-style:none;margin:.2em 0;padding:0}
 ul.problems li{padding:3px 0;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
 ul.problems .case{font-weight:600}
+details.case-line>summary{cursor:pointer}
+ul.reps{list-style:none;margin:.2em 0 .4em 1.4em;padding:0}
+ul.reps li{padding:2px 0}
+details.cause-group{border:1px solid var(--line);border-radius:8px;padding:2px 10px;margin:6px 0}
+details.cause-group>summary{cursor:pointer;font-weight:600;padding:4px 0}
 .why{overflow-wrap:anywhere}
 .allgood{font-weight:600;color:var(--pass)}
 .identical-note{font-weight:600;color:var(--pass)}

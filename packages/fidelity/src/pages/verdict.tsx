@@ -1,8 +1,8 @@
 /**
  * The top of the page a reviewer reads first: the outcome counts per
- * candidate, one line per failed or invalid pair (each a link that opens
- * that pair), and the overview of every pair, worst first, with status
- * filters that work without a script (radio buttons and `:has()`).
+ * candidate, the failed and invalid cases (case-findings.tsx), and the
+ * overview of every pair, worst first, with status filters that work
+ * without a script (radio buttons and `:has()`).
  */
 import type { VNode } from 'preact';
 import { chartedSeries } from '../bundle/video-series.js';
@@ -99,8 +99,11 @@ function countChip(n: number, kind: 'passed' | 'failed' | 'invalid', label: stri
   );
 }
 
-/** Outcome counts per candidate plus the failing and invalid pairs as links. */
-export function VerdictBlock({ report, m, runLabel }: { report: Report; m: Messages; runLabel: (c: Comparison, side: 'baseline' | 'candidate') => Child }): VNode {
+/**
+ * Outcome counts per candidate, then the failing and invalid cases (`findings`, case-findings.tsx,
+ * null when there are none: then the all-good line).
+ */
+export function VerdictBlock({ report, m, runLabel, findings }: { report: Report; m: Messages; runLabel: (c: Comparison, side: 'baseline' | 'candidate') => Child; findings: VNode | null }): VNode {
   const cards = report.comparisons.map((c) => {
     const s = c.summary;
     return (
@@ -116,39 +119,10 @@ export function VerdictBlock({ report, m, runLabel }: { report: Report; m: Messa
       </div>
     );
   });
-  const bad = worstFirst(report).filter((r) => r.pair.status !== 'passed');
-  const LIMIT = 12;
-  const many = report.comparisons.length > 1;
-  const lines = bad.slice(0, LIMIT).map(({ ci, c, pair }) => (
-    // The case is what a reviewer knows a clip by; the slot tells repetitions of it apart.
-    <li>
-      <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
-        {badge(pair.status, m[`status_${pair.status}`])} {many ? [<span class="muted">{c.candidate_gpu_model}</span>, ' '] : null}
-        <span class="case">{pair.case_id}</span> <code class="muted">{pair.slot_id}</code>
-      </a>{' '}
-      <span class="why">{pairHeadline(pair, m)}</span>
-    </li>
-  ));
-  const more =
-    bad.length > LIMIT ? (
-      <li>
-        <a href="#overview">{fill(m.more_problems, { n: bad.length - LIMIT })}</a>
-      </li>
-    ) : null;
   return (
     <section id="verdict" aria-label={m.verdict}>
       <div class="cards">{cards}</div>
-      {bad.length ? (
-        [
-          <h2 class="h-small">{m.problems_title}</h2>,
-          <ul class="problems">
-            {lines}
-            {more}
-          </ul>,
-        ]
-      ) : (
-        <p class="allgood">{m.no_problems}</p>
-      )}
+      {findings ?? <p class="allgood">{m.no_problems}</p>}
     </section>
   );
 }

@@ -5,10 +5,15 @@
  * failed if any repetition failed (a later pass never hides an earlier
  * failure), invalid only if every repetition is invalid, else passed. Its
  * `worst` list keeps, per check, the worst figure over the repetitions that
- * were measured, with the repetition it came from.
+ * were measured, with the repetition it came from. The rest says how the
+ * case repeats: outcome counts with their reasons, each judged figure's
+ * spread, the worst frame per repetition, and whether every repetition had
+ * the same outcome. Everything is derived from the pairs alone, in pair
+ * order, so a merge of shards derives the same cases as one compare.
  */
+import type { VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult } from '../schemas/policy.js';
-import type { CaseView, ComparisonSummary, PairReport, PairStatus } from '../schemas/report.js';
+import type { CaseReason, CaseSpread, CaseView, CaseWorstFrame, ComparisonSummary, PairReport, PairStatus } from '../schemas/report.js';
 
 export function summarize(pairs: readonly Pick<PairReport, 'status'>[]): ComparisonSummary {
   const passed = pairs.filter((p) => p.status === 'passed').length;
@@ -64,7 +69,83 @@ export function caseViews(pairs: readonly PairReport[]): CaseView[] {
       if (pick) worst.push({ check: name, value: pick.check.value, repetition: pick.pair.repetition, slot_id: pick.pair.slot_id });
     }
     const first = list[0]!;
-    views.push({ case_id: caseId, seed: first.seed, status: caseStatus(list.map((p) => p.status)), repetitions: list.length, worst });
+    const count = (s: PairStatus): number => list.filter((p) => p.status === s).length;
+    views.push({
+      case_id: caseId,
+      seed: first.seed,
+      status: caseStatus(list.map((p) => p.status)),
+      repetitions: list.length,
+      worst,
+      passed: count('passed'),
+      failed: count('failed'),
+      invalid: count('invalid'),
+      reasons: caseReasons(list),
+      spread: names.flatMap((name) => spreadOf(name, list)),
+      worst_frame: worstFrame(list),
+      ...consistencyOf(list),
+      own_repetitions: { baseline: sameBytes(list.map((p) => p.baseline_media)), candidate: sameBytes(list.map((p) => p.candidate_media)) },
+    });
   }
   return views;
+}
+
+/** Every reason code of the failed and invalid repetitions: failed first, then by first appearance (a pair lists its root cause first). */
+function caseReasons(list: readonly PairReport[]): CaseReason[] {
+  const out: CaseReason[] = [];
+  for (const status of ['failed', 'invalid'] as const) {
+    for (const pair of list) {
+      if (pair.status !== status) continue;
+      for (const code of pair.reasons) {
+        const known = out.find((r) => r.code === code && r.status === status);
+        if (!known) out.push({ code, status, repetitions: [pair.repetition] });
+        else if (!known.repetitions.includes(pair.repetition)) known.repetitions.push(pair.repetition);
+      }
+    }
+  }
+  return out;
+}
+
+/** One check's figures over the repetitions that judged it (pass or fail); none when no repetition did. */
+function spreadOf(name: string, list: readonly PairReport[]): CaseSpread[] {
+  const judged = list.flatMap((p) => p.checks.filter((c) => c.name === name && (c.outcome === 'pass' || c.outcome === 'fail')));
+  if (judged.length === 0) return [];
+  const values = judged.flatMap((c) => (c.value === null ? [] : [c.value]));
+  return [{ check: name, judged: judged.length, min: values.length ? Math.min(...values) : null, max: values.length ? Math.max(...values) : null, nulls: judged.length - values.length }];
+}
+
+/**
+ * The worst frame of the SSIM series the pages chart: the same order as `chartedSeries` (bundle/video-series.ts,
+ * a layer above this room): the Gaussian SSIM, else FFmpeg's All, else the 7x7 RGB SSIM.
+ */
+function ssimWorstFrame(video: VideoMetrics): number | null {
+  return (video.ssim ?? video.ssim_ffmpeg?.all ?? video.ssim_rgb7)?.worst_frame ?? null;
+}
+
+/** The worst frame of each repetition that was measured; null when none was. */
+function worstFrame(list: readonly PairReport[]): CaseWorstFrame | null {
+  const byRepetition = list.flatMap((p) => {
+    const frame = p.status === 'invalid' || p.video === null ? null : ssimWorstFrame(p.video);
+    return frame === null ? [] : [{ repetition: p.repetition, frame }];
+  });
+  if (byRepetition.length === 0) return null;
+  const same = byRepetition.every((r) => r.frame === byRepetition[0]!.frame);
+  return { same, frame: same ? byRepetition[0]!.frame : null, by_repetition: byRepetition };
+}
+
+// A tie for the most common outcome goes to the worse one, as the case's status does.
+const TIE_ORDER: readonly PairStatus[] = ['failed', 'invalid', 'passed'];
+
+/** `consistent` when every repetition has one outcome; else `varies` with the repetitions off the most common outcome. */
+function consistencyOf(list: readonly PairReport[]): Pick<CaseView, 'consistency' | 'differing'> {
+  const counts = TIE_ORDER.map((s) => list.filter((p) => p.status === s).length);
+  const common = TIE_ORDER[counts.indexOf(Math.max(...counts))]!;
+  const differing = list.filter((p) => p.status !== common).map((p) => p.repetition);
+  return { consistency: differing.length === 0 ? 'consistent' : 'varies', differing };
+}
+
+/** One run's repetitions of a case by their bundle media paths (`media/<sha256>.mp4`: equal paths, equal bytes). */
+function sameBytes(media: readonly (string | null)[]): 'identical' | 'differ' | null {
+  const present = media.filter((m): m is string => m !== null);
+  if (present.length < 2) return null;
+  return present.every((m) => m === present[0]) ? 'identical' : 'differ';
 }

@@ -99,13 +99,77 @@ export const ComparisonSummary = z.object({
 });
 export type ComparisonSummary = z.infer<typeof ComparisonSummary>;
 
-/** Plans with repetitions > 1: the worst figure across repetitions per case, and a case fails if any repetition failed. */
+/** One reason code among a case's repetitions: the outcome it came with and the repetitions that have it. */
+export const CaseReason = z.object({
+  code: z.string(),
+  /** `failed` for a failed check (`CHECK_FAILED_*`), `invalid` for why a pair is invalid. */
+  status: z.enum(['failed', 'invalid']),
+  repetitions: z.array(z.number().int()),
+});
+export type CaseReason = z.infer<typeof CaseReason>;
+
+/**
+ * One judged figure's spread across a case's repetitions (version 1.3): the repetitions where the
+ * check was judged (pass or fail), and the least and greatest figure among them. A null figure
+ * (PSNR of identical video, an RMS ratio over a silent baseline) is counted in `nulls`, not in
+ * `min`/`max`, which are null when every judged figure is.
+ */
+export const CaseSpread = z.object({
+  check: z.string(),
+  judged: z.number().int().min(1),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  nulls: z.number().int().min(0),
+});
+export type CaseSpread = z.infer<typeof CaseSpread>;
+
+/**
+ * The worst SSIM frame of each measured repetition (the series the pages chart), and whether it is
+ * the same frame in every one (version 1.3). `frame` is that frame when `same`, else null.
+ */
+export const CaseWorstFrame = z.object({
+  same: z.boolean(),
+  frame: z.number().int().min(0).nullable(),
+  by_repetition: z.array(z.object({ repetition: z.number().int(), frame: z.number().int().min(0) })),
+});
+export type CaseWorstFrame = z.infer<typeof CaseWorstFrame>;
+
+/**
+ * One case (a prompt and a seed) across its repetitions, each its own pair (docs/report.md, "Repeated
+ * requests"): a case fails if any repetition failed. `worst` keeps the worst figure per check; version
+ * 1.3 adds the outcome counts with their reasons, each judged figure's spread, the worst frame across
+ * repetitions and whether every repetition had the same outcome.
+ */
 export const CaseView = z.object({
   case_id: z.string(),
   seed: z.number().int(),
   status: PairStatus,
   repetitions: z.number().int(),
   worst: z.array(z.object({ check: z.string(), value: z.number().nullable(), repetition: z.number().int(), slot_id: z.string() })),
+  /** How many repetitions passed, failed, were invalid (version 1.3): they add up to `repetitions`. */
+  passed: z.number().int().min(0).optional(),
+  failed: z.number().int().min(0).optional(),
+  invalid: z.number().int().min(0).optional(),
+  /** Every reason code of the failed and invalid repetitions, failed first, each with the repetitions that have it (version 1.3). */
+  reasons: z.array(CaseReason).optional(),
+  /** Per check judged in at least one repetition, in `worst`'s order (version 1.3). */
+  spread: z.array(CaseSpread).optional(),
+  /** null when no repetition was measured with an SSIM series (version 1.3). */
+  worst_frame: CaseWorstFrame.nullable().optional(),
+  /**
+   * `consistent`: every repetition has the same outcome; `varies`: not, and `differing` lists the
+   * repetitions whose outcome is not the most common one (a tie goes to the worse outcome: failed,
+   * then invalid, then passed). Version 1.3.
+   */
+  consistency: z.enum(['consistent', 'varies']).optional(),
+  differing: z.array(z.number().int()).optional(),
+  /**
+   * Each run's own repetitions of the case, from the sealed media alone: `identical` when every
+   * repetition with media has the same bytes (one SHA-256), `differ` when not, null with fewer than
+   * two repetitions with media. The baseline's says whether a cross-hardware difference could be
+   * the baseline hardware's own nondeterminism. Measuring by how much they differ is not done here.
+   */
+  own_repetitions: z.object({ baseline: z.enum(['identical', 'differ']).nullable(), candidate: z.enum(['identical', 'differ']).nullable() }).optional(),
 });
 export type CaseView = z.infer<typeof CaseView>;
 

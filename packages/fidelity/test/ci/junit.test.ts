@@ -81,6 +81,20 @@ describe('junitXml', () => {
     expect(xml).toContain('tests="10" failures="2" errors="4"');
   });
 
+  it('each case is a property of its suite with its repetition counts, beside the per-pair testcases', () => {
+    const report = fresh();
+    const xml = junitXml(report);
+    for (const c of report.comparisons) {
+      for (const v of c.cases) {
+        const value = new RegExp(`<property name="case\\.${v.case_id}" value="${v.status}: passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetitions?; consistent`);
+        expect(xml).toMatch(value);
+      }
+    }
+    expect(xml).toMatch(/<property name="case\.night-market-s29" value="failed: [^"]*CHECK_FAILED_MIN_SSIM in 0; [^"]*min_ssim 0\.43\d+/);
+    // The testcases stay one per planned pair.
+    expect(xml.match(/<testcase /g)).toHaveLength(report.comparisons.reduce((n, c) => n + c.pairs.length, 0));
+  });
+
   it('noise verdicts are properties of a calibrated suite, and only of a calibrated one', () => {
     const plain = junitXml(fresh());
     expect(plain).not.toContain('noise.');

@@ -42,6 +42,21 @@ describe('jobSummary', () => {
     for (const r of rows) expect(cells(r)).toHaveLength(7);
   });
 
+  it('a row per case with a failed or invalid repetition: its status and repetition counts, before the pairs', () => {
+    const report = fresh();
+    const md = jobSummary(report, BUNDLE);
+    const rows = md.split('\n').filter((l) => /^\| `(B200|H100)` \| `[a-z-]+-s\d+` \|/.test(l));
+    const bad = report.comparisons.flatMap((c) => c.cases.filter((v) => c.pairs.some((p) => p.case_id === v.case_id && p.status !== 'passed')));
+    expect(rows).toHaveLength(bad.length);
+    expect(cells(rows.find((r) => r.includes('night-market-s29'))!)).toEqual([
+      '`B200`',
+      '`night-market-s29`',
+      'failed',
+      expect.stringMatching(/^passed 0, failed 1, invalid 0 of 1 repetition; consistent; CHECK_FAILED_MIN_SSIM in 0; .*min_ssim 0\.43\d+; .*worst frame \d+ in every measured repetition$/),
+    ]);
+    expect(md.indexOf('### Failed and invalid cases')).toBeLessThan(md.indexOf('### Failed and invalid pairs'));
+  });
+
   it('each run\'s clips checked on their own, and an invalid clip\'s row names its code and side', () => {
     expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 7 of 7 valid; `H100 run 30049902211-1` 10 of 10 valid');
     const md = jobSummary(invalidClip(fresh()), BUNDLE);
@@ -89,7 +104,8 @@ describe('jobSummary', () => {
     c.candidate_gpu_model = 'B200 | injected | cell';
     c.pairs[6]!.reason_details[0]!.message = 'line one\n## heading\n<img src=x onerror=alert(1)> @everyone [x](https://evil) \\| `tick` \u202e';
     const md = jobSummary(r, null);
-    const row = md.split('\n').find((l) => l.includes('FAILED_CANDIDATE'))!;
+    // The pair's row (the case's row above it names the code too).
+    const row = md.split('\n').find((l) => l.includes('FAILED_CANDIDATE') && l.includes('measurement-'))!;
     expect(cells(row)).toHaveLength(7);
     expect(md).not.toMatch(/\n## heading/);
     expect(row).toContain('`` line one ## heading <img src=x onerror=alert(1)> @everyone [x](https://evil) \uff3c\\| `tick`   ``');

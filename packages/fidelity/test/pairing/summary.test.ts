@@ -7,7 +7,7 @@ function check(name: CheckResult['name'], outcome: CheckResult['outcome'], value
   return { name, outcome, value, threshold: comparator === '>=' ? 0.92 : 0.1, comparator, note: null };
 }
 
-function pair(caseId: string, repetition: number, status: PairStatus, checks: CheckResult[]): PairReport {
+function pair(caseId: string, repetition: number, status: PairStatus, checks: CheckResult[], extra: Partial<PairReport> = {}): PairReport {
   return {
     slot_id: `measurement-r00${repetition}-c${caseId}`,
     case_id: caseId,
@@ -27,7 +27,13 @@ function pair(caseId: string, repetition: number, status: PairStatus, checks: Ch
     audio: null,
     checks,
     files: {},
+    ...extra,
   };
+}
+
+/** A measured pair's video with only the Gaussian SSIM series, its worst frame `worst`. */
+function video(worst: number): PairReport['video'] {
+  return { ssim: { min: 0.5, mean: 0.9, worst_frame: worst, per_frame: [] } } as unknown as PairReport['video'];
 }
 
 describe('summarize', () => {
@@ -81,5 +87,59 @@ describe('caseViews over repetitions', () => {
       ['rms_ratio_deviation', null, 2],
       ['video_psnr_db', 41, 1],
     ]);
+  });
+});
+
+describe('how a case repeats (version 1.3)', () => {
+  const failedSsim = (rep: number, value: number, frame: number): PairReport =>
+    pair('a', rep, 'failed', [check('min_ssim', 'fail', value), check('video_psnr_db', 'pass', null)], { reasons: ['CHECK_FAILED_MIN_SSIM'], video: video(frame) });
+
+  it('counts the outcomes, spreads each judged figure and finds the same worst frame in every repetition', () => {
+    const [view] = caseViews([failedSsim(0, 0.437, 12), failedSsim(1, 0.45, 12), failedSsim(2, 0.44, 12), failedSsim(3, 0.5, 12)]);
+    expect(view).toMatchObject({ status: 'failed', repetitions: 4, passed: 0, failed: 4, invalid: 0, consistency: 'consistent', differing: [] });
+    expect(view!.reasons).toEqual([{ code: 'CHECK_FAILED_MIN_SSIM', status: 'failed', repetitions: [0, 1, 2, 3] }]);
+    expect(view!.spread).toEqual([
+      { check: 'min_ssim', judged: 4, min: 0.437, max: 0.5, nulls: 0 },
+      { check: 'video_psnr_db', judged: 4, min: null, max: null, nulls: 4 },
+    ]);
+    expect(view!.worst_frame).toEqual({ same: true, frame: 12, by_repetition: [0, 1, 2, 3].map((repetition) => ({ repetition, frame: 12 })) });
+  });
+
+  it('varies: lists the repetitions off the most common outcome, with each outcome\'s reasons', () => {
+    const [view] = caseViews([
+      pair('a', 0, 'passed', [check('min_ssim', 'pass', 0.99)], { video: video(3) }),
+      failedSsim(1, 0.8, 7),
+      pair('a', 2, 'passed', [check('min_ssim', 'pass', 0.97)], { video: video(3) }),
+      pair('a', 3, 'invalid', [check('min_ssim', 'inconclusive', null)], { reasons: ['FAILED_CANDIDATE'] }),
+    ]);
+    expect(view).toMatchObject({ status: 'failed', passed: 2, failed: 1, invalid: 1, consistency: 'varies', differing: [1, 3] });
+    expect(view!.reasons).toEqual([
+      { code: 'CHECK_FAILED_MIN_SSIM', status: 'failed', repetitions: [1] },
+      { code: 'FAILED_CANDIDATE', status: 'invalid', repetitions: [3] },
+    ]);
+    // The invalid repetition is not judged: three figures, no frame of its own.
+    expect(view!.spread).toEqual([
+      { check: 'min_ssim', judged: 3, min: 0.8, max: 0.99, nulls: 0 },
+      { check: 'video_psnr_db', judged: 1, min: null, max: null, nulls: 1 },
+    ]);
+    expect(view!.worst_frame).toEqual({ same: false, frame: null, by_repetition: [{ repetition: 0, frame: 3 }, { repetition: 1, frame: 7 }, { repetition: 2, frame: 3 }] });
+  });
+
+  it('breaks a tie for the most common outcome toward the worse one', () => {
+    const [view] = caseViews([pair('a', 0, 'passed', []), pair('a', 1, 'invalid', [], { reasons: ['FAILED_BASELINE'] })]);
+    expect(view).toMatchObject({ status: 'passed', consistency: 'varies', differing: [0], worst_frame: null, spread: [] });
+  });
+});
+
+describe("each run's own repetitions (sealed bytes)", () => {
+  it('identical when every repetition with media has the same file, differ when not, null under two', () => {
+    const [view] = caseViews([
+      pair('a', 0, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/bb.mp4' }),
+      pair('a', 1, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/cc.mp4' }),
+      pair('a', 2, 'invalid', [], { baseline_media: 'media/aa.mp4', candidate_media: null }),
+    ]);
+    expect(view!.own_repetitions).toEqual({ baseline: 'identical', candidate: 'differ' });
+    const [single] = caseViews([pair('b', 0, 'passed', [], { baseline_media: 'media/aa.mp4', candidate_media: 'media/aa.mp4' })]);
+    expect(single!.own_repetitions).toEqual({ baseline: null, candidate: null });
   });
 });

@@ -1,0 +1,202 @@
+/**
+ * The findings at the top of the page, read as a reviewer reasons: in cases (a prompt and a seed),
+ * not pairs. One line per case per candidate that has a failed or invalid repetition, every one of
+ * them, never cut: "night-market-s29 on B200: failed in 4 of 4 repetitions, min SSIM 0.437 (needs ≥
+ * 0.92) at frame 12 each time". Each line opens to its repetitions, each a link to its pair. Past
+ * `GROUP_ABOVE` lines the cases are grouped by cause (their first reason code), each group a
+ * `<details>` that starts open and says how many cases it holds per candidate, so nothing is hidden
+ * and a long list still reads as a handful of causes. The figures come from `comparisons[].cases[]`
+ * (docs/report.md, "Repeated requests").
+ */
+import type { VNode } from 'preact';
+import { caseViews } from '../pairing/summary.js';
+import { CHECK_NAMES, CHECKS, checkDeclaration } from '../policy/checks.js';
+import type { CaseView, Comparison, PairReport, Report } from '../schemas/report.js';
+import { num } from './format.js';
+import { fill, type Messages } from './i18n.js';
+import { badge, joined, pairAnchor, tx, type Child } from './parts.js';
+import { reasonText } from './reasons.js';
+import { checkDigits, checkShort, failedCheckText, pairHeadline } from './verdict.js';
+
+/** Up to this many case lines are one flat list; more are grouped by cause. */
+export const GROUP_ABOVE = 12;
+
+/** One listed case: the comparison it belongs to, its view and its repetitions' pairs in slot order. */
+export interface CaseFinding {
+  ci: number;
+  c: Comparison;
+  view: CaseView;
+  pairs: PairReport[];
+  /** The badge: failed if any repetition failed, else invalid (a case listed for an invalid repetition). */
+  status: 'failed' | 'invalid';
+  /** The first reason code of its failed or invalid repetitions: what the grouping calls its cause. */
+  cause: string;
+}
+
+/**
+ * Every case of every comparison with a failed or invalid repetition, failed cases first, then the
+ * invalid ones, each in comparison then plan order. A case whose status is `passed` but which has
+ * an invalid repetition is listed too: an invalid pair is never left off the top of the page.
+ */
+export function caseFindings(report: Report): CaseFinding[] {
+  const out: CaseFinding[] = [];
+  report.comparisons.forEach((c, ci) => {
+    for (const view of viewsOf(c)) {
+      const pairs = c.pairs.filter((p) => p.case_id === view.case_id);
+      const failed = pairs.some((p) => p.status === 'failed');
+      const invalid = pairs.some((p) => p.status === 'invalid');
+      if (!failed && !invalid) continue;
+      const status = failed ? 'failed' : 'invalid';
+      // A report before 1.3 has no case reasons: the first bad pair's first code stands in.
+      const cause = view.reasons?.[0]?.code ?? pairs.find((p) => p.status === status)?.reasons[0] ?? status;
+      out.push({ ci, c, view, pairs, status, cause });
+    }
+  });
+  const rank = (f: CaseFinding): number => (f.status === 'failed' ? 0 : 1);
+  // Array.prototype.sort is stable: comparison and plan order stay within each status.
+  return out.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * The comparison's cases as report.json has them; derived from its pairs (as compare derives them)
+ * when they do not cover every pair's case with the version 1.3 fields, so no pair is left off.
+ */
+function viewsOf(c: Comparison): CaseView[] {
+  const covered = new Set(c.cases.filter((v) => v.passed !== undefined).map((v) => v.case_id));
+  return c.pairs.every((p) => covered.has(p.case_id)) ? c.cases : caseViews(c.pairs);
+}
+
+function repetitionList(numbers: number[]): string {
+  return numbers.join(', ');
+}
+
+/** "failed in 4 of 4 repetitions, invalid in 1 of 4 repetitions": every non-zero bad outcome. */
+function outcomeCounts(f: CaseFinding, m: Messages): string {
+  const total = f.pairs.length;
+  const parts: string[] = [];
+  const failed = f.pairs.filter((p) => p.status === 'failed').length;
+  const invalid = f.pairs.filter((p) => p.status === 'invalid').length;
+  if (failed > 0) parts.push(fill(m.case_failed_in, { n: failed, total }));
+  if (invalid > 0) parts.push(fill(m.case_invalid_in, { n: invalid, total }));
+  return parts.join(', ');
+}
+
+/** The failed checks at their worst across repetitions, with the rule, the spread and the worst frame. */
+function failedFigures(f: CaseFinding, m: Messages): Child[] {
+  const out: Child[] = [];
+  for (const worst of f.view.worst) {
+    const pair = f.pairs.find((p) => p.slot_id === worst.slot_id);
+    const check = pair?.checks.find((c) => c.name === worst.check);
+    if (!check || check.outcome !== 'fail') continue;
+    const parts: Child[] = [<span class="nowrap">{failedCheckText(check, m)}</span>];
+    const spread = f.view.spread?.find((s) => s.check === worst.check);
+    if (spread && spread.judged > 1 && spread.min !== null && spread.max !== null && spread.min !== spread.max) {
+      const digits = checkDigits(worst.check);
+      parts.push(' ', fill(m.case_spread, { min: num(spread.min, digits, m.unavailable), max: num(spread.max, digits, m.unavailable) }));
+    }
+    // The worst frame belongs to the charted SSIM series: it says where an SSIM check failed, nothing about audio.
+    const frame = f.view.worst_frame;
+    if (frame && checkDeclaration(worst.check)?.chartsThreshold) {
+      if (frame.same) parts.push(' ', fill(f.pairs.length > 1 ? m.case_frame_each_time : m.case_frame_once, { frame: frame.frame ?? 0 }));
+      else parts.push(' ', fill(m.case_frames, { frames: frame.by_repetition.map((r) => fill(m.case_frame_of, { frame: r.frame, repetition: r.repetition })).join(', ') }));
+    }
+    out.push(parts);
+  }
+  return joined(out, '; ');
+}
+
+/** Why the invalid repetitions are invalid: each code once, in words. */
+function invalidWhy(f: CaseFinding, m: Messages): Child[] {
+  const codes = f.view.reasons?.filter((r) => r.status === 'invalid').map((r) => r.code) ?? [...new Set(f.pairs.filter((p) => p.status === 'invalid').flatMap((p) => p.reasons))];
+  return joined(
+    codes.map((code) => {
+      const detail = f.pairs.flatMap((p) => p.reason_details).find((d) => d.code === code);
+      return [<code>{code}</code>, ' ', reasonText(code, detail?.message ?? null, m)];
+    }),
+    '; ',
+  );
+}
+
+/** The case's one line: what, where, how often, the worst figure and the rule, the frame, and whether the repetitions agree. */
+function caseLine(f: CaseFinding, m: Messages): Child[] {
+  const where = tx(m, 'case_on', { case: <span class="case">{f.view.case_id}</span>, gpu: <strong>{f.c.candidate_gpu_model}</strong> });
+  const parts: Child[] = [outcomeCounts(f, m)];
+  const figures = failedFigures(f, m);
+  if (figures.length) parts.push(figures);
+  if (f.pairs.some((p) => p.status === 'invalid')) parts.push(invalidWhy(f, m));
+  if (f.view.consistency === 'varies' && f.view.differing?.length) parts.push(fill(m.case_varies, { list: repetitionList(f.view.differing) }));
+  // Beside the cross-hardware finding: whether the baseline's own repetitions are the same bytes (its own noise).
+  const own = f.view.own_repetitions?.baseline;
+  if (own) parts.push(fill(own === 'identical' ? m.case_own_identical : m.case_own_differ, { gpu: f.c.baseline_gpu_model }));
+  return [where, ': ', joined(parts, ', ')];
+}
+
+/** The case's repetitions, each a link to its pair with the pair's own one-line outcome. */
+function repetitions(f: CaseFinding, m: Messages): VNode {
+  return (
+    <ul class="reps">
+      {f.pairs.map((pair) => (
+        <li>
+          <a href={`#${pairAnchor(f.ci, pair.slot_id)}`}>
+            {badge(pair.status, m[`status_${pair.status}`])} {fill(m.case_repetition, { n: pair.repetition })} <code class="muted">{pair.slot_id}</code>
+          </a>{' '}
+          <span class="why">{pairHeadline(pair, m)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function caseItem(f: CaseFinding, m: Messages): VNode {
+  return (
+    <li>
+      <details class="case-line">
+        <summary>
+          {badge(f.status, m[`status_${f.status}`])} <span class="why">{caseLine(f, m)}</span>
+        </summary>
+        {repetitions(f, m)}
+      </details>
+    </li>
+  );
+}
+
+/** A cause in words: a failed check by its short name, a reason code by its sentence. */
+function causeText(code: string, m: Messages): Child {
+  const check = CHECK_NAMES.find((name) => CHECKS[name].failCode === code);
+  if (check) return fill(m.case_cause_check, { check: checkShort(m, check) });
+  return reasonText(code, null, m);
+}
+
+/** Groups in order of their first case; each says how many cases it holds per candidate. */
+function groups(findings: CaseFinding[], m: Messages, many: boolean): VNode[] {
+  const byCause = new Map<string, CaseFinding[]>();
+  for (const f of findings) byCause.set(f.cause, [...(byCause.get(f.cause) ?? []), f]);
+  return [...byCause].map(([cause, list]) => {
+    const perGpu = new Map<string, number>();
+    for (const f of list) perGpu.set(f.c.candidate_gpu_model, (perGpu.get(f.c.candidate_gpu_model) ?? 0) + 1);
+    const split = many ? [' (', [...perGpu].map(([gpu, n]) => `${gpu} ${n}`).join(' · '), ')'] : null;
+    return (
+      <details class="cause-group" open>
+        <summary>
+          {badge(list[0]!.status, m[`status_${list[0]!.status}`])} <code>{cause}</code> {causeText(cause, m)}: {list.length === 1 ? m.case_group_one : fill(m.case_group_many, { n: list.length })}
+          {split}
+        </summary>
+        <ul class="problems">{list.map((f) => caseItem(f, m))}</ul>
+      </details>
+    );
+  });
+}
+
+/** The top list: every failed or invalid case, flat up to `GROUP_ABOVE` lines, grouped by cause beyond. */
+export function CaseFindings({ report, m }: { report: Report; m: Messages }): VNode | null {
+  const findings = caseFindings(report);
+  if (findings.length === 0) return null;
+  const gpus = new Set(report.comparisons.map((c) => c.candidate_gpu_model));
+  return (
+    <div class="findings">
+      <h2 class="h-small">{m.problems_title}</h2>
+      <p class="muted small">{m.case_problems_intro}</p>
+      {findings.length > GROUP_ABOVE ? groups(findings, m, gpus.size > 1) : <ul class="problems">{findings.map((f) => caseItem(f, m))}</ul>}
+    </div>
+  );
+}
