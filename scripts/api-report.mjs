@@ -96,8 +96,9 @@ function signatureOf(name, kind, decl, symbol, checker) {
     const alias = symbol.declarations.find((d) => ts.isTypeAliasDeclaration(d));
     const head = `const ${name}: z.ZodType  // zod schema; the type ${name} is z.infer<typeof ${name}>`;
     if (!alias) return head;
-    // The shape as a type, written out: what a caller reads or writes.
-    const node = checker.typeToTypeNode(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.InTypeAlias);
+    // The shape as a type, written out: what a caller reads or writes. IgnoreErrors: a shape that
+    // names a type the node builder cannot reach by an accessible name is still written out whole.
+    const node = checker.typeToTypeNode(checker.getDeclaredTypeOfSymbol(symbol), undefined, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.MultilineObjectLiterals | ts.NodeBuilderFlags.InTypeAlias | ts.NodeBuilderFlags.IgnoreErrors);
     const printed = node ? printer.printNode(ts.EmitHint.Unspecified, node, decl.getSourceFile()) : '';
     return `${head}\ntype ${name} = ${printed.replace(/    /g, '  ')};`;
   }
