@@ -53,7 +53,7 @@ import { TOOL_VERSION } from '../version.js';
 import { clipJudgementProblem, clipProblems, factProblems, failureProblem, measurementProblems } from './check-measurement.js';
 import { clipExpectationsOf } from '../metrics/clip-checks.js';
 import { logsCorruptFrames } from '../media/decoder-log.js';
-import { analysisOf, firstDifference } from './check-clips.js';
+import { analysisOf, clipAnalysisProblems, firstDifference } from './check-clips.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
 import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec } from './remeasure.js';
 import { shardIndices, slurmArrayExpression } from './spec.js';
@@ -333,7 +333,7 @@ async function evidenceProblems(plan: ComparisonPlan, partials: readonly LoadedP
  * ascending (PARTIAL_PAIRS_MISMATCH otherwise), and each analysis's judgement what its own figures
  * give under the plan (PARTIAL_MEASUREMENT_INVALID).
  */
-function unpairedClipProblems(plan: ComparisonPlan, p: LoadedPartial): Problem[] {
+function unpairedClipProblems(plan: ComparisonPlan, p: LoadedPartial, decoder: DecoderIdentity): Problem[] {
   const problems: Problem[] = [];
   const at = `${p.dir} (shard ${p.doc.shard.index}/${p.doc.shard.count})`;
   const refs = p.doc.pairs.map((x) => plan.pairs[x.index]!);
@@ -350,9 +350,14 @@ function unpairedClipProblems(plan: ComparisonPlan, p: LoadedPartial): Problem[]
     });
   }
   const expectations = clipExpectationsOf(plan.baseline.plan);
+  // No pair to hold these clips to (pairAudio undefined), but each must agree with itself and merge's build, as a pair's clips must.
+  const context = { countsCorrupt: logsCorruptFrames(decoder.ffmpeg_version), pairAudio: undefined };
   for (const c of p.doc.clips) {
-    const why = c.outcome.ok ? clipJudgementProblem(c.outcome.clip, expectations) : null;
-    if (why) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: the clip ${shortSha(c.sha256)} analysed on its own ${why}` });
+    if (!c.outcome.ok) continue;
+    const named = `the clip ${shortSha(c.sha256)} analysed on its own`;
+    for (const why of clipAnalysisProblems('clip', c.outcome.clip, context)) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${named}: ${why}` });
+    const why = clipJudgementProblem(c.outcome.clip, expectations);
+    if (why) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${named} ${why}` });
   }
   return problems;
 }
@@ -541,7 +546,7 @@ async function mergeClaimed(
     const facts = await mediaFactProblems(plan, partials, options);
     if (facts.length) refuse(facts, 'nothing was merged');
     // The clips each shard analysed on their own: checked once its pairs are known to be the media's.
-    const clipChecks = partials.flatMap((p) => unpairedClipProblems(plan, p));
+    const clipChecks = partials.flatMap((p) => unpairedClipProblems(plan, p, decoder));
     if (clipChecks.length) refuse(clipChecks, 'nothing was merged');
     const again = await remeasured(plan, partials, remeasure, options);
     if (again.problems.length) refuse(again.problems, 'nothing was merged');

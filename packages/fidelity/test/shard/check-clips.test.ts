@@ -15,6 +15,7 @@ import { compare } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { logsCorruptFrames } from '../../src/media/decoder-log.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import type { ClipAnalysis } from '../../src/schemas/clip.js';
 import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { merge } from '../../src/shard/merge.js';
 import { partialJsonText, ShardPartial } from '../../src/shard/schema.js';
@@ -129,5 +130,17 @@ describe('merge checks each clip analysis', () => {
       audio.dc_offset_channels[0] = (audio.dc_offset_channels[0] ?? 0) + 1e-6;
     });
     expectRefused(e, other.index, new RegExp(`clips\\.baseline\\.audio\\.dc_offset_channels\\[0\\] differs from the analysis of the same sealed bytes \\(sha256 [0-9a-f]{12}…\\) in .*pair ${first.index} \\(`));
+  }, 120_000);
+
+  it('refuses a clip analysed on its own whose figures contradict themselves', async () => {
+    const alone = doc().clips.findIndex((c) => c.outcome.ok);
+    expect(alone, 'the fixtures leave a clip no measured pair analyses (B200 has a failed request)').toBeGreaterThanOrEqual(0);
+    const e = await forged((d) => {
+      const clip = (d.clips[alone]!.outcome as { clip: ClipAnalysis }).clip;
+      clip.video.blank_runs = [[0, clip.video.frame_count - 1]];
+      clip.video.blank_fraction = 0;
+    });
+    expect(e.code).toBe('PARTIAL_MEASUREMENT_INVALID');
+    expect(e.problems.map((p) => p.message).join('\n')).toMatch(/analysed on its own: clip\.video\.blank_fraction is 0, but its blank_runs cover 1 of the frames/);
   }, 120_000);
 });
