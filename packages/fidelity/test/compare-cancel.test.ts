@@ -22,12 +22,12 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('compare() cancelled in the bundle\'s pairs step', () => {
   it('settles with ABORTED and leaves nothing behind', async () => {
-    // Measuring runs the real ffmpeg; the stills' extraction (its select= filter) is slowed by a
-    // grandchild so the cancel lands while a decoder is running.
+    // Measuring runs the real ffmpeg; the stills' extraction (the only decode cut with -frames:v,
+    // media/frames.ts) is slowed by a grandchild so the cancel lands while a decoder is running.
     const { file, pids } = wrapperDecoder(
       tmp,
       'ffmpeg',
-      'case "$*" in *select=*) sleep 300 & echo $! >> "$PIDS"; wait; exit 1;; esac\nexec "$REAL" "$@"',
+      'case "$*" in *-frames:v*) sleep 300 & echo $! >> "$PIDS"; wait; exit 1;; esac\nexec "$REAL" "$@"',
     );
     const root = path.join(tmp, 'work');
     mkdirSync(root);
