@@ -77,19 +77,26 @@ describe('runs[].power in report.json', () => {
     ]);
   });
 
-  it('gives the hand-computed energy, average power and joules per ok measurement record', () => {
+  it('gives the hand-computed energy, average power and joules per valid clip', () => {
     for (const [i, dir] of [[0, path.join(FIXTURES, 'h200')], [1, CUT]] as const) {
       const run = runJson(dir);
       const oracle = oracleEnergy(csvOf(dir), run.measurement_window!);
-      const clips = run.records.filter((r) => r.kind === 'measurement' && r.status === 'ok').length;
+      const ok = run.records.filter((r) => r.kind === 'measurement' && r.status === 'ok').length;
+      const clips = report.runs[i]!.clips!;
+      // Every ok record's clip is analysed, so the divisor is the valid clips: the ok records less the invalid ones.
+      expect(clips.analysed).toBe(ok);
+      const invalid = ok - clips.valid;
       const seconds = run.measurement_window!.end_unix - run.measurement_window!.start_unix;
       const power = report.runs[i]!.power!;
       expect(relativeError(power.total_gpu_energy_j!, oracle.total)).toBeLessThan(1e-9);
       expect(relativeError(power.avg_total_gpu_power_w!, oracle.total / seconds)).toBeLessThan(1e-9);
-      expect(relativeError(power.joules_per_valid_clip!, oracle.total / clips)).toBeLessThan(1e-9);
-      expect(power.valid_clips).toBe(clips);
+      expect(power.valid_clips_basis).toBe('valid_clips');
+      expect(power.valid_clips).toBe(ok - invalid);
+      expect(relativeError(power.joules_per_valid_clip!, oracle.total / (ok - invalid))).toBeLessThan(1e-9);
     }
-    expect(report.runs[1]!.power!.valid_clips).toBe(9);
+    // B200: 9 ok records, one of them off the plan's frame count (MEDIA_PLAN_MISMATCH), so 8 valid clips.
+    expect(report.runs[1]!.clips!.invalid_by_code).toEqual({ MEDIA_PLAN_MISMATCH: 1 });
+    expect(report.runs[1]!.power!.valid_clips).toBe(8);
   });
 
   it('leaves every energy field out of the gapped run, in report.json itself', () => {

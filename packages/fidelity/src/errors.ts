@@ -64,6 +64,8 @@ export interface ReasonDeclaration {
   readonly side?: ReasonSide;
   /** For a code the report pages show: its words in English and Chinese. */
   readonly words?: ReasonWords;
+  /** For a clip code (`CLIP_*`): InferenceX applies the check to every clip, also inside `compare_media`, whatever its caller asks. */
+  readonly unconditional?: boolean;
   /** Declared ahead of the version that gives it: the version from which it is given (none: given now). */
   readonly since?: string;
 }
@@ -241,17 +243,21 @@ export const REASONS = {
   INCOMPATIBLE_AUDIO_START: { meaning: 'the audio starts at a different time relative to the video (more than one sample apart)', doc: DOC.pairs, side: 'neither' },
   // Pair reason, and a warning of fidelity verify: media against the plan (media/plan-conformance.ts, docs/media.md)
   MEDIA_PLAN_MISMATCH: { meaning: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels)", doc: DOC.pairs, side: 'either', words: { en: "The media differ from the plan's video / audio spec", zh: '媒体与计划的视频／音频规格不符' } },
-  // Clip validity, each clip on its own (docs/metrics.md, "Clip validity"): declared ahead, given from version 1.2
-  CLIP_TIMESTAMPS: { meaning: 'a clip has a video or audio frame without a timestamp, or one not after the one before', doc: DOC.clips, side: 'either', words: { en: 'A clip has missing or out-of-order timestamps', zh: '片段的时间戳缺失或未递增' } },
-  CLIP_CORRUPT_FRAMES: { meaning: 'the decoder flagged a frame of a clip corrupt', doc: DOC.clips, side: 'either', words: { en: 'The decoder flagged a frame of a clip corrupt', zh: '解码器将片段的某帧标记为损坏' } },
-  CLIP_GEOMETRY_CHANGED: { meaning: 'a frame of a clip has another size than its first', doc: DOC.clips, side: 'either', words: { en: 'A clip changes frame size', zh: '片段的帧尺寸发生变化' } },
-  CLIP_AUDIO_EMPTY: { meaning: "a clip's audio stream decodes to no sample", doc: DOC.clips, side: 'either', words: { en: "A clip's audio stream has no sample", zh: '片段的音频流没有任何采样' } },
-  CLIP_AUDIO_GAP: { meaning: "a clip's audio timestamps jump (a gap or an overlap) by more than a tick or a sample", doc: DOC.clips, side: 'either', words: { en: "A clip's audio jumps (a gap or an overlap in its timestamps)", zh: '片段的音频时间戳跳变（间隙或重叠）' } },
+  // Clip validity, each clip on its own (docs/metrics.md, "Clip validity"), given from version 1.2. Their order here
+  // is the order a clip's reasons are listed in everywhere (schemas/clip.ts ClipCode takes it from here), root cause
+  // first: InferenceX's unconditional checks (a broken stream explains everything after it), then what the picture is
+  // before what it does (a black or white picture and held frames are why it does not move), then the sound, then the
+  // clip's length and the audio against the video.
+  CLIP_TIMESTAMPS: { meaning: 'a clip has a video or audio frame without a timestamp, or one not after the one before', doc: DOC.clips, side: 'either', unconditional: true, words: { en: 'A clip has missing or out-of-order timestamps', zh: '片段的时间戳缺失或未递增' } },
+  CLIP_CORRUPT_FRAMES: { meaning: 'the decoder flagged a frame of a clip corrupt', doc: DOC.clips, side: 'either', unconditional: true, words: { en: 'The decoder flagged a frame of a clip corrupt', zh: '解码器将片段的某帧标记为损坏' } },
+  CLIP_GEOMETRY_CHANGED: { meaning: 'a frame of a clip has another size than its first', doc: DOC.clips, side: 'either', unconditional: true, words: { en: 'A clip changes frame size', zh: '片段的帧尺寸发生变化' } },
+  CLIP_AUDIO_EMPTY: { meaning: "a clip's audio stream decodes to no sample", doc: DOC.clips, side: 'either', unconditional: true, words: { en: "A clip's audio stream has no sample", zh: '片段的音频流没有任何采样' } },
+  CLIP_AUDIO_GAP: { meaning: "a clip's audio timestamps jump (a gap or an overlap) by more than a tick or a sample", doc: DOC.clips, side: 'either', unconditional: true, words: { en: "A clip's audio jumps (a gap or an overlap in its timestamps)", zh: '片段的音频时间戳跳变（间隙或重叠）' } },
   CLIP_CADENCE: { meaning: "a clip's shortest or longest frame interval is off the plan's 1/fps", doc: DOC.clips, side: 'either', words: { en: "A clip's frame intervals are off the plan's rate", zh: '片段的帧间隔偏离计划帧率' } },
-  CLIP_NO_MOTION: { meaning: "a clip's picture does not move (mean adjacent-frame MAE at most 1/1024)", doc: DOC.clips, side: 'either', words: { en: "A clip's picture does not move", zh: '片段画面没有运动' } },
-  CLIP_SILENT: { meaning: "a clip's audio is silent on every channel (RMS at most 1e-4)", doc: DOC.clips, side: 'either', words: { en: 'A clip is silent on every channel', zh: '片段所有声道均为静音' } },
   CLIP_BLANK: { meaning: 'a clip is black or white in every frame, or in more frames than the plan allows', doc: DOC.clips, side: 'either', words: { en: 'A clip is black or white in every frame (or in more frames than the plan allows)', zh: '片段每一帧都是全黑或全白（或超过计划允许的比例）' } },
   CLIP_FROZEN: { meaning: "more of a clip's frame steps are frozen than the plan allows", doc: DOC.clips, side: 'either', words: { en: 'More of a clip is frozen than the plan allows', zh: '片段静止帧比例超过计划允许值' } },
+  CLIP_NO_MOTION: { meaning: "a clip's picture does not move (mean adjacent-frame MAE at most 1/1024)", doc: DOC.clips, side: 'either', words: { en: "A clip's picture does not move", zh: '片段画面没有运动' } },
+  CLIP_SILENT: { meaning: "a clip's audio is silent on every channel (RMS at most 1e-4)", doc: DOC.clips, side: 'either', words: { en: 'A clip is silent on every channel', zh: '片段所有声道均为静音' } },
   CLIP_DURATION: { meaning: "a clip's video lasts longer or shorter than the plan says", doc: DOC.clips, side: 'either', words: { en: 'A clip lasts longer or shorter than the plan says', zh: '片段时长与计划不符' } },
   CLIP_AV_SKEW: { meaning: "a clip's audio starts or ends further from its video than the plan allows", doc: DOC.clips, side: 'either', words: { en: "A clip's audio starts or ends too far from its video", zh: '片段音频的开始或结束与视频相差过大' } },
   // Media extraction for the bundle's stills and WAV, and the metric kernels (programming errors if they escape)
@@ -348,6 +354,12 @@ export const REASONS = {
 
 /** A code of the catalogue. */
 export type KnownReasonCode = keyof typeof REASONS;
+
+/** A clip reason code: a catalogue code whose row is in docs/reason-codes.md's "Clip validity" section. */
+export type ClipReasonCode = { [K in KnownReasonCode]: (typeof REASONS)[K]['doc'] extends typeof DOC.clips ? K : never }[KnownReasonCode];
+
+/** The clip reason codes in catalogue order: the order a clip's reasons are listed in everywhere (schemas/clip.ts). */
+export const CLIP_REASON_CODES: readonly ClipReasonCode[] = Object.freeze((Object.keys(REASONS) as KnownReasonCode[]).filter((c): c is ClipReasonCode => REASONS[c].doc === DOC.clips));
 
 /** The catalogue as code -> meaning, in catalogue order: the `meaning` of each declaration in errors.ts (docs/reason-codes.md says when each is given). */
 export const ReasonCodes = Object.fromEntries(Object.entries(REASONS).map(([code, d]) => [code, d.meaning])) as { readonly [K in KnownReasonCode]: string };

@@ -35,7 +35,7 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
 /**
  * One case across its repetitions (`comparisons[].cases[]`, docs/report.md "Repeated requests"):
  * "passed 0, failed 4, invalid 0 of 4 repetitions; consistent; CHECK_FAILED_MIN_SSIM in 0, 1, 2, 3;
- * min_ssim 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical". A report before version 1.3 gives
+ * <figure> 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical". A report before version 1.3 gives
  * its status and repetitions only.
  */
 export function caseText(v: CaseView): string {

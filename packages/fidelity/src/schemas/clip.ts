@@ -5,6 +5,7 @@
  * `pairs[].clips.{baseline,candidate}`; `fidelity verify RUN --clips` prints it per slot.
  */
 import { z } from 'zod';
+import { CLIP_REASON_CODES, REASONS, type ClipReasonCode, type ReasonDeclaration } from '../errors.js';
 
 /** An inclusive `[first, last]` range of frame or sample indices. */
 export const IndexRange = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
@@ -87,37 +88,14 @@ export type ClipAudio = z.infer<typeof ClipAudio>;
 
 /**
  * The clip reason codes (docs/reason-codes.md, "Clip validity"), in the order a clip's reasons are
- * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): declared here
- * once, root cause first. The first five are InferenceX's unconditional checks (see
- * {@link UNCONDITIONAL_CLIP_CODES}): a broken stream explains everything after it. Then what the
- * picture is before what it does: a black or white picture (`CLIP_BLANK`) and held frames
- * (`CLIP_FROZEN`) are why it does not move (`CLIP_NO_MOTION`), so they come first; then the sound
- * (`CLIP_SILENT`), then the clip's length and the audio against the video.
+ * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): the catalogue's
+ * order (errors.ts, where the order and why it is root cause first are declared once, with the codes).
  */
-export const ClipCode = z.enum([
-  'CLIP_TIMESTAMPS',
-  'CLIP_CORRUPT_FRAMES',
-  'CLIP_GEOMETRY_CHANGED',
-  'CLIP_AUDIO_EMPTY',
-  'CLIP_AUDIO_GAP',
-  'CLIP_CADENCE',
-  'CLIP_BLANK',
-  'CLIP_FROZEN',
-  'CLIP_NO_MOTION',
-  'CLIP_SILENT',
-  'CLIP_DURATION',
-  'CLIP_AV_SKEW',
-]);
+export const ClipCode = z.enum(CLIP_REASON_CODES as [ClipReasonCode, ...ClipReasonCode[]]);
 export type ClipCode = z.infer<typeof ClipCode>;
 
-/** The checks InferenceX applies to every clip, also inside `compare_media`, whatever its caller asks. */
-export const UNCONDITIONAL_CLIP_CODES: readonly ClipCode[] = Object.freeze([
-  'CLIP_TIMESTAMPS',
-  'CLIP_CORRUPT_FRAMES',
-  'CLIP_GEOMETRY_CHANGED',
-  'CLIP_AUDIO_EMPTY',
-  'CLIP_AUDIO_GAP',
-]);
+/** The checks InferenceX applies to every clip, also inside `compare_media`, whatever its caller asks (`unconditional` in the catalogue). */
+export const UNCONDITIONAL_CLIP_CODES: readonly ClipCode[] = Object.freeze(CLIP_REASON_CODES.filter((c) => (REASONS[c] as ReasonDeclaration).unconditional === true));
 
 /** One failed check of a clip: its code and, in words with the figures, why. */
 export const ClipReason = z.object({ code: ClipCode, message: z.string() });
