@@ -1,4 +1,5 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
+import { ClipCode } from '../schemas/clip.js';
 import type { CaseView } from '../schemas/report.js';
 
 /**
@@ -23,10 +24,15 @@ export function runLabel(gpu: string, id: number, attempt: number): string {
 
 /**
  * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1": a run's clips checked on their own
- * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in code order.
+ * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in the order
+ * report.json lists them: the clip codes' own order (root cause first), then the others by name.
  */
 export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
-  const codes = Object.keys(clips.invalid_by_code).sort();
+  const rank = (code: string): number => {
+    const i = (ClipCode.options as readonly string[]).indexOf(code);
+    return i < 0 ? ClipCode.options.length : i;
+  };
+  const codes = Object.keys(clips.invalid_by_code).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const by = codes.map((code) => `${code} ${clips.invalid_by_code[code]}`).join(', ');
   return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
 }
