@@ -14,6 +14,7 @@ import { openAudioDecoders } from '../../src/media/audio-decoder.js';
 import { logsCorruptFrames } from '../../src/media/decoder-log.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import { inputLinkName } from '../../src/media/input-links.js';
+import { ownerTag } from '../../src/owner.js';
 import { probeMedia } from '../../src/media/probe.js';
 import type { ProbeTools } from '../../src/media/probe.js';
 import { ProcessScope } from '../../src/media/process.js';
@@ -117,9 +118,11 @@ describe('a path never reaches a parsed log line', () => {
   }, 30_000);
 
   it('leaves no link folder behind once the decoders have exited', async () => {
-    const before = readdirSync(os.tmpdir()).filter((n) => n.startsWith('fidelity-inputs-'));
+    // This process's link folders only: test files running beside this one make their own.
+    const mine = (n: string): boolean => n.startsWith(`fidelity-inputs-${ownerTag()}-`);
+    const before = readdirSync(os.tmpdir()).filter(mine);
     await videoLogs([fine, fine]);
-    const after = readdirSync(os.tmpdir()).filter((n) => n.startsWith('fidelity-inputs-'));
+    const after = readdirSync(os.tmpdir()).filter(mine);
     expect(after.filter((n) => !before.includes(n))).toEqual([]);
   }, 30_000);
 });
