@@ -11,7 +11,7 @@ const SRC = '^packages/fidelity/src/';
  * inside it, the room rules below and the cycle rule keep the order.
  */
 export const LAYERS = [
-  { name: 'public entry', path: `${SRC}index\\.ts$` },
+  { name: 'public entry', path: `${SRC}(index|base)\\.ts$` },
   {
     name: 'entry points',
     path: `${SRC}(compare\\.ts$|shard/|calibrate/(calibrate|write)\\.ts$|diff/|ci/|provider/fetch\\.ts$|synth/)`,
@@ -22,6 +22,9 @@ export const LAYERS = [
   { name: 'bundle files', path: `${SRC}bundle/` },
   { name: 'output folders', path: `${SRC}output/` },
 ];
+
+/** The CLI's modules that load at every start, `--version` included. */
+const CLI_START = '^packages/cli/src/(main|io|options|interrupt|suggest|text|commands/(index|types))\\.ts$';
 
 const union = (paths) => `(${paths.join('|')})`;
 
@@ -47,10 +50,18 @@ export default {
     },
     {
       name: 'cli-public-entry',
-      comment: 'the CLI imports only the library\'s public entry (packages/fidelity/src/index.ts, published as dist/index.js)',
+      comment: 'the CLI imports only the library\'s public entries (packages/fidelity/src/index.ts and base.ts, published as dist/index.js and dist/base.js)',
       severity: 'error',
       from: { path: '^packages/cli/src/' },
-      to: { path: '^packages/fidelity/', pathNot: '^packages/fidelity/(src/index\\.ts|dist/index\\.(js|d\\.ts))$' },
+      to: { path: '^packages/fidelity/', pathNot: '^packages/fidelity/(src/(index|base)\\.ts|dist/(index|base)\\.(js|d\\.ts))$' },
+    },
+    {
+      name: 'cli-start-light',
+      comment:
+        'what every start loads (main, io, options, the command table) statically imports only itself and the library\'s light entry: a command\'s module and the full library load by import() when a command runs (docs/performance.md, "Start-up")',
+      severity: 'error',
+      from: { path: CLI_START },
+      to: { path: '^packages/', pathNot: `${CLI_START}|^packages/fidelity/(src|dist)/base\\.(ts|js|d\\.ts)$`, dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'library-not-cli',
@@ -146,6 +157,6 @@ export default {
     doNotFollow: { path: ['node_modules', '^packages/fidelity/dist/'] },
     exclude: { path: ['\\.d\\.ts$'] },
     tsConfig: { fileName: 'tsconfig.base.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

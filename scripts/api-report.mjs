@@ -15,6 +15,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkgDir = path.join(root, 'packages', 'fidelity');
 const srcDir = path.join(pkgDir, 'src');
 const entry = path.join(srcDir, 'index.ts');
+// The light entry, `media-fidelity/base`: a subset of the index's names that loads no room (docs/performance.md, "Start-up").
+const baseEntry = path.join(srcDir, 'base.ts');
 const outFile = path.join(root, 'docs', 'api.md');
 
 function loadProgram() {
@@ -179,7 +181,14 @@ export function buildReport() {
     });
   }
   items.sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : a.name < b.name ? -1 : 1));
-  return { markdown: render(items), undocumented, forgotten: [...new Set(forgotten)].sort() };
+  // The light entry offers the index's own names, the same declarations: one documented name, two ways in.
+  const baseNames = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(baseEntry))).map((e) => e.getName()).sort();
+  const byName = new Map(exports.map((e) => [e.getName(), e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e]));
+  const baseOnly = checker
+    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(baseEntry)))
+    .filter((e) => byName.get(e.getName()) !== (e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e))
+    .map((e) => e.getName());
+  return { markdown: render(items, baseNames), undocumented, forgotten: [...new Set(forgotten)].sort(), baseOnly };
 }
 
 const SECTIONS = [
@@ -191,7 +200,7 @@ const SECTIONS = [
   ['type', 'Types'],
 ];
 
-function render(items) {
+function render(items, baseNames) {
   const out = [
     '# media-fidelity API reference',
     '',
@@ -199,6 +208,13 @@ function render(items) {
     '',
     `Everything \`import { ... } from 'media-fidelity'\` offers: ${items.length} exports. Errors are \`FidelityError\`s`,
     'with a stable `code` ([reason-codes.md](reason-codes.md)); the input format is [run-archive.md](run-archive.md).',
+    'The index loads each room of the library when one of its functions is first called (sharp, the measuring pool, the',
+    'pages, the page scanner, the archive readers and octokit: [performance.md](performance.md), "Start-up").',
+    '',
+    `\`media-fidelity/base\` offers ${baseNames.length} of these names, the same declarations, and loads no room of the library and no zod: for a`,
+    'program that starts often and mostly does little (the CLI\'s `--version`, `--help` and usage errors).',
+    '',
+    baseNames.map((n) => `[\`${n}\`](#${anchor(n)})`).join(' · '),
     '',
   ];
   for (const [kind, title] of SECTIONS) {
@@ -235,7 +251,7 @@ function anchor(name) {
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const { markdown, undocumented, forgotten } = buildReport();
+  const { markdown, undocumented, forgotten, baseOnly } = buildReport();
   if (process.argv.includes('--check')) {
     let ok = true;
     let current = '';
@@ -249,6 +265,10 @@ if (isMain) {
     if (undocumented.length) {
       ok = false;
       process.stderr.write(`exports without documentation:\n  ${undocumented.join('\n  ')}\n`);
+    }
+    if (baseOnly.length) {
+      ok = false;
+      process.stderr.write(`media-fidelity/base exports names the index does not (or other declarations of them):\n  ${baseOnly.join('\n  ')}\n`);
     }
     if (forgotten.length) {
       ok = false;

@@ -3,7 +3,7 @@
  * stdout carries the result (one JSON document with --json, nothing else);
  * stderr carries progress and human diagnostics.
  */
-import { isFidelityError } from 'media-fidelity';
+import { isFidelityError } from 'media-fidelity/base';
 import { escapeControls, inline } from './text.js';
 
 /**

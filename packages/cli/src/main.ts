@@ -1,9 +1,15 @@
 /**
  * The command line is a thin shell over the library's public API: it parses
  * arguments, calls one library function, and prints. No domain logic here.
+ *
+ * What loads at start is only this shell: the command table is data, and the
+ * library's light entry (`media-fidelity/base`: its errors, version and
+ * defaults) is all it imports from the library. A command's module, and the
+ * library rooms it uses, load when that command runs (commands/index.ts), so
+ * `--version`, `--help` and a usage error pay for none of them.
  */
 import { parseArgs } from 'node:util';
-import { FidelityError, TOOL_VERSION } from 'media-fidelity';
+import { FidelityError, TOOL_VERSION } from 'media-fidelity/base';
 import { EXIT, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';

@@ -1,8 +1,7 @@
 import { calibrate, calibratedPolicy, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv } from './compare.js';
-import type { Command } from './types.js';
-import { progressOption, threadsOption } from '../options.js';
+import type { CommandArgs } from './types.js';
 
 function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void) | undefined {
   if (!enabled) return undefined;
@@ -25,62 +24,49 @@ export function calibrationSummary(c: Calibration, out: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const calibrateCommand: Command = {
-  name: 'calibrate',
-  args: '<run> [<run> ...] --out <file>',
-  summary: 'measure same-hardware pairs (repetitions, reruns) and write the noise floor: calibration.json',
-  options: {
-    out: { type: 'string', short: 'o', value: '<file>', description: 'the calibration file to write' },
-    'policy-out': { type: 'string', value: '<file>', description: 'also write a policy whose thresholds are the worst same-hardware values' },
-    alpha: { type: 'string', value: 'A', description: 'significance level named in the calibrated policy (default 0.05)' },
-    'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
-    threads: threadsOption,
-    progress: progressOption,
-    force: { type: 'boolean', description: 'replace an existing --out or --policy-out that is not an earlier calibration or calibrated policy' },
-  },
-  async run({ positionals, values, io, signal }) {
-    const json = Boolean(values.json);
-    const usage = (message: string): number => reportFailure(io, new FidelityError('USAGE', message), json);
-    if (positionals.length < 1) return usage('calibrate needs at least one run (a run with repetitions, or two runs of the same hardware)');
-    if (typeof values.out !== 'string' || values.out === '') return usage('calibrate needs --out <file>');
-    const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
-    if (!(alpha > 0 && alpha < 1)) return usage(`Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
-    // main()'s signal: SIGINT, SIGTERM and SIGHUP all stop the measuring, as in every command.
-    const interrupt = abortOnSigint(signal);
-    try {
-      const outputs = {
+/** `fidelity calibrate`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  const usage = (message: string): number => reportFailure(io, new FidelityError('USAGE', message), json);
+  if (positionals.length < 1) return usage('calibrate needs at least one run (a run with repetitions, or two runs of the same hardware)');
+  if (typeof values.out !== 'string' || values.out === '') return usage('calibrate needs --out <file>');
+  const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
+  if (!(alpha > 0 && alpha < 1)) return usage(`Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+  // main()'s signal: SIGINT, SIGTERM and SIGHUP all stop the measuring, as in every command.
+  const interrupt = abortOnSigint(signal);
+  try {
+    const outputs = {
+      out: values.out,
+      ...(typeof values['policy-out'] === 'string' ? { policyOut: values['policy-out'] } : {}),
+      force: Boolean(values.force),
+    };
+    // Every refusal of the outputs comes before any run is read or measured.
+    await checkCalibrateOutputs(positionals, outputs);
+    const generatedAt = generatedAtFromEnv();
+    const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
+    const { calibration } = await calibrate(positionals, {
+      requireDigest: Boolean(values['require-digest']),
+      signal: interrupt.signal,
+      ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+      ...(generatedAt ? { generatedAt } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+    const policy = typeof values['policy-out'] === 'string' ? calibratedPolicy(calibration, alpha) : undefined;
+    await writeCalibrateOutputs(outputs, calibration, policy, interrupt.signal);
+    if (json) {
+      printJson(io, {
+        ok: true,
         out: values.out,
-        ...(typeof values['policy-out'] === 'string' ? { policyOut: values['policy-out'] } : {}),
-        force: Boolean(values.force),
-      };
-      // Every refusal of the outputs comes before any run is read or measured.
-      await checkCalibrateOutputs(positionals, outputs);
-      const generatedAt = generatedAtFromEnv();
-      const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
-      const { calibration } = await calibrate(positionals, {
-        requireDigest: Boolean(values['require-digest']),
-        signal: interrupt.signal,
-        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
-        ...(generatedAt ? { generatedAt } : {}),
-        ...(onProgress ? { onProgress } : {}),
+        policy_out: policy ? values['policy-out'] : null,
+        n: calibration.n,
+        excluded: calibration.excluded.map((e) => ({ pair: e.pair, code: e.code })),
+        metrics: Object.fromEntries(Object.entries(calibration.metrics).map(([k, m]) => [k, { worse: m.worse, values: m.values.length }])),
       });
-      const policy = typeof values['policy-out'] === 'string' ? calibratedPolicy(calibration, alpha) : undefined;
-      await writeCalibrateOutputs(outputs, calibration, policy, interrupt.signal);
-      if (json) {
-        printJson(io, {
-          ok: true,
-          out: values.out,
-          policy_out: policy ? values['policy-out'] : null,
-          n: calibration.n,
-          excluded: calibration.excluded.map((e) => ({ pair: e.pair, code: e.code })),
-          metrics: Object.fromEntries(Object.entries(calibration.metrics).map(([k, m]) => [k, { worse: m.worse, values: m.values.length }])),
-        });
-      } else io.out(calibrationSummary(calibration, values.out));
-      return EXIT.ok;
-    } catch (error) {
-      return reportFailure(io, error, json);
-    } finally {
-      interrupt.dispose();
-    }
-  },
-};
+    } else io.out(calibrationSummary(calibration, values.out));
+    return EXIT.ok;
+  } catch (error) {
+    return reportFailure(io, error, json);
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -9,11 +9,6 @@ import { appendJobSummary, checkCiOutputs, isFidelityError, jobSummary, junitXml
 import { bundleSize } from './bundle-size.js';
 import type { OptionSpec } from './types.js';
 
-export const ciOptions: Record<'junit' | 'summary', OptionSpec> = {
-  junit: { type: 'string', value: '<file>', description: 'also write the result as JUnit XML to this file (a testcase per planned pair; not on a refusal); see docs/ci.md' },
-  summary: { type: 'string', value: '<file>', description: 'append a Markdown summary to this file (default: the file GITHUB_STEP_SUMMARY names, when set); never overwritten' },
-};
-
 /** The CI files asked for: `--junit`, and `--summary` or else GITHUB_STEP_SUMMARY (ignored when empty). */
 export function ciTargets(values: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): CiOutputs {
   const summary = typeof values.summary === 'string' ? values.summary : env.GITHUB_STEP_SUMMARY ? env.GITHUB_STEP_SUMMARY : undefined;

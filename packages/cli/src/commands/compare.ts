@@ -1,11 +1,11 @@
 import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
-import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
+import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import { closestName } from '../suggest.js';
-import type { Command, OptionSpec } from './types.js';
-import { policyOption, progressOption, threadsOption } from '../options.js';
+import type { CommandArgs, OptionSpec } from './types.js';
+import { readDecodeTimeout } from '../options.js';
 
 function usageError(io: Io, json: boolean, message: string): number {
   if (json) printJson(io, { ok: false, errors: [{ code: 'USAGE', message }] });
@@ -274,15 +274,6 @@ export function gateOptions(values: Record<string, unknown>): GateOptions {
   return { failOnThreshold, allowInvalid };
 }
 
-/** The two gate options, shared by compare and merge. */
-export const gateOptionSpecs: Record<'fail-on-threshold' | 'allow-invalid', OptionSpec> = {
-  'fail-on-threshold': {
-    type: 'boolean',
-    description: 'the CI gate: exit 4 when a pair failed a check, else 5 when a planned pair is invalid (a failed request, an incompatible pair, media against the plan, an invalid clip); without it the exit code is 0 whenever the bundle is written',
-  },
-  'allow-invalid': { type: 'boolean', description: 'with --fail-on-threshold: invalid pairs beside judged ones do not fail the gate (no exit 5), only failed checks do (exit 4); with no pair judged at all it is still 5' },
-};
-
 /**
  * Ctrl-C cancels the comparison cleanly: workers and ffmpeg stop, --out stays
  * as it was. main() passes a signal that also covers SIGTERM and SIGHUP
@@ -296,134 +287,88 @@ export function abortOnSigint(given?: AbortSignal): { signal: AbortSignal; dispo
   return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', handler) };
 }
 
-/** --decode-timeout <seconds> as the library's timeoutMs (whole milliseconds, at least 1). */
-export function readDecodeTimeout(values: Record<string, unknown>): number | undefined {
-  const raw = values['decode-timeout'];
-  if (raw === undefined) return undefined;
-  const seconds = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
-  const ms = Math.round(seconds * 1000);
-  if (!Number.isFinite(seconds) || ms < 1 || ms > 2_147_483_647) {
-    throw new FidelityError('USAGE', `Expected a number of seconds (e.g. 600, 0.5) for --decode-timeout but received ${JSON.stringify(raw)}`);
+/** `fidelity compare`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
+  const [baseline, ...candidates] = positionals as [string, ...string[]];
+  let shard: ShardSpec | null;
+  let metrics: MetricSelection;
+  let gate: GateOptions;
+  try {
+    shard = shardFromOptions(values);
+    gate = gateOptions(values);
+    metrics = metricsFromOptions(values);
+  } catch (error) {
+    return reportFailure(io, error, json);
   }
-  return ms;
+  if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
+  if (shard && (values.junit !== undefined || values.summary !== undefined)) {
+    return usageError(io, json, 'a shard measures only: give --junit and --summary to fidelity merge, which writes the bundle');
+  }
+  const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
+  const interrupt = abortOnSigint(signal);
+  // Set once their place is checked; a shard writes neither (GITHUB_STEP_SUMMARY included: merge summarizes the whole).
+  let targets: CiOutputs | null = null;
+  try {
+    if (!shard) {
+      const noise = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+      const read = [...positionals, ...noise, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
+      const wanted = ciTargets(values);
+      await checkCiTargets(wanted, String(values.out), read);
+      targets = wanted;
+    }
+    const timeoutMs = readDecodeTimeout(values);
+    const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
+    const generatedAt = generatedAtFromEnv();
+    const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
+    if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
+    if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
+      return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
+    }
+    const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+    if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
+    let calibration: Calibration | undefined;
+    if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
+    else if (noiseRuns.length > 0) {
+      calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
+    }
+    const common = {
+      force: Boolean(values.force),
+      requireDigest: Boolean(values['require-digest']),
+      requireProvider: Boolean(values['require-provider']),
+      signal: interrupt.signal,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(policy ? { policy } : {}),
+      ...(calibration ? { calibration } : {}),
+      ...(alpha !== undefined ? { alpha } : {}),
+      metrics,
+      ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+      ...(generatedAt ? { generatedAt } : {}),
+      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    };
+    if (shard) {
+      const partial = await compare(baseline, candidates, { ...common, out: String(values.partial), shard });
+      progress.finish();
+      if (json) printJson(io, partialDocument(partial));
+      else {
+        io.out(
+          `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
+            `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
+            `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
+        );
+      }
+      return EXIT.ok;
+    }
+    const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
+    progress.finish();
+    if (targets) await writeCiTargets(targets, result);
+    return reportBundle(io, json, result, gate);
+  } catch (error) {
+    progress.finish();
+    await summarizeRefusal(targets, 'compare', error);
+    return reportFailure(io, error, json);
+  } finally {
+    interrupt.dispose();
+  }
 }
-
-/** The option, shared by compare and demo. */
-export const decodeTimeoutOption: OptionSpec = {
-  type: 'string',
-  value: 'S',
-  description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group and its pair is invalid (DECODE_TIMEOUT); default 600 while measuring, 120 for the report stills and audio',
-};
-
-export const compareCommand: Command = {
-  name: 'compare',
-  args: '<baseline> <candidate> [<candidate> ...] (--out <dir> | --shard K/N|auto [--shards N] --partial <dir>)',
-  summary: 'verify every run, pair slots, measure every frame and sample, and write one portable bundle',
-  options: {
-    out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
-    ...gateOptionSpecs,
-    'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
-    'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (<archive>.provenance.json from fidelity fetch); offline' },
-    force: { type: 'boolean', description: 'replace a non-empty --out that is not a sealed fidelity bundle' },
-    'decode-timeout': decodeTimeoutOption,
-    shard: { type: 'string', value: 'K/N|auto', description: 'measure only shard K of N (K/N, from 0) or take it from Slurm / Kubernetes (auto); writes --partial, see docs/scale-out.md' },
-    shards: { type: 'string', value: 'N', description: 'with --shard auto: the shard count N (Kubernetes; with Slurm, the array index is then the shard index)' },
-    partial: { type: 'string', value: '<dir>', description: 'with --shard: the partial folder to write (merge turns all partials into the bundle)' },
-    calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
-    noise: { type: 'string', multiple: true, value: '<run>', description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
-    alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
-    metrics: {
-      type: 'string',
-      value: 'SET|LIST',
-      description: `the metrics to compute: a set (${Object.keys(METRIC_SETS).join(', ')}; default: default) or a comma-separated list of ${METRIC_NAMES.join(', ')}; see docs/metrics.md`,
-    },
-    ...ciOptions,
-    threads: threadsOption,
-    policy: policyOption,
-    progress: progressOption,
-  },
-  async run({ positionals, values, io, signal }) {
-    const json = Boolean(values.json);
-    if (positionals.length < 2) return usageError(io, json, 'compare needs a baseline run and at least one candidate run');
-    const [baseline, ...candidates] = positionals as [string, ...string[]];
-    let shard: ShardSpec | null;
-    let metrics: MetricSelection;
-    let gate: GateOptions;
-    try {
-      shard = shardFromOptions(values);
-      gate = gateOptions(values);
-      metrics = metricsFromOptions(values);
-    } catch (error) {
-      return reportFailure(io, error, json);
-    }
-    if (!shard && (typeof values.out !== 'string' || values.out === '')) return usageError(io, json, 'compare needs --out <dir>');
-    if (shard && (values.junit !== undefined || values.summary !== undefined)) {
-      return usageError(io, json, 'a shard measures only: give --junit and --summary to fidelity merge, which writes the bundle');
-    }
-    const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
-    const interrupt = abortOnSigint(signal);
-    // Set once their place is checked; a shard writes neither (GITHUB_STEP_SUMMARY included: merge summarizes the whole).
-    let targets: CiOutputs | null = null;
-    try {
-      if (!shard) {
-        const noise = Array.isArray(values.noise) ? (values.noise as string[]) : [];
-        const read = [...positionals, ...noise, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')];
-        const wanted = ciTargets(values);
-        await checkCiTargets(wanted, String(values.out), read);
-        targets = wanted;
-      }
-      const timeoutMs = readDecodeTimeout(values);
-      const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
-      const generatedAt = generatedAtFromEnv();
-      const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
-      if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
-      if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
-        return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
-      }
-      const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
-      if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
-      let calibration: Calibration | undefined;
-      if (typeof values.calibration === 'string') calibration = await loadCalibration(values.calibration);
-      else if (noiseRuns.length > 0) {
-        calibration = (await calibrate(noiseRuns, { signal: interrupt.signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), ...(generatedAt ? { generatedAt } : {}) })).calibration;
-      }
-      const common = {
-        force: Boolean(values.force),
-        requireDigest: Boolean(values['require-digest']),
-        requireProvider: Boolean(values['require-provider']),
-        signal: interrupt.signal,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(policy ? { policy } : {}),
-        ...(calibration ? { calibration } : {}),
-        ...(alpha !== undefined ? { alpha } : {}),
-        metrics,
-        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
-        ...(generatedAt ? { generatedAt } : {}),
-        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-      };
-      if (shard) {
-        const partial = await compare(baseline, candidates, { ...common, out: String(values.partial), shard });
-        progress.finish();
-        if (json) printJson(io, partialDocument(partial));
-        else {
-          io.out(
-            `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
-              `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
-              `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
-          );
-        }
-        return EXIT.ok;
-      }
-      const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
-      progress.finish();
-      if (targets) await writeCiTargets(targets, result);
-      return reportBundle(io, json, result, gate);
-    } catch (error) {
-      progress.finish();
-      await summarizeRefusal(targets, 'compare', error);
-      return reportFailure(io, error, json);
-    } finally {
-      interrupt.dispose();
-    }
-  },
-};

@@ -1,7 +1,7 @@
 import { diffReports, FidelityError, type DiffChange, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { inline } from '../text.js';
-import type { Command } from './types.js';
+import type { CommandArgs } from './types.js';
 
 /** A tolerance option: a number of at least 0 (`1e-9` included); anything else is a usage error. */
 export function readTolerance(values: Record<string, unknown>, name: 'tolerance' | 'rel-tolerance'): number | undefined {
@@ -100,26 +100,18 @@ export function diffText(d: ReportDiff): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const diffCommand: Command = {
-  name: 'diff',
-  args: '<old> <new>',
-  summary: "compare two bundles' (or report.json files') measured values pair by pair: exit 0 unchanged, 1 changed, 2 refused",
-  options: {
-    tolerance: { type: 'string', value: 'ABS', description: 'numbers at most this far apart are equal (default 0: exact)' },
-    'rel-tolerance': { type: 'string', value: 'REL', description: 'numbers whose difference is at most this fraction of the larger are equal (default 0: exact)' },
-  },
-  async run({ positionals, values, io }) {
-    const json = Boolean(values.json);
-    try {
-      if (positionals.length !== 2) throw new FidelityError('USAGE', 'diff needs exactly two sides: <old> <new>, each a bundle folder or a report.json file');
-      const tolerance = readTolerance(values, 'tolerance');
-      const relTolerance = readTolerance(values, 'rel-tolerance');
-      const diff = await diffReports(positionals[0]!, positionals[1]!, { ...(tolerance !== undefined ? { tolerance } : {}), ...(relTolerance !== undefined ? { relTolerance } : {}) });
-      if (json) printJson(io, { ok: true, ...diff });
-      else io.out(diffText(diff));
-      return diff.unchanged ? EXIT.ok : EXIT.changed;
-    } catch (error) {
-      return reportFailure(io, error, json);
-    }
-  },
-};
+/** `fidelity diff`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  try {
+    if (positionals.length !== 2) throw new FidelityError('USAGE', 'diff needs exactly two sides: <old> <new>, each a bundle folder or a report.json file');
+    const tolerance = readTolerance(values, 'tolerance');
+    const relTolerance = readTolerance(values, 'rel-tolerance');
+    const diff = await diffReports(positionals[0]!, positionals[1]!, { ...(tolerance !== undefined ? { tolerance } : {}), ...(relTolerance !== undefined ? { relTolerance } : {}) });
+    if (json) printJson(io, { ok: true, ...diff });
+    else io.out(diffText(diff));
+    return diff.unchanged ? EXIT.ok : EXIT.changed;
+  } catch (error) {
+    return reportFailure(io, error, json);
+  }
+}

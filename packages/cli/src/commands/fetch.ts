@@ -7,8 +7,7 @@
 import { FidelityError, fetchRun, type FetchProgress, type FetchRunResult } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint } from './compare.js';
-import type { Command } from './types.js';
-import { progressOption } from '../options.js';
+import type { CommandArgs } from './types.js';
 
 function positiveInt(flag: string, value: string): number {
   const n = Number(value);
@@ -50,57 +49,45 @@ function resultDocument(result: FetchRunResult): Record<string, unknown> {
   };
 }
 
-export const fetchCommand: Command = {
-  name: 'fetch',
-  args: '<owner>/<repo> <run_id> --out <dir>',
-  summary: "download a run's artifact from GitHub Actions with the provider's record of it (token from GITHUB_TOKEN or GH_TOKEN); exit 0 written, 2 refused",
-  options: {
-    out: { type: 'string', short: 'o', value: '<dir>', description: 'folder for <name>.zip, <name>.zip.sha256 and <name>.zip.provenance.json (created when missing)' },
-    attempt: { type: 'string', value: 'N', description: "the run attempt (default: the run's latest)" },
-    artifact: { type: 'string', value: 'NAME', description: 'the artifact name (default: the one named <prefix>-<run_id>-<attempt>)' },
-    'api-url': { type: 'string', value: 'URL', description: 'REST API root (default https://api.github.com; GitHub Enterprise: https://HOST/api/v3)' },
-    force: { type: 'boolean', description: 'replace files of the same names in --out' },
-    progress: progressOption,
-  },
-  async run({ positionals, values, io, signal }) {
-    const json = Boolean(values.json);
-    const interrupt = abortOnSigint(signal);
-    try {
-      if (positionals.length !== 2) throw new FidelityError('USAGE', `fetch needs <owner>/<repo> and <run_id>; got ${positionals.length} argument(s)`);
-      if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'fetch needs --out <dir>');
-      const [repository, runText] = positionals as [string, string];
-      if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) throw new FidelityError('USAGE', `Expected <owner>/<repo> but received ${JSON.stringify(repository)}`);
-      const runId = positiveInt('<run_id>', runText);
-      const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
-      const result = await fetchRun(repository, runId, {
-        out: values.out,
-        force: Boolean(values.force),
-        signal: interrupt.signal,
-        ...(typeof values.attempt === 'string' ? { attempt: positiveInt('--attempt', values.attempt) } : {}),
-        ...(typeof values.artifact === 'string' ? { artifact: values.artifact } : {}),
-        ...(typeof values['api-url'] === 'string' ? { apiUrl: values['api-url'] } : {}),
-        ...(onProgress ? { onProgress } : {}),
-      });
-      if (json) printJson(io, resultDocument(result));
-      else {
-        const r = result.record;
-        io.out(
-          [
-            `fetched ${r.artifact.name} (artifact ${r.artifact.id}, ${result.record.download.size} bytes) of run ${r.run.id} attempt ${r.run.run_attempt} of ${r.repository.full_name}`,
-            `  commit      ${r.run.head_sha}`,
-            `  run         ${r.run.status}/${r.run.conclusion ?? 'no conclusion'}  ${r.run.html_url}`,
-            `  digest      ${r.artifact.digest} (GitHub's, matched by the bytes downloaded)`,
-            `  zip         ${result.zip}`,
-            `  provenance  ${result.provenance}`,
-            `Check it offline with: fidelity verify ${result.zip} --provider`,
-          ].join('\n') + '\n',
-        );
-      }
-      return EXIT.ok;
-    } catch (error) {
-      return reportFailure(io, error, json);
-    } finally {
-      interrupt.dispose();
+/** `fidelity fetch`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  const interrupt = abortOnSigint(signal);
+  try {
+    if (positionals.length !== 2) throw new FidelityError('USAGE', `fetch needs <owner>/<repo> and <run_id>; got ${positionals.length} argument(s)`);
+    if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'fetch needs --out <dir>');
+    const [repository, runText] = positionals as [string, string];
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) throw new FidelityError('USAGE', `Expected <owner>/<repo> but received ${JSON.stringify(repository)}`);
+    const runId = positiveInt('<run_id>', runText);
+    const onProgress = progressLine(io, io.errIsTty || Boolean(values.progress));
+    const result = await fetchRun(repository, runId, {
+      out: values.out,
+      force: Boolean(values.force),
+      signal: interrupt.signal,
+      ...(typeof values.attempt === 'string' ? { attempt: positiveInt('--attempt', values.attempt) } : {}),
+      ...(typeof values.artifact === 'string' ? { artifact: values.artifact } : {}),
+      ...(typeof values['api-url'] === 'string' ? { apiUrl: values['api-url'] } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+    if (json) printJson(io, resultDocument(result));
+    else {
+      const r = result.record;
+      io.out(
+        [
+          `fetched ${r.artifact.name} (artifact ${r.artifact.id}, ${result.record.download.size} bytes) of run ${r.run.id} attempt ${r.run.run_attempt} of ${r.repository.full_name}`,
+          `  commit      ${r.run.head_sha}`,
+          `  run         ${r.run.status}/${r.run.conclusion ?? 'no conclusion'}  ${r.run.html_url}`,
+          `  digest      ${r.artifact.digest} (GitHub's, matched by the bytes downloaded)`,
+          `  zip         ${result.zip}`,
+          `  provenance  ${result.provenance}`,
+          `Check it offline with: fidelity verify ${result.zip} --provider`,
+        ].join('\n') + '\n',
+      );
     }
-  },
-};
+    return EXIT.ok;
+  } catch (error) {
+    return reportFailure(io, error, json);
+  } finally {
+    interrupt.dispose();
+  }
+}

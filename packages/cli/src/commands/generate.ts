@@ -5,8 +5,7 @@
  */
 import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
-import type { Command } from './types.js';
-import { progressOption } from '../options.js';
+import type { CommandArgs } from './types.js';
 
 function positiveInt(flag: string, value: unknown, max: number): number | undefined {
   if (value === undefined) return undefined;
@@ -51,54 +50,39 @@ function humanSummary(r: GeneratedRuns): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const generateCommand: Command = {
-  name: 'generate',
-  args: '--out <dir>',
-  summary: 'write synthetic H200 (baseline), B200 and H100 run archives with documented, controlled differences',
-  options: {
-    out: { type: 'string', short: 'o', value: '<dir>', description: 'folder to write the runs into (one sub-folder per site)' },
-    format: { type: 'string', value: 'dir|zip|tar.gz', description: 'write each run as a folder (dir, the default), a .zip like a CI artifact download, or a .tar.gz; archives get a <file>.sha256 digest beside them' },
-    full: { type: 'boolean', description: 'the formal workload size (1344x768, 24 fps, 8 s, 20 cases) instead of the small one' },
-    seconds: { type: 'string', value: 'N', description: 'clip length in seconds (default 1 small, 8 full)' },
-    repetitions: { type: 'string', value: 'N', description: 'measurement repetitions of every case (default 1)' },
-    cases: { type: 'string', value: 'N', description: 'keep only the first N plan cases (for benchmarks; may drop controlled differences)' },
-    sites: { type: 'string', value: 'H200,B200,H100', description: 'which runs to write, comma-separated (default H200,B200,H100)' },
-    force: { type: 'boolean', description: 'replace runs that already exist in --out' },
-    progress: progressOption,
-  },
-  async run({ positionals, values, io, signal }) {
-    const json = Boolean(values.json);
-    try {
-      if (positionals.length > 0) throw new FidelityError('USAGE', `generate takes no positional arguments (received ${positionals.join(' ')})`);
-      if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'generate needs --out <dir>');
-      const seconds = positiveInt('seconds', values.seconds, 3600);
-      const repetitions = positiveInt('repetitions', values.repetitions, 100);
-      const cases = positiveInt('cases', values.cases, 20);
-      const sites = parseSites(values.sites);
-      const format = values.format === undefined ? 'dir' : String(values.format);
-      if (format !== 'dir' && format !== 'zip' && format !== 'tar.gz') {
-        throw new FidelityError('USAGE', `Expected dir, zip or tar.gz for --format but received ${JSON.stringify(values.format)}`);
-      }
-      const progress = io.errIsTty || Boolean(values.progress);
-      const result = await generateRuns({
-        outDir: values.out,
-        size: values.full ? 'full' : 'small',
-        format,
-        overwrite: Boolean(values.force),
-        ...(signal ? { signal } : {}),
-        ...(seconds !== undefined ? { seconds } : {}),
-        ...(repetitions !== undefined ? { repetitions } : {}),
-        ...(cases !== undefined ? { cases } : {}),
-        ...(sites ? { sites } : {}),
-        ...(progress
-          ? { onProgress: (e: { stage: string; done: number; total: number; item: string }) => io.err(`generate ${e.stage} ${e.done}/${e.total} ${e.item}\n`) }
-          : {}),
-      });
-      if (json) printJson(io, { ok: true, ...result });
-      else io.out(humanSummary(result));
-      return EXIT.ok;
-    } catch (error) {
-      return reportFailure(io, error, json);
+/** `fidelity generate`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  try {
+    if (positionals.length > 0) throw new FidelityError('USAGE', `generate takes no positional arguments (received ${positionals.join(' ')})`);
+    if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'generate needs --out <dir>');
+    const seconds = positiveInt('seconds', values.seconds, 3600);
+    const repetitions = positiveInt('repetitions', values.repetitions, 100);
+    const cases = positiveInt('cases', values.cases, 20);
+    const sites = parseSites(values.sites);
+    const format = values.format === undefined ? 'dir' : String(values.format);
+    if (format !== 'dir' && format !== 'zip' && format !== 'tar.gz') {
+      throw new FidelityError('USAGE', `Expected dir, zip or tar.gz for --format but received ${JSON.stringify(values.format)}`);
     }
-  },
-};
+    const progress = io.errIsTty || Boolean(values.progress);
+    const result = await generateRuns({
+      outDir: values.out,
+      size: values.full ? 'full' : 'small',
+      format,
+      overwrite: Boolean(values.force),
+      ...(signal ? { signal } : {}),
+      ...(seconds !== undefined ? { seconds } : {}),
+      ...(repetitions !== undefined ? { repetitions } : {}),
+      ...(cases !== undefined ? { cases } : {}),
+      ...(sites ? { sites } : {}),
+      ...(progress
+        ? { onProgress: (e: { stage: string; done: number; total: number; item: string }) => io.err(`generate ${e.stage} ${e.done}/${e.total} ${e.item}\n`) }
+        : {}),
+    });
+    if (json) printJson(io, { ok: true, ...result });
+    else io.out(humanSummary(result));
+    return EXIT.ok;
+  } catch (error) {
+    return reportFailure(io, error, json);
+  }
+}

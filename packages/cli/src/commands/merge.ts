@@ -2,10 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
-import { abortOnSigint, gateOptions, gateOptionSpecs, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
-import { checkCiTargets, ciOptions, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
-import type { Command } from './types.js';
-import { policyOption, progressOption, threadsOption } from '../options.js';
+import { abortOnSigint, gateOptions, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
+import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
+import type { CommandArgs } from './types.js';
 
 /**
  * --remeasure N|all as the library's `remeasure`; undefined without it (the default, one pair per
@@ -24,72 +23,53 @@ export function remeasureOption(value: unknown): number | 'all' | undefined {
 }
 
 /** `fidelity merge`: every shard's partial plus the runs into the bundle `compare` would write (docs/scale-out.md). */
-export const mergeCommand: Command = {
-  name: 'merge',
-  args: '<baseline> <candidate> [<candidate> ...] --partials <dir> [--partials <dir> ...] --out <dir>',
-  summary: 'check the partials of every shard against the runs, the media and each other, re-measure a sample of pairs, and write the bundle one compare would have written',
-  options: {
-    partials: { type: 'string', multiple: true, value: '<dir>', description: 'a partial folder, or a folder whose subfolders are partials (repeat for more)' },
-    out: { type: 'string', short: 'o', value: '<dir>', description: 'bundle folder (created; a previous bundle there is replaced)' },
-    ...gateOptionSpecs,
-    'require-digest': { type: 'boolean', description: 'refuse a run without an artifact digest (<archive>.sha256)' },
-    'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (docs/provenance.md)' },
-    calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too, as compare --calibration does' },
-    alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
-    force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
-    ...ciOptions,
-    policy: policyOption,
-    progress: progressOption,
-    threads: threadsOption,
-    remeasure: { type: 'string', value: 'N|all', description: 'pairs of each partial merge measures again and requires identical: a whole number (default 1, chosen at random; more than a partial holds: all of them) or all' },
-  },
-  async run({ positionals, values, io, signal }) {
-    const json = Boolean(values.json);
-    const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
-    const interrupt = abortOnSigint(signal);
-    let targets: CiOutputs | null = null;
-    try {
-      if (positionals.length < 2) throw new FidelityError('USAGE', 'merge needs the baseline run and every candidate run, as given to each shard');
-      const partials = (values.partials as string[] | undefined) ?? [];
-      if (partials.length === 0) throw new FidelityError('USAGE', 'merge needs --partials <dir> (a partial, or a folder of partials)');
-      if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'merge needs --out <dir>');
-      const gate = gateOptions(values);
-      // `--partials a b` leaves b as a run: say so rather than fail verification on it.
-      const stray = positionals.find((p) => existsSync(path.join(p, 'partial.json')));
-      if (stray !== undefined) throw new FidelityError('USAGE', `${stray} is a partial, not a run: give --partials before each partial folder, or give their parent folder once`);
-      const wanted = ciTargets(values);
-      await checkCiTargets(wanted, values.out, [...positionals, ...partials, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')]);
-      targets = wanted;
-      const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
-      const generatedAt = generatedAtFromEnv();
-      const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
-      const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
-      const remeasure = remeasureOption(values.remeasure);
-      const [baseline, ...candidates] = positionals as [string, ...string[]];
-      const result = await merge(baseline, candidates, {
-        partials,
-        out: values.out,
-        force: Boolean(values.force),
-        requireDigest: Boolean(values['require-digest']),
-        requireProvider: Boolean(values['require-provider']),
-        signal: interrupt.signal,
-        ...(calibration ? { calibration } : {}),
-        ...(alpha !== undefined ? { alpha } : {}),
-        ...(remeasure !== undefined ? { remeasure } : {}),
-        ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
-        ...(policy ? { policy } : {}),
-        ...(generatedAt ? { generatedAt } : {}),
-        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-      });
-      progress.finish();
-      await writeCiTargets(targets, result);
-      return reportBundle(io, json, result, gate);
-    } catch (error) {
-      progress.finish();
-      await summarizeRefusal(targets, 'merge', error);
-      return reportFailure(io, error, json);
-    } finally {
-      interrupt.dispose();
-    }
-  },
-};
+/** `fidelity merge`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  const progress = progressPrinter(io, io.errIsTty || Boolean(values.progress));
+  const interrupt = abortOnSigint(signal);
+  let targets: CiOutputs | null = null;
+  try {
+    if (positionals.length < 2) throw new FidelityError('USAGE', 'merge needs the baseline run and every candidate run, as given to each shard');
+    const partials = (values.partials as string[] | undefined) ?? [];
+    if (partials.length === 0) throw new FidelityError('USAGE', 'merge needs --partials <dir> (a partial, or a folder of partials)');
+    if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'merge needs --out <dir>');
+    const gate = gateOptions(values);
+    // `--partials a b` leaves b as a run: say so rather than fail verification on it.
+    const stray = positionals.find((p) => existsSync(path.join(p, 'partial.json')));
+    if (stray !== undefined) throw new FidelityError('USAGE', `${stray} is a partial, not a run: give --partials before each partial folder, or give their parent folder once`);
+    const wanted = ciTargets(values);
+    await checkCiTargets(wanted, values.out, [...positionals, ...partials, ...[values.policy, values.calibration].filter((v): v is string => typeof v === 'string')]);
+    targets = wanted;
+    const policy: Policy | undefined = typeof values.policy === 'string' ? await loadPolicy(values.policy) : undefined;
+    const generatedAt = generatedAtFromEnv();
+    const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
+    const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
+    const remeasure = remeasureOption(values.remeasure);
+    const [baseline, ...candidates] = positionals as [string, ...string[]];
+    const result = await merge(baseline, candidates, {
+      partials,
+      out: values.out,
+      force: Boolean(values.force),
+      requireDigest: Boolean(values['require-digest']),
+      requireProvider: Boolean(values['require-provider']),
+      signal: interrupt.signal,
+      ...(calibration ? { calibration } : {}),
+      ...(alpha !== undefined ? { alpha } : {}),
+      ...(remeasure !== undefined ? { remeasure } : {}),
+      ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+      ...(policy ? { policy } : {}),
+      ...(generatedAt ? { generatedAt } : {}),
+      ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+    });
+    progress.finish();
+    await writeCiTargets(targets, result);
+    return reportBundle(io, json, result, gate);
+  } catch (error) {
+    progress.finish();
+    await summarizeRefusal(targets, 'merge', error);
+    return reportFailure(io, error, json);
+  } finally {
+    interrupt.dispose();
+  }
+}

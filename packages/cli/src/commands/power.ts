@@ -20,7 +20,7 @@ import {
 } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
-import type { Command } from './types.js';
+import type { CommandArgs } from './types.js';
 
 const num = (v: number, digits: number) => v.toFixed(digits);
 const UNAVAILABLE = 'unavailable';
@@ -92,7 +92,7 @@ function evidence(run: VerifiedRun, maxGapS: number | undefined) {
   return { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
 }
 
-async function runCommand(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+async function powerCommand(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
   if (positionals.length !== 1) throw new FidelityError('USAGE', `Expected one run archive but received ${positionals.length}`);
   const maxGapS = parseMaxGap(values['max-gap']);
   const json = Boolean(values.json);
@@ -115,18 +115,11 @@ async function runCommand(positionals: string[], values: Record<string, unknown>
   }
 }
 
-export const power: Command = {
-  name: 'power',
-  args: '<run>',
-  summary: 'board energy, GPU accounting and server timing of one run archive (exit 0 when the archive is valid, 2 when not)',
-  options: {
-    'max-gap': { type: 'string', value: 'S', description: 'largest allowed step between two readings of one GPU, in seconds (default 3)' },
-  },
-  async run({ positionals, values, io }) {
-    try {
-      return await runCommand(positionals, values, io);
-    } catch (error) {
-      return reportFailure(io, error, Boolean(values.json));
-    }
-  },
-};
+/** `fidelity power`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io }: CommandArgs): Promise<number> {
+  try {
+    return await powerCommand(positionals, values, io);
+  } catch (error) {
+    return reportFailure(io, error, Boolean(values.json));
+  }
+}

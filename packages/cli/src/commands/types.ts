@@ -25,8 +25,20 @@ export interface Command {
    */
   options: Record<string, OptionSpec>;
   /**
-   * `signal` aborts on SIGINT / SIGTERM / SIGHUP or a closed stdout (interrupt.ts):
+   * Runs the command (its module is imported then, not with the table: commands/index.ts).
+   * Resolves with the exit code.
+   */
+  run(args: CommandArgs): Promise<number>;
+}
+
+/** What a command's `run` is given once its arguments are parsed. */
+export interface CommandArgs {
+  positionals: string[];
+  values: Record<string, unknown>;
+  io: Io;
+  /**
+   * Aborts on SIGINT / SIGTERM / SIGHUP or a closed stdout (interrupt.ts):
    * a command passes it to the library so children and temp files are cleaned up.
    */
-  run(args: { positionals: string[]; values: Record<string, unknown>; io: Io; signal?: AbortSignal }): Promise<number>;
+  signal?: AbortSignal;
 }

@@ -1,31 +1,26 @@
 import { verifyBundle } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
-import type { Command } from './types.js';
+import type { CommandArgs } from './types.js';
 
-export const verifyBundleCommand: Command = {
-  name: 'verify-bundle',
-  args: '<dir>',
-  summary: 're-hash every file of a bundle against SHA256SUMS and resolve every link in its pages and report.json',
-  options: {},
-  async run({ positionals, values, io }) {
-    const json = Boolean(values.json);
-    if (positionals.length !== 1) {
-      const message = 'verify-bundle needs exactly one bundle folder';
-      if (json) printJson(io, { ok: false, files: 0, links: 0, errors: [{ code: 'USAGE', message }] });
-      else io.err(`error USAGE: ${message}\n`);
-      return EXIT.refused;
+/** `fidelity verify-bundle`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io }: CommandArgs): Promise<number> {
+  const json = Boolean(values.json);
+  if (positionals.length !== 1) {
+    const message = 'verify-bundle needs exactly one bundle folder';
+    if (json) printJson(io, { ok: false, files: 0, links: 0, errors: [{ code: 'USAGE', message }] });
+    else io.err(`error USAGE: ${message}\n`);
+    return EXIT.refused;
+  }
+  try {
+    const result = await verifyBundle(positionals[0]!);
+    if (json) printJson(io, result);
+    else if (result.ok) io.out(`${result.files} files, ${result.links} links verified\n`);
+    else {
+      for (const e of result.errors) io.err(`error ${e.code}: ${e.message}\n`);
+      io.err(`bundle NOT intact: ${result.errors.length} problem(s); ${result.files} files hashed, ${result.links} links checked\n`);
     }
-    try {
-      const result = await verifyBundle(positionals[0]!);
-      if (json) printJson(io, result);
-      else if (result.ok) io.out(`${result.files} files, ${result.links} links verified\n`);
-      else {
-        for (const e of result.errors) io.err(`error ${e.code}: ${e.message}\n`);
-        io.err(`bundle NOT intact: ${result.errors.length} problem(s); ${result.files} files hashed, ${result.links} links checked\n`);
-      }
-      return result.ok ? EXIT.ok : EXIT.refused;
-    } catch (error) {
-      return reportFailure(io, error, json);
-    }
-  },
-};
+    return result.ok ? EXIT.ok : EXIT.refused;
+  } catch (error) {
+    return reportFailure(io, error, json);
+  }
+}

@@ -9,8 +9,8 @@
 import { analyseRunClips, checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunClipsAnalysis, type RunMediaCheck, type RunSummary } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
-import { decodeTimeoutOption, readDecodeTimeout } from './compare.js';
-import type { Command, OptionSpec } from './types.js';
+import { readDecodeTimeout } from '../options.js';
+import type { CommandArgs, OptionSpec } from './types.js';
 
 const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
@@ -23,16 +23,6 @@ export function parseByteSize(flag: string, value: string): number {
   }
   return n;
 }
-
-/** The archive limits as command-line options, shared with any command that verifies runs. */
-export const limitOptions: Record<string, OptionSpec> = {
-  'max-files': { type: 'string', value: 'N', description: `most files one archive may hold (default ${DEFAULT_LIMITS.maxFiles})` },
-  'max-file-size': { type: 'string', value: 'SIZE', description: 'largest single file, e.g. 1GiB (default 512MiB)' },
-  'max-total-size': { type: 'string', value: 'SIZE', description: 'largest archive, all files together, e.g. 4GiB (default 2GiB)' },
-  'max-entries': { type: 'string', value: 'N', description: `most entries of any kind (files, folders, links) one archive may hold (default ${DEFAULT_LIMITS.maxEntries})` },
-  'max-inflated-size': { type: 'string', value: 'SIZE', description: 'most bytes a .tar.gz may inflate to, e.g. 8GiB (default: the total size limit + 64MiB)' },
-  'max-compression-ratio': { type: 'string', value: 'N', description: `most inflated bytes per compressed byte (default ${DEFAULT_LIMITS.maxCompressionRatio})` },
-};
 
 function positiveInteger(flag: string, value: string): number {
   const n = Number(value);
@@ -228,22 +218,11 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   }
 }
 
-export const verifyCommand: Command = {
-  name: 'verify',
-  args: '<run>',
-  summary: 'check one run archive (folder, .zip or .tar.gz): seal, identity, plan, records, and each ok slot\'s media against the plan (warnings); exit 0 valid, 2 invalid; with --clips 5 when a completed clip is invalid or none completed',
-  options: {
-    'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
-    provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
-    clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); a clip off the plan\'s size or frame count is reported (MEDIA_PLAN_MISMATCH) without being decoded; progress on stderr' },
-    'decode-timeout': { ...decodeTimeoutOption, description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group (DECODE_TIMEOUT for that clip); default 600 for a clip\'s decoders, 120 for the probes' },
-    ...limitOptions,
-  },
-  async run({ positionals, values, io, signal }) {
-    try {
-      return await run(positionals, values, io, signal);
-    } catch (error) {
-      return reportFailure(io, error, Boolean(values.json));
-    }
-  },
-};
+/** `fidelity verify`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
+  try {
+    return await run(positionals, values, io, signal);
+  } catch (error) {
+    return reportFailure(io, error, Boolean(values.json));
+  }
+}

@@ -15,8 +15,6 @@ import { lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { hashChunks } from './hash.js';
-import { openTarGz } from './source-tar.js';
-import { openZip } from './source-zip.js';
 import type { ArchiveReader } from './source.js';
 import { makeTempDir, removeTempDir } from './temp.js';
 import type { ArchiveKind, ArchiveLimits, MediaEntry } from './types.js';
@@ -64,7 +62,11 @@ export function mediaAccess(src: MediaSource): MediaAccess {
   /** One pass over the archive copying out every entry asked for. */
   async function copyOut(entries: MediaEntry[]): Promise<Map<string, string>> {
     const dir = await (tempDir ??= makeTempDir(src.tempDir, 'run'));
-    const r = await (reader ??= src.kind === 'zip' ? openZip(src.source, { stopAfterFiles: Number.MAX_SAFE_INTEGER, stopAfterEntries: Number.MAX_SAFE_INTEGER }) : Promise.resolve(openTarGz(src.source, src.limits)));
+    // The zip and tar readers (yauzl, tar-stream) load with the first packed archive read, not with the library.
+    const r = await (reader ??=
+      src.kind === 'zip'
+        ? import('./source-zip.js').then(({ openZip }) => openZip(src.source, { stopAfterFiles: Number.MAX_SAFE_INTEGER, stopAfterEntries: Number.MAX_SAFE_INTEGER }))
+        : import('./source-tar.js').then(({ openTarGz }) => openTarGz(src.source, src.limits)));
     const wanted = new Map(entries.map((e) => [src.prefix + e.path, e]));
     const done = new Map<string, string>();
     await r.scan(async (raw, body) => {

@@ -18,8 +18,6 @@ import { checkProvenance, readProvenance, type ProvenanceRead } from './provenan
 import { checkRecords } from './records.js';
 import { checkSeal, parseSeal } from './seal.js';
 import { openDirectory } from './source-dir.js';
-import { openTarGz } from './source-tar.js';
-import { openZip } from './source-zip.js';
 import { detectKind, type ArchiveReader } from './source.js';
 import type { VerifiedRun, VerifyOptions, VerifyResult } from './types.js';
 
@@ -74,7 +72,13 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
   let reader: ArchiveReader;
   try {
     const readerOptions = { stopAfterFiles: limits.maxFiles, stopAfterEntries: limits.maxEntries };
-    reader = kind === 'directory' ? await openDirectory(source, readerOptions) : kind === 'zip' ? await openZip(source, readerOptions) : openTarGz(source, limits);
+    // The zip and tar readers (yauzl, tar-stream) load only for an archive of their kind: verifying a folder never pays for them.
+    reader =
+      kind === 'directory'
+        ? await openDirectory(source, readerOptions)
+        : kind === 'zip'
+          ? await (await import('./source-zip.js')).openZip(source, readerOptions)
+          : (await import('./source-tar.js')).openTarGz(source, limits);
   } catch (error) {
     findings.error('ARCHIVE_UNREADABLE', `the ${kind} cannot be opened: ${(error as Error).message}`);
     return failed();

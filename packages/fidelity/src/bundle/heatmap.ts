@@ -6,7 +6,7 @@
  * different (coarser) number and must never be quoted as the metric.
  */
 import { writeDurable } from '../output/files.js';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { invalidParameter } from '../errors.js';
 import { SSIM_C1 as C1, SSIM_C2 as C2 } from '../metrics/ssim-constants.js';
 import { HEATMAP_BLOCK, heatmapGrid, heatmapScale, rampColour } from './assets-geometry.js';
@@ -66,6 +66,7 @@ export async function writeHeatmapPng(map: BlockSsimMap, frameWidth: number, fil
   }
   const scale = heatmapScale({ width: frameWidth, height: 0 }, map.cols);
   // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const sharp = await loadSharp();
   const bytes = await sharp(rgb, { raw: { width: map.cols, height: map.rows, channels: 3 } })
     .resize({ width: map.cols * scale, height: map.rows * scale, kernel: 'nearest' })
     .png({ compressionLevel: 9, adaptiveFiltering: true })

@@ -8,7 +8,7 @@
  * PNG, where lossless is both exact and small.
  */
 import { writeDurable } from '../output/files.js';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { invalidParameter } from '../errors.js';
 import { STILL_MAX_WIDTH } from './assets-geometry.js';
 
@@ -26,6 +26,7 @@ export async function writeStillWebp(frame: { width: number; height: number; rgb
     throw invalidParameter('frame.rgb', `${frame.width * frame.height * 3} rgb24 bytes`, `${frame.rgb.length} bytes`);
   }
   // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const sharp = await loadSharp();
   const bytes = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
     .resize({ width: maxWidth, withoutEnlargement: true })
     .webp({ quality: STILL_WEBP_QUALITY, effort: STILL_WEBP_EFFORT })

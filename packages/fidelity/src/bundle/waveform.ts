@@ -7,7 +7,7 @@
  * sides are drawn at their true level.
  */
 import { writeDurable } from '../output/files.js';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 
 const BG = [255, 255, 255] as const;
@@ -68,6 +68,7 @@ export function waveformRgb(baseline: Float32Array[], candidate: Float32Array[],
 export async function writeWaveformPng(baseline: Float32Array[], candidate: Float32Array[], diffGain: number, file: string): Promise<void> {
   const rgb = waveformRgb(baseline, candidate, diffGain);
   // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  const sharp = await loadSharp();
   const bytes = await sharp(rgb, { raw: { width: WAVEFORM_WIDTH, height: WAVEFORM_STRIP * 3, channels: 3 } })
     .png({ compressionLevel: 9, adaptiveFiltering: true, palette: false })
     .toBuffer();

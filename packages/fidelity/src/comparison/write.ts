@@ -14,8 +14,7 @@ import { comparisonDir, sourcesDir } from '../bundle/layout.js';
 import { evidenceFiles } from './report-model.js';
 import { SEAL_FILE } from '../output/seal.js';
 import { writeBundleContents, type BundleMedia } from '../bundle/write.js';
-import { renderReport } from '../pages/page.js';
-import { PAGE_FILE, type Lang } from '../pages/i18n.js';
+import type { Lang } from '../pages/i18n.js';
 import type { CompareResult } from './types.js';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
@@ -73,6 +72,9 @@ export interface WriteBundleSettings {
 
 /** Writes the bundle of `report` to `out` atomically and returns what compare() returns. */
 export async function writeBundle(out: string, plan: ComparisonPlan, report: Report, settings: WriteBundleSettings = {}): Promise<CompareResult> {
+  // The pages (preact and its renderer) load with the first bundle written, not with the library:
+  // importing it to verify or plan pays nothing for them (docs/performance.md, "Start-up").
+  const [{ renderReport }, { PAGE_FILE }] = await Promise.all([import('../pages/page.js'), import('../pages/i18n.js')]);
   const written = await commitAtomically(out, Boolean(settings.force), async (dir) => {
     const contents = await writeBundleContents(dir, {
       report,

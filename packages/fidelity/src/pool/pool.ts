@@ -9,7 +9,7 @@
  * found when the library runs from source under vitest.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
@@ -63,7 +63,11 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   if (!Number.isInteger(cores) || cores < 1) throw invalidParameter('options.cores', 'a positive integer', cores);
   // With as many pairs in flight as threads, each pair's share of the cores.
   const coresPerPair = Math.max(1, Math.floor(cores / threads));
-  const piscina = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 });
+  // piscina loads with the first task, not with the pool: importing the library (or creating a pool
+  // that is never used) does not pay for it (docs/performance.md, "Start-up").
+  let piscina: Promise<Piscina> | undefined;
+  const started = (): Promise<Piscina> =>
+    (piscina ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 })));
   let destroyed = false;
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
   const inFlight = new Map<Promise<unknown>, () => void>();
@@ -82,7 +86,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     });
     const onAbort = (): void => port1.postMessage({ type: 'abort' } satisfies ToWorker);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const running = piscina.run(task, { transferList: [task.port] }) as Promise<WorkerResult>;
+    const running = started().then((pool) => pool.run(task, { transferList: [task.port] }) as Promise<WorkerResult>);
     inFlight.set(running, onAbort);
     try {
       const result = await running;
@@ -162,7 +166,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       // piscina.destroy() terminates threads; a task's children must be killed by its own worker first.
       for (const abort of inFlight.values()) abort();
       await Promise.allSettled([...inFlight.keys()]);
-      await piscina.destroy();
+      if (piscina) await (await piscina).destroy();
     },
   };
 }

@@ -4,15 +4,25 @@
  * secondary rate limits, waiting until the reset the response names) plugins,
  * and the mapping of what can go wrong to reason codes.
  */
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { FidelityError } from '../errors.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 
-const Client: typeof Octokit = Octokit.plugin(retry, throttling);
 /** The plugins add behaviour, not methods fetch calls, so the client is typed as @octokit/rest's. */
 export type GitHubClient = Octokit;
+
+let loading: Promise<typeof Octokit> | undefined;
+
+/**
+ * @octokit/rest with its plugins, imported on the first fetch: the library's other entry points never
+ * reach the network, so importing the library does not load octokit (docs/performance.md, "Start-up").
+ */
+function loadClient(): Promise<typeof Octokit> {
+  loading ??= Promise.all([import('@octokit/rest'), import('@octokit/plugin-retry'), import('@octokit/plugin-throttling')]).then(
+    ([{ Octokit: Rest }, { retry }, { throttling }]) => Rest.plugin(retry, throttling),
+  );
+  return loading;
+}
 
 export interface ClientOptions {
   apiUrl: string;
@@ -30,7 +40,8 @@ export interface ClientOptions {
 // Octokit logs to the console by default; a library must not print, and every failure reaches the caller as an error.
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createClient(options: ClientOptions): GitHubClient {
+export async function createClient(options: ClientOptions): Promise<GitHubClient> {
+  const Client = await loadClient();
   // Waiting for a rate limit is worth it only when the reset is near and we have not already waited twice.
   const waitFor = (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
     !options.signal?.aborted && retryCount < 2 && retryAfter <= options.maxRateLimitWaitS;

@@ -333,7 +333,7 @@ async function fetchGuarded(t: Target, options: FetchRunOptions, guard: RequestG
   const { repository, runId, owner, repo, apiUrl } = t;
   const env = process.env;
   const token = options.token ?? (env.GITHUB_TOKEN || env.GH_TOKEN || undefined);
-  const client = createClient({
+  const client = await createClient({
     apiUrl,
     token,
     maxRateLimitWaitS: options.maxRateLimitWaitS ?? 60,

@@ -10,8 +10,6 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { pack as tarPack } from 'tar-stream';
-import yazl from 'yazl';
 import { sha256File } from '../hash.js';
 import { listFiles } from './seal.js';
 
@@ -28,6 +26,8 @@ const ZIP_TIME = new Date(2000, 0, 1);
 const TAR_TIME = new Date(Date.UTC(2000, 0, 1));
 
 async function writeZip(dir: string, files: string[], out: string): Promise<void> {
+  // The packers load when an archive is written (generate --format zip|tar.gz), not with the library.
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   for (const f of files) zip.addFile(path.join(dir, f), f, { mtime: ZIP_TIME, forceDosTimestamp: true, mode: 0o100644, compress: !f.endsWith('.mp4') });
   zip.end();
@@ -35,6 +35,7 @@ async function writeZip(dir: string, files: string[], out: string): Promise<void
 }
 
 async function writeTarGz(dir: string, files: string[], out: string): Promise<void> {
+  const { pack: tarPack } = await import('tar-stream');
   const tar = tarPack();
   const feed = (async () => {
     for (const f of files) {
