@@ -13,7 +13,7 @@
 import { checkOut } from './output/atomic.js';
 import { claimOut } from './output/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
-import { measurePairs } from './comparison/measure.js';
+import { measureOwnRepetitions, measurePairs, measureSettingsOf } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
 import { invalidParameter } from './errors.js';
@@ -89,6 +89,15 @@ export interface CompareOptions {
    * comma-separated list / array of those metric names. Default `default`. report.json records it.
    */
   metrics?: MetricsSpec;
+  /**
+   * Also measure the baseline run's own repetitions (docs/report.md, "Repeated requests"): in each
+   * case whose plan repeats it, every repetition whose sealed bytes differ from repetition 0 of the
+   * same run is measured against it like a pair (the same metric set, decoder and media checks) and
+   * its figures judged by the policy's checks, as a diagnosis beside the cross-hardware finding:
+   * `comparisons[].cases[].own_repetitions_measured`. Bit-identical repetitions are not measured.
+   * Default false: the report then has no such field. Not with `shard`: merge measures them.
+   */
+  repeatability?: boolean;
 }
 
 /**
@@ -121,6 +130,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
   const shard = options.shard === undefined ? null : checkShard(options.shard);
   if (shard && options.calibration) throw invalidParameter('options.calibration', 'no calibration with a shard (merge adds the noise verdicts: give it to merge)', 'a calibration');
+  // Every shard count must give the same bundle: the baseline's own repetitions are measured by merge, which has every run, never split across shards.
+  if (shard && options.repeatability) throw invalidParameter('options.repeatability', 'no repeatability with a shard (merge measures the baseline\'s own repetitions: give it to merge)', true);
   const calibration = options.calibration ? parseCalibration(options.calibration, 'options.calibration') : null;
   const alpha = checkAlpha(options.alpha ?? DEFAULT_ALPHA);
   const metrics = resolveMetrics(options.metrics);
@@ -162,13 +173,9 @@ async function compareClaimed(
     const captures = new Map<string, PairCapture>();
     const measured = await measurePairs(plan, refs, {
       ...(shard ? {} : { keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures } }),
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
-      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      metrics: metrics.list,
-      onProgress: (e) => options.onProgress?.({ stage: 'measure', ...e }),
+      ...measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
     });
+    const repetitions = options.repeatability && !shard ? await measureOwnRepetitions(plan, measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
     const common = {
       force: Boolean(options.force),
       // The cores measuring used now make several pairs' stills and difference audio at once.
@@ -188,7 +195,7 @@ async function compareClaimed(
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
-    const assembled = assembleReport(plan, measured, { policy, metrics, decoder: decoderIdentity(tools), generatedAt });
+    const assembled = assembleReport(plan, measured, { policy, metrics, decoder: decoderIdentity(tools), generatedAt, ...(repetitions ? { repetitions } : {}) });
     const report = noise ? noise.apply(assembled) : assembled;
     return await writeBundle(options.out, plan, report, {
       ...common,

@@ -74,8 +74,8 @@ export type { CompareProgress, CompareResult, DecoderIdentity } from './comparis
 export { planComparison } from './comparison/plan.js';
 export type { ComparisonPlan, PairRef, PlannedComparison, PlanSettings } from './comparison/plan.js';
 export type { PairSide, PlannedPair } from './pairing/slots.js';
-export { measurePairs, MeasuredPair } from './comparison/measure.js';
-export type { MeasureSettings, MeasuredPairs } from './comparison/measure.js';
+export { measurePairs, measureOwnRepetitions, MeasuredPair } from './comparison/measure.js';
+export type { MeasureSettings, MeasuredPairs, MeasuredRepetition } from './comparison/measure.js';
 export { assembleReport, decoderIdentity } from './comparison/assemble.js';
 export type { AssembleSettings } from './comparison/assemble.js';
 export { writeBundle } from './comparison/write.js';

@@ -27,6 +27,7 @@ export function progressPrinter(io: Io, enabled: boolean): { onProgress?: (e: Co
   const text = (e: CompareProgress): { line: string; key: string } => {
     if (e.stage === 'verify') return { line: `verifying runs ${e.done}/${e.total}${e.run ? ` (${e.run})` : ''}`, key: `v${e.done}` };
     if (e.stage === 'measure') return { line: `measuring pairs ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `m${e.pairsDone}` };
+    if (e.stage === 'repetitions') return { line: `measuring the baseline's own repetitions ${e.pairsDone}/${e.pairsTotal}, frames ${e.framesDone}/${e.framesTotal}`, key: `r${e.pairsDone}` };
     if (e.stage === 'merge') {
       return e.step === 'media' ? { line: `probing the media of measured pairs ${e.done}/${e.total}`, key: `q${e.done}` } : { line: `checking partials ${e.done}/${e.total}`, key: `p${e.done}` };
     }
@@ -326,6 +327,9 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
       return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
     }
+    if (shard && values.repeatability) {
+      return usageError(io, json, "a shard measures its pairs only: give --repeatability to fidelity merge, which measures the baseline's own repetitions from the runs");
+    }
     const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
     if (alpha !== undefined && !(alpha > 0 && alpha < 1)) return usageError(io, json, `Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
     let calibration: Calibration | undefined;
@@ -342,6 +346,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       ...(policy ? { policy } : {}),
       ...(calibration ? { calibration } : {}),
       ...(alpha !== undefined ? { alpha } : {}),
+      ...(values.repeatability ? { repeatability: true } : {}),
       metrics,
       ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
       ...(generatedAt ? { generatedAt } : {}),

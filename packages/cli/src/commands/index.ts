@@ -73,6 +73,10 @@ export const commands: Command[] = [
       calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too (calibration.json of fidelity calibrate)' },
       noise: { type: 'string', multiple: true, value: '<run>', description: 'same-hardware runs to calibrate from in this command (repeat the option per run)' },
       alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
+      repeatability: {
+        type: 'boolean',
+        description: "also measure the baseline's own repetitions of each case: every repetition whose bytes differ from repetition 0 of the same run, against it, shown beside each case (not with --shard: give it to merge)",
+      },
       metrics: {
         type: 'string',
         value: 'SET|LIST',
@@ -97,6 +101,7 @@ export const commands: Command[] = [
       'require-provider': { type: 'boolean', description: 'refuse a run whose identity is not attested by the CI provider (docs/provenance.md)' },
       calibration: { type: 'string', value: '<file>', description: 'judge every pair against this noise sample too, as compare --calibration does' },
       alpha: { type: 'string', value: 'A', description: 'significance level of the noise verdicts (default 0.05)' },
+      repeatability: { type: 'boolean', description: "measure the baseline's own repetitions of each case against its repetition 0, as compare --repeatability does (merge measures them from the runs)" },
       force: { type: 'boolean', description: 'replace a non-empty --out that is not a fidelity bundle' },
       ...ciOptions,
       policy: policyOption,

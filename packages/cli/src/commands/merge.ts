@@ -56,6 +56,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       signal: interrupt.signal,
       ...(calibration ? { calibration } : {}),
       ...(alpha !== undefined ? { alpha } : {}),
+      ...(values.repeatability ? { repeatability: true } : {}),
       ...(remeasure !== undefined ? { remeasure } : {}),
       ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
       ...(policy ? { policy } : {}),

@@ -7,14 +7,12 @@
 import type { VerifiedRun } from '../archive/types.js';
 import { sourceName } from '../archive/source.js';
 import { verifyAll } from '../comparison/plan.js';
-import { measureMediaJobs, sealedMedia, type MediaJob } from '../comparison/measure.js';
+import { measureNoisePairs } from '../comparison/measure.js';
 import { clipReasons } from '../comparison/report-model.js';
-import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { METRIC_DEFINITIONS_VERSION } from '../metrics/names.js';
 import { createHash } from 'node:crypto';
 import { resolveFfmpeg, type ResolveOptions } from '../media/ffmpeg.js';
-import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { Policy, PolicyCheck } from '../schemas/policy.js';
 import { CHECKS } from '../policy/checks.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -51,33 +49,6 @@ export interface CalibrateResult {
 
 const sortValues = (values: (number | null)[]): (number | null)[] =>
   values.sort((a, b) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b));
-
-async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, options: CalibrateOptions): Promise<Map<string, MeasureOutcome>> {
-  const jobs: MediaJob[] = pairs
-    .filter((p) => p.reason === null)
-    .map((p) => ({
-      id: p.id,
-      baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id),
-      candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id),
-      // Same-hardware pairs share clips (one repetition against several): each is analysed once, and
-      // repetitions that reproduce each other bit for bit are decoded once (comparison/measure.ts).
-      ...sealedMedia(p.baseline.media, p.candidate.media),
-    }));
-  // Media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
-  return measureMediaJobs(jobs, plan.video.frames, {
-    plan: {
-      video: plan.video,
-      audio: plan.audio,
-      ...(plan.max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds: plan.max_av_start_skew_seconds }),
-      ...(plan.max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds: plan.max_av_end_skew_seconds }),
-    },
-    ...(options.threads !== undefined ? { threads: options.threads } : {}),
-    ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.onProgress ? { onProgress: (e) => options.onProgress!({ stage: 'measure', pairsDone: e.pairsDone, pairsTotal: e.pairsTotal }) } : {}),
-  });
-}
 
 function checkOneWorkload(runs: readonly VerifiedRun[], labels: readonly string[]): void {
   const first = runs[0]!.plan_sha256;
@@ -117,7 +88,14 @@ export async function calibrate(inputs: readonly string[], options: CalibrateOpt
         'no same-hardware pair can be formed: give a run with repetitions > 1, or two or more runs of the same GPU model and count and the same workload',
       );
     }
-    const outcomes = await measureNoisePairs(pairs, runs[0]!.plan, options);
+    // Every pair in the pool compare uses; media that differ from the plan are excluded like any other invalid pair (MEDIA_PLAN_MISMATCH).
+    const outcomes = await measureNoisePairs(pairs, runs[0]!.plan, {
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: (e) => options.onProgress!({ stage: 'measure', pairsDone: e.pairsDone, pairsTotal: e.pairsTotal }) } : {}),
+    });
     const excluded: Calibration['excluded'] = [];
     const measured: Calibration['pairs'] = [];
     const values = new Map<string, (number | null)[]>(CALIBRATED_METRICS.map((m) => [m.key, []]));

@@ -30,9 +30,12 @@ export interface NoisePair {
   kind: 'repetition' | 'rerun';
   hardware: string;
   case_id: string;
+  /** The candidate side's repetition: a repetition pair measures it against repetition 0 of its run, a rerun pair against the same repetition of the older run. */
+  repetition: number;
   baseline: NoiseSide;
   candidate: NoiseSide;
-  reason: { code: string; message: string } | null;
+  /** `side`: the side without ok media (`baseline` the older run or repetition 0), `both` when neither has any. */
+  reason: { code: string; message: string; side: 'baseline' | 'candidate' | 'both' } | null;
 }
 
 const key = (run: VerifiedRun): string => `${run.ci.run_id}-${run.ci.run_attempt}`;
@@ -44,14 +47,14 @@ function side(run: VerifiedRun, slotId: string): NoiseSide {
 
 function reasonFor(a: NoiseSide, b: NoiseSide): NoisePair['reason'] {
   const failed = (s: NoiseSide): boolean => !s.record || s.record.status !== 'ok' || !s.media;
-  if (failed(a) && failed(b)) return { code: 'FAILED_BOTH', message: `${key(a.run)}/${a.slot_id} and ${key(b.run)}/${b.slot_id} have no ok media` };
-  if (failed(a)) return { code: 'FAILED_BASELINE', message: `${key(a.run)}/${a.slot_id} has no ok media` };
-  if (failed(b)) return { code: 'FAILED_CANDIDATE', message: `${key(b.run)}/${b.slot_id} has no ok media` };
+  if (failed(a) && failed(b)) return { code: 'FAILED_BOTH', message: `${key(a.run)}/${a.slot_id} and ${key(b.run)}/${b.slot_id} have no ok media`, side: 'both' };
+  if (failed(a)) return { code: 'FAILED_BASELINE', message: `${key(a.run)}/${a.slot_id} has no ok media`, side: 'baseline' };
+  if (failed(b)) return { code: 'FAILED_CANDIDATE', message: `${key(b.run)}/${b.slot_id} has no ok media`, side: 'candidate' };
   return null;
 }
 
-function pair(kind: NoisePair['kind'], caseId: string, a: NoiseSide, b: NoiseSide): NoisePair {
-  return { id: `${key(a.run)}/${a.slot_id} vs ${key(b.run)}/${b.slot_id}`, kind, hardware: hardwareClass(a.run), case_id: caseId, baseline: a, candidate: b, reason: reasonFor(a, b) };
+function pair(kind: NoisePair['kind'], caseId: string, repetition: number, a: NoiseSide, b: NoiseSide): NoisePair {
+  return { id: `${key(a.run)}/${a.slot_id} vs ${key(b.run)}/${b.slot_id}`, kind, hardware: hardwareClass(a.run), case_id: caseId, repetition, baseline: a, candidate: b, reason: reasonFor(a, b) };
 }
 
 /** Older first: lower run id, then lower attempt. */
@@ -72,7 +75,7 @@ export function noisePairs(runs: readonly VerifiedRun[]): NoisePair[] {
     const plan = run.plan;
     plan.cases.forEach((c, caseIndex) => {
       for (let r = 1; r < plan.repetitions; r++) {
-        out.push(pair('repetition', c.case_id, side(run, measurementSlotId(0, caseIndex)), side(run, measurementSlotId(r, caseIndex))));
+        out.push(pair('repetition', c.case_id, r, side(run, measurementSlotId(0, caseIndex)), side(run, measurementSlotId(r, caseIndex))));
       }
     });
   }
@@ -84,7 +87,7 @@ export function noisePairs(runs: readonly VerifiedRun[]): NoisePair[] {
       for (let r = 0; r < a.plan.repetitions; r++) {
         a.plan.cases.forEach((c, caseIndex) => {
           const slot = measurementSlotId(r, caseIndex);
-          out.push(pair('rerun', c.case_id, side(a, slot), side(b, slot)));
+          out.push(pair('rerun', c.case_id, r, side(a, slot), side(b, slot)));
         });
       }
     }

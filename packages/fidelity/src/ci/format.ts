@@ -41,8 +41,9 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
 /**
  * One case across its repetitions (`comparisons[].cases[]`, docs/report.md "Repeated requests"):
  * "passed 0, failed 4, invalid 0 of 4 repetitions; consistent; CHECK_FAILED_MIN_SSIM in 0, 1, 2, 3;
- * <figure> 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical". A report before version 1.3 gives
- * its status and repetitions only.
+ * <figure> 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical" (or "…
+ * differ: <figure> 0.991, …" when they were measured). A report before version 1.3 gives its status and
+ * repetitions only.
  */
 export function caseText(v: CaseView): string {
   if (v.passed === undefined || v.failed === undefined || v.invalid === undefined) return `${v.status}, ${v.repetitions} repetition(s)`;
@@ -52,6 +53,27 @@ export function caseText(v: CaseView): string {
   for (const s of v.spread ?? []) parts.push(`${s.check} ${s.min === null ? 'null' : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} null)` : ''}`);
   const frame = v.worst_frame;
   if (frame) parts.push(frame.same ? `worst frame ${frame.frame} in every measured repetition` : `worst frames ${frame.by_repetition.map((r) => `${r.frame} (repetition ${r.repetition})`).join(', ')}`);
-  if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}`);
+  if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}${ownMeasuredText(v)}`);
   return parts.join('; ');
+}
+
+/**
+ * ": <figure> 0.991, <figure> 44.2, …": the worst figure of each check across the baseline's own
+ * repetitions measured against its repetition 0 (`own_repetitions_measured`), or ", not measured
+ * (<codes>)" when none could be; nothing when they were not measured (no `repeatability`) or are
+ * bit-identical.
+ */
+function ownMeasuredText(v: CaseView): string {
+  const measured = v.own_repetitions_measured;
+  if (!measured || v.own_repetitions?.baseline !== 'differ') return '';
+  if (measured.worst.length > 0) {
+    return `: ${measured.worst
+      .map((w) => {
+        const note = measured.repetitions.find((r) => r.slot_id === w.slot_id)?.checks.find((c) => c.name === w.check)?.note;
+        return `${w.check} ${figure(w.value)}${w.value === null && note ? ` (${note})` : ''}`;
+      })
+      .join(', ')}`;
+  }
+  const codes = [...new Set(measured.repetitions.flatMap((r) => r.reasons.map((x) => x.code)))];
+  return codes.length > 0 ? `, not measured (${codes.join(', ')})` : '';
 }

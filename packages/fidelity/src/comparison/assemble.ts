@@ -4,7 +4,7 @@
  * Nothing here measures or writes, so a merge that read the measurements
  * from partials builds the very same report.
  */
-import { comparisonReport, pairReport, runReport, type PairVerdict } from './report-model.js';
+import { comparisonReport, ownRepetitionReport, ownRepetitionsView, pairReport, runReport, type PairVerdict } from './report-model.js';
 import { FidelityError } from '../errors.js';
 import type { FfmpegToolchain } from '../media/ffmpeg.js';
 import { disclaimerFor } from '../policy/default.js';
@@ -12,10 +12,10 @@ import { evaluatePolicy, pairStatus } from '../policy/evaluate.js';
 import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
-import type { Report } from '../schemas/report.js';
+import type { OwnRepetition, OwnRepetitionsMeasured, Report } from '../schemas/report.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
-import type { MeasuredPairs } from './measure.js';
+import type { MeasuredPairs, MeasuredRepetition } from './measure.js';
 import type { DecoderIdentity } from './types.js';
 import type { ComparisonPlan } from './plan.js';
 import type { VerifiedRun } from '../archive/types.js';
@@ -40,6 +40,11 @@ export interface AssembleSettings {
   metrics: MetricSelection;
   /** How many of the measured pairs this command measured itself (merge: re-measured); default all of them (compare). */
   measuredHere?: number;
+  /**
+   * The baseline's own repetitions measured against its repetition 0 (compare's `repeatability`):
+   * every case they cover gets `own_repetitions_measured`; absent, no case has it.
+   */
+  repetitions?: readonly MeasuredRepetition[];
 }
 
 /**
@@ -54,6 +59,16 @@ export function judgePair(outcome: MeasureOutcome | null, policy: Policy): PairV
   const judged = clipsValid ? measurement : null;
   const checks = evaluatePolicy(policy, judged);
   return { status: pairStatus(judged !== null, checks), checks };
+}
+
+/**
+ * The baseline's own repetitions by case, each judged by the policy as a pair is (a diagnosis:
+ * it counts in no summary, case status or gate).
+ */
+function ownRepetitionsByCase(repetitions: readonly MeasuredRepetition[], policy: Policy): Map<string, OwnRepetitionsMeasured> {
+  const byCase = new Map<string, OwnRepetition[]>();
+  for (const r of repetitions) byCase.set(r.case_id, [...(byCase.get(r.case_id) ?? []), ownRepetitionReport(r, judgePair(r.outcome, policy))]);
+  return new Map([...byCase].map(([caseId, list]) => [caseId, ownRepetitionsView(list)]));
 }
 
 /**
@@ -82,9 +97,10 @@ export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, se
     if (!m || m.pair !== id) throw new FidelityError('INTERNAL', `no measurement for pair ${index} (${id})`);
     return m.outcome;
   };
+  const own = settings.repetitions ? ownRepetitionsByCase(settings.repetitions, settings.policy) : null;
   const comparisons = plan.comparisons.map((cmp, c) => {
     const refs = plan.pairs.filter((r) => r.comparison === c);
-    return comparisonReport(
+    const comparison = comparisonReport(
       plan.baseline,
       cmp.candidate,
       refs.map((r) => {
@@ -92,6 +108,9 @@ export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, se
         return pairReport(r.pair, outcome, judgePair(outcome, settings.policy));
       }),
     );
+    if (!own) return comparison;
+    // The baseline is every comparison's: each shows the same measurement of its own repetitions beside its own finding.
+    return { ...comparison, cases: comparison.cases.map((v) => (own.has(v.case_id) ? { ...v, own_repetitions_measured: own.get(v.case_id)! } : v)) };
   });
   // Every clip's analysis by its file's SHA-256 (an analysis depends only on the bytes and the plan):
   // the pairs' and the ones made on their own; for a clip that could not be analysed, its failure's code.

@@ -16,6 +16,8 @@ import { defaultThreadCount } from '../pool/threads.js';
 import type { PairJob } from '../pool/api.js';
 import type { AnalysedClip, ClipAnalysis, ClipOutcome } from '../schemas/clip.js';
 import { MeasureOutcome } from '../schemas/measurement.js';
+import type { Reason } from '../schemas/report.js';
+import { noisePairs, type NoisePair } from '../calibrate/pairs.js';
 import type { ComparisonPlan, PairRef } from './plan.js';
 
 /** One pair's result: null when pairing refused it before measuring (its reasons are in the plan). */
@@ -51,6 +53,25 @@ export interface MeasureSettings {
    * writeBundle. Outside the MeasuredPair results, which stay plain data: a shard or calibrate keeps nothing.
    */
   keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
+}
+
+/**
+ * The measuring settings of compare's and merge's options (cores, ffmpeg, its time limit, cancel),
+ * with the metric list the pairs are measured with and where progress goes.
+ */
+export function measureSettingsOf(
+  options: { threads?: number; ffmpeg?: ResolveOptions; timeoutMs?: number; signal?: AbortSignal },
+  metrics: readonly string[],
+  onProgress: NonNullable<MeasureSettings['onProgress']>,
+): MeasureSettings {
+  return {
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    metrics,
+    onProgress,
+  };
 }
 
 /**
@@ -128,13 +149,91 @@ export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[
       ...sealedMedia(r.pair.baseline.media, r.pair.candidate.media),
     }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
-  const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan.baseline.plan;
-  const skews = { ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }), ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }) };
-  const measured = await measureMedia(jobs, homeClips(plan, sorted), video.frames, { ...settings, plan: { video, audio, ...skews } });
+  const spec = mediaSpecOf(plan.baseline.plan);
+  const measured = await measureMedia(jobs, homeClips(plan, sorted), spec.video.frames, { ...settings, plan: spec });
   return {
     pairs: sorted.map((r) => ({ index: r.index, pair: r.id, outcome: measured.outcomes.get(r.id) ?? null })),
     clips: [...measured.clips].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([sha256, outcome]) => ({ sha256, outcome })),
   };
+}
+
+/** The media spec of a run's plan (MeasureSettings.plan), which every measured file is checked against. */
+export function mediaSpecOf(plan: MediaPlanSpec): MediaPlanSpec {
+  const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan;
+  return {
+    video,
+    audio,
+    ...(max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds }),
+    ...(max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds }),
+  };
+}
+
+/**
+ * Measures same-hardware pairs (calibrate/pairs.ts) in the pool every command shares, against the
+ * media spec of `plan`: every pair without a `reason`, by its id. calibrate measures its noise sample
+ * this way, and compare and merge the baseline's own repetitions ({@link measureOwnRepetitions}), so a
+ * repetition pair gives the same figures in a calibration and in a report.
+ */
+export async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<Map<string, MeasureOutcome>> {
+  const jobs: MediaJob[] = pairs
+    .filter((p) => p.reason === null)
+    .map((p) => ({
+      id: p.id,
+      baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id),
+      candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id),
+      // Same-hardware pairs share clips (one repetition against several): each is analysed once, and
+      // repetitions that reproduce each other bit for bit are decoded once.
+      ...sealedMedia(p.baseline.media, p.candidate.media),
+    }));
+  // Media that differ from the plan are refused like any other pair's (MEDIA_PLAN_MISMATCH).
+  const spec = mediaSpecOf(plan);
+  return measureMediaJobs(jobs, spec.video.frames, { ...settings, plan: spec });
+}
+
+/**
+ * One repetition of a case in the baseline run against repetition 0 of the same run (compare's and
+ * merge's `repeatability`): `outcome` is null when it was not measured: the two are the same sealed
+ * bytes (`identical`) or one has no ok media (`reason`).
+ */
+export interface MeasuredRepetition {
+  case_id: string;
+  repetition: number;
+  slot_id: string;
+  against_repetition: number;
+  against_slot_id: string;
+  /** Both have ok media with one SHA-256: nothing to measure. */
+  identical: boolean;
+  /** Why it was not measured: repetition 0 (`side` `baseline`), this repetition (`candidate`) or both have no ok media. */
+  reason: Reason | null;
+  outcome: MeasureOutcome | null;
+}
+
+/**
+ * The baseline run's own repetitions, each measured against its repetition 0 like a pair (the same
+ * pool, metric set and media checks), in noisePairs' order: case by case in plan order, repetition
+ * 1 upward. Only
+ * repetitions whose bytes differ from repetition 0 are measured; the figures depend on the two
+ * files alone, so they are the same for every thread count and wherever they are measured.
+ */
+export async function measureOwnRepetitions(plan: ComparisonPlan, settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<MeasuredRepetition[]> {
+  // One run: noisePairs gives its repetition pairs only, repetition 0 against every later one, case by case.
+  const pairs = noisePairs([plan.baseline]);
+  const identical = (p: NoisePair): boolean => p.reason === null && p.baseline.media!.sha256 === p.candidate.media!.sha256;
+  const outcomes = await measureNoisePairs(
+    pairs.filter((p) => !identical(p)),
+    plan.baseline.plan,
+    settings,
+  );
+  return pairs.map((p) => ({
+    case_id: p.case_id,
+    repetition: p.repetition,
+    slot_id: p.candidate.slot_id,
+    against_repetition: 0,
+    against_slot_id: p.baseline.slot_id,
+    identical: identical(p),
+    reason: p.reason,
+    outcome: outcomes.get(p.id) ?? null,
+  }));
 }
 
 /**

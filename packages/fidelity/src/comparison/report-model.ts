@@ -5,7 +5,7 @@
 import { describeCi } from '../archive/identity.js';
 import { sourceName } from '../archive/source.js';
 import type { CiDescription, VerifiedRun } from '../archive/types.js';
-import { caseViews, summarize } from '../pairing/summary.js';
+import { caseViews, summarize, worstChecks } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
 import type { GpuAccounting } from '../power/accounting.js';
 import { runAccounting, runPower } from '../power/run.js';
@@ -13,7 +13,8 @@ import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import { byClipOrder, ClipCode, type ClipAnalysis, type PairClips } from '../schemas/clip.js';
-import type { Comparison, PairReport, PowerDetail, Reason, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
+import type { Comparison, OwnRepetition, OwnRepetitionsMeasured, PairReport, PowerDetail, Reason, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
+import type { MeasuredRepetition } from './measure.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
 import { timingSideBySide } from '../timing/side-by-side.js';
@@ -195,17 +196,12 @@ export type PairVerdict = Pick<PairReport, 'status' | 'checks'>;
 
 /** `outcome` is null when the pair was never sent to measuring (its reasons say why); `verdict` is the assemble phase's judgement of it. */
 export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict): PairReport {
-  const reasons: Reason[] = [...planned.reasons];
-  if (outcome && !outcome.ok) {
-    const f = outcome.failure;
-    reasons.push({ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) });
-  }
+  const reasons: Reason[] = [...planned.reasons, ...measuredReasons(outcome)];
   const measurement = outcome?.ok ? outcome.measurement : null;
   // InferenceX's figures as measuring made them, the clips' unconditional checks applied there (a
   // refused pair carries the template when InferenceX refuses it too).
   const inferencex = outcome ? (outcome.ok ? outcome.measurement.inferencex : outcome.inferencex) : undefined;
   const clips = measurement?.clips ? withSha256(measurement.clips, planned) : null;
-  if (clips) reasons.push(...clipReasons(clips));
   return {
     slot_id: planned.slot_id,
     case_id: planned.case_id,
@@ -230,6 +226,39 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
     ...(clips ? { clips } : {}),
     files: {},
   };
+}
+
+/** Why measuring left a pair invalid: its failure, or its invalid clips (their codes in the catalogue's order); none for a valid measurement. */
+function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
+  if (!outcome) return [];
+  if (!outcome.ok) {
+    const f = outcome.failure;
+    return [{ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) }];
+  }
+  return outcome.measurement.clips ? clipReasons(outcome.measurement.clips) : [];
+}
+
+/**
+ * One of the baseline's own repetitions against its repetition 0 (`cases[].own_repetitions_measured`):
+ * `identical` when the bytes are the same, else the assemble phase's verdict of its measurement, with
+ * why it is invalid when it is.
+ */
+export function ownRepetitionReport(measured: MeasuredRepetition, verdict: PairVerdict): OwnRepetition {
+  const reasons: Reason[] = measured.reason ? [measured.reason] : measuredReasons(measured.outcome);
+  return {
+    repetition: measured.repetition,
+    slot_id: measured.slot_id,
+    against_repetition: measured.against_repetition,
+    against_slot_id: measured.against_slot_id,
+    status: measured.identical ? 'identical' : verdict.status,
+    reasons,
+    checks: measured.identical ? [] : verdict.checks,
+  };
+}
+
+/** A case's own repetitions, measured: each one, and per judged check the worst of them. */
+export function ownRepetitionsView(repetitions: OwnRepetition[]): OwnRepetitionsMeasured {
+  return { repetitions, worst: worstChecks(repetitions) };
 }
 
 /** Each clip's analysis with its file's SHA-256 (the sealed media's), as report.json records it. */

@@ -6,10 +6,12 @@
  */
 import type { Report } from '../schemas/report.js';
 
-/** Progress events of compare() and merge(), by stage, in order: verify, measure (compare only) or merge, bundle. */
+/** Progress events of compare() and merge(), by stage, in order: verify, measure (compare only) or merge, repetitions (with `repeatability`), bundle. */
 export type CompareProgress =
   | { stage: 'verify'; done: number; total: number; run: string }
   | { stage: 'measure'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
+  /** `repeatability` only, after `measure`: the baseline's own repetitions whose bytes differ from its repetition 0, each measured against it. */
+  | { stage: 'repetitions'; pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }
   | { stage: 'bundle'; step: string; done: number; total: number }
   /** merge(): reading and checking the partials, then probing the media of every measured pair (then `measure` for the pairs it re-measures). */
   | { stage: 'merge'; step: 'partials' | 'media'; done: number; total: number };

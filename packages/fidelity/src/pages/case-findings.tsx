@@ -11,12 +11,13 @@
 import type { VNode } from 'preact';
 import { caseViews } from '../pairing/summary.js';
 import { CHECK_NAMES, CHECKS, checkDeclaration } from '../policy/checks.js';
-import type { CaseView, Comparison, PairReport, Report } from '../schemas/report.js';
+import type { CheckResult } from '../schemas/policy.js';
+import type { CaseView, CaseWorst, Comparison, OwnRepetitionsMeasured, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
 import { fill, type Messages } from './i18n.js';
 import { badge, joined, pairAnchor, tx, type Child } from './parts.js';
 import { reasonText } from './reasons.js';
-import { checkDigits, checkShort, failedCheckText, pairHeadline } from './verdict.js';
+import { checkDigits, checkShort, checkValueText, failedCheckText, pairHeadline } from './verdict.js';
 
 /** Up to this many case lines are one flat list; more are grouped by cause. */
 export const GROUP_ABOVE = 12;
@@ -81,13 +82,18 @@ function outcomeCounts(f: CaseFinding, m: Messages): string {
   return parts.join(', ');
 }
 
+/** The case's failed checks at their worst across repetitions, in `worst`'s order, each with its worst figure's result. */
+function failedWorst(f: CaseFinding): { worst: CaseView['worst'][number]; check: CheckResult }[] {
+  return f.view.worst.flatMap((worst) => {
+    const check = f.pairs.find((p) => p.slot_id === worst.slot_id)?.checks.find((c) => c.name === worst.check);
+    return check?.outcome === 'fail' ? [{ worst, check }] : [];
+  });
+}
+
 /** The failed checks at their worst across repetitions, with the rule, the spread and the worst frame. */
 function failedFigures(f: CaseFinding, m: Messages): Child[] {
   const out: Child[] = [];
-  for (const worst of f.view.worst) {
-    const pair = f.pairs.find((p) => p.slot_id === worst.slot_id);
-    const check = pair?.checks.find((c) => c.name === worst.check);
-    if (!check || check.outcome !== 'fail') continue;
+  for (const { worst, check } of failedWorst(f)) {
     const parts: Child[] = [<span class="nowrap">{failedCheckText(check, m)}</span>];
     const spread = f.view.spread?.find((s) => s.check === worst.check);
     if (spread && spread.judged > 1 && spread.min !== null && spread.max !== null && spread.min !== spread.max) {
@@ -125,10 +131,69 @@ function caseLine(f: CaseFinding, m: Messages): Child[] {
   if (figures.length) parts.push(figures);
   if (f.pairs.some((p) => p.status === 'invalid')) parts.push(invalidWhy(f, m));
   if (f.view.consistency === 'varies' && f.view.differing?.length) parts.push(fill(m.case_varies, { list: repetitionList(f.view.differing) }));
-  // Beside the cross-hardware finding: whether the baseline's own repetitions are the same bytes (its own noise).
-  const own = f.view.own_repetitions?.baseline;
-  if (own) parts.push(fill(own === 'identical' ? m.case_own_identical : m.case_own_differ, { gpu: f.c.baseline_gpu_model }));
+  // Beside the cross-hardware finding: whether the baseline's own repetitions are the same bytes (its own noise), and by how much they differ when measured.
+  const own = ownRepetitionsText(f, m);
+  if (own) parts.push(own);
   return [where, ': ', joined(parts, ', ')];
+}
+
+/** One judged figure of the baseline's own repetitions: the worst `w` names, as its repetition's check has it. */
+function ownFigure(measured: OwnRepetitionsMeasured, w: CaseWorst, m: Messages): string | null {
+  const check = measured.repetitions.find((r) => r.slot_id === w.slot_id)?.checks.find((c) => c.name === w.check);
+  return check ? checkValueText(check, m) : null;
+}
+
+/**
+ * "H200's own repetitions: bit-identical", or "…: differ", and when they were measured by how much:
+ * the worst figure among them of each check this case failed on the candidate (else of the first
+ * check judged), so the baseline's own spread stands beside the cross-hardware figure.
+ */
+function ownRepetitionsText(f: CaseFinding, m: Messages): string | null {
+  const own = f.view.own_repetitions?.baseline;
+  if (!own) return null;
+  const gpu = f.c.baseline_gpu_model;
+  if (own === 'identical') return fill(m.case_own_identical, { gpu });
+  const measured = f.view.own_repetitions_measured;
+  if (!measured) return fill(m.case_own_differ, { gpu });
+  const failed = new Set(failedWorst(f).map((x) => x.worst.check));
+  const picked = measured.worst.filter((w) => failed.has(w.check));
+  const figures = (picked.length > 0 ? picked : measured.worst.slice(0, 1)).flatMap((w) => ownFigure(measured, w, m) ?? []);
+  if (figures.length > 0) return fill(m.case_own_differ_by, { gpu, figures: figures.join(', ') });
+  const codes = [...new Set(measured.repetitions.flatMap((r) => r.reasons.map((x) => x.code)))];
+  return codes.length > 0 ? fill(m.case_own_not_measured, { gpu, codes: codes.join(', ') }) : fill(m.case_own_differ, { gpu });
+}
+
+/** Each of the baseline's own repetitions against its repetition 0, when measured: bit-identical, its judged figures, or why it could not be measured. */
+function ownRepetitionsList(f: CaseFinding, m: Messages): VNode | null {
+  const measured = f.view.own_repetitions_measured;
+  // Bit-identical throughout: the case's line already says so.
+  if (!measured || measured.repetitions.every((r) => r.status === 'identical')) return null;
+  return (
+    <>
+      <p class="muted small">{fill(m.case_own_title, { gpu: f.c.baseline_gpu_model, against: measured.repetitions[0]!.against_repetition })}</p>
+      <ul class="reps">
+        {measured.repetitions.map((r) => (
+          <li>
+            {r.status === 'identical' ? null : [badge(r.status, m[`status_${r.status}`]), ' ']}
+            {fill(m.case_own_item, { n: r.repetition })} <code class="muted">{r.slot_id}</code>{' '}
+            <span class="why">
+              {r.status === 'identical'
+                ? m.case_own_bit_identical
+                : r.status === 'invalid'
+                  ? joined(
+                      r.reasons.map((x) => [<code>{x.code}</code>, ' ', reasonText(x.code, x.message, m)]),
+                      '; ',
+                    )
+                  : joined(
+                      r.checks.filter((c) => c.outcome === 'pass' || c.outcome === 'fail').map((c) => checkValueText(c, m)),
+                      ', ',
+                    )}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
 }
 
 /** The case's repetitions, each a link to its pair with the pair's own one-line outcome. */
@@ -155,6 +220,7 @@ function caseItem(f: CaseFinding, m: Messages): VNode {
           {badge(f.status, m[`status_${f.status}`])} <span class="why">{caseLine(f, m)}</span>
         </summary>
         {repetitions(f, m)}
+        {ownRepetitionsList(f, m)}
       </details>
     </li>
   );

@@ -33,11 +33,16 @@ export function checkNoteText(m: Messages, note: string): string {
   return key in m ? m[key as MessageKey] : note;
 }
 
+/** "audio |RMS ratio − 1| 0.2005": a check's short name and its judged value (a null one by its note, "identical"). */
+export function checkValueText(c: CheckResult, m: Messages): string {
+  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, checkDigits(c.name), m.unavailable);
+  return `${checkShort(m, c.name)} ${value}`;
+}
+
 /** "audio |RMS ratio − 1| 0.2005 (needs ≤ 0.1)": what failed, its value and the rule. */
 export function failedCheckText(c: CheckResult, m: Messages): string {
-  const value = c.value === null && c.note !== null ? checkNoteText(m, c.note) : num(c.value, checkDigits(c.name), m.unavailable);
   // "needs ≥ 0.92": the rule the value is held to, not a claim about the value.
-  return `${checkShort(m, c.name)} ${value} (${m.check_needs} ${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
+  return `${checkValueText(c, m)} (${m.check_needs} ${c.comparator === '>=' ? '≥' : '≤'} ${String(c.threshold)})`;
 }
 
 /** Both sides bit-identical: every video frame and every audio sample (or no audio on either side). */

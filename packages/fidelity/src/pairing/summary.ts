@@ -13,7 +13,7 @@
  */
 import type { VideoMetrics } from '../schemas/measurement.js';
 import type { CheckResult } from '../schemas/policy.js';
-import type { CaseReason, CaseSpread, CaseView, CaseWorstFrame, ComparisonSummary, PairReport, PairStatus } from '../schemas/report.js';
+import type { CaseReason, CaseSpread, CaseView, CaseWorst, CaseWorstFrame, ComparisonSummary, PairReport, PairStatus } from '../schemas/report.js';
 
 export function summarize(pairs: readonly Pick<PairReport, 'status'>[]): ComparisonSummary {
   const passed = pairs.filter((p) => p.status === 'passed').length;
@@ -56,18 +56,8 @@ export function caseViews(pairs: readonly PairReport[]): CaseView[] {
   }
   const views: CaseView[] = [];
   for (const [caseId, list] of groups) {
-    const worst: CaseView['worst'] = [];
     const names = [...new Set(list.flatMap((p) => p.checks.map((c) => c.name)))];
-    for (const name of names) {
-      let pick: { check: CheckResult; pair: PairReport } | undefined;
-      for (const pair of list) {
-        const check = pair.checks.find((c) => c.name === name);
-        if (!check || (check.outcome !== 'pass' && check.outcome !== 'fail')) continue;
-        // Strictly worse only, so ties keep the earliest repetition.
-        if (!pick || worse(check, pick.check) > 0) pick = { check, pair };
-      }
-      if (pick) worst.push({ check: name, value: pick.check.value, repetition: pick.pair.repetition, slot_id: pick.pair.slot_id });
-    }
+    const worst = worstChecks(list);
     const first = list[0]!;
     const count = (s: PairStatus): number => list.filter((p) => p.status === s).length;
     views.push({
@@ -87,6 +77,26 @@ export function caseViews(pairs: readonly PairReport[]): CaseView[] {
     });
   }
   return views;
+}
+
+/**
+ * Per check judged (pass or fail) in at least one of `list`, in order of first appearance, the worst
+ * result with the repetition and slot it came from: a case's `worst`, and the worst of the baseline's
+ * own repetitions measured against each other.
+ */
+export function worstChecks(list: readonly { checks: readonly CheckResult[]; repetition: number; slot_id: string }[]): CaseWorst[] {
+  const worst: CaseWorst[] = [];
+  for (const name of new Set(list.flatMap((p) => p.checks.map((c) => c.name)))) {
+    let pick: { check: CheckResult; repetition: number; slot_id: string } | undefined;
+    for (const item of list) {
+      const check = item.checks.find((c) => c.name === name);
+      if (!check || (check.outcome !== 'pass' && check.outcome !== 'fail')) continue;
+      // Strictly worse only, so ties keep the earliest repetition.
+      if (!pick || worse(check, pick.check) > 0) pick = { check, repetition: item.repetition, slot_id: item.slot_id };
+    }
+    if (pick) worst.push({ check: name, value: pick.check.value, repetition: pick.repetition, slot_id: pick.slot_id });
+  }
+  return worst;
 }
 
 /** Every reason code of the failed and invalid repetitions: failed first, then by first appearance (a pair lists its root cause first). */

@@ -134,6 +134,41 @@ export const CaseWorstFrame = z.object({
 });
 export type CaseWorstFrame = z.infer<typeof CaseWorstFrame>;
 
+/** The worst figure of one check across repetitions: its value and the repetition and slot it came from. */
+export const CaseWorst = z.object({ check: z.string(), value: z.number().nullable(), repetition: z.number().int(), slot_id: z.string() });
+export type CaseWorst = z.infer<typeof CaseWorst>;
+
+/**
+ * One repetition of a case in the baseline run against repetition 0 of the same run (spec version
+ * 1.4; compare's and merge's `repeatability`). `identical`: the two are the same sealed bytes, not
+ * measured, no checks. Otherwise measured like a pair (the same metric set, decoder and media
+ * checks) and its figures judged by the policy's checks, as a diagnosis that counts nowhere else
+ * (not in the summary, the case's status or the gate): `passed` or `failed` say whether the run's
+ * own repetitions stay within the thresholds; `invalid` that they could not be measured or judged,
+ * `reasons` saying why (`side` `baseline` is repetition 0, `candidate` the repetition measured).
+ */
+export const OwnRepetition = z.object({
+  repetition: z.number().int().min(1),
+  slot_id: z.string(),
+  against_repetition: z.number().int().min(0),
+  against_slot_id: z.string(),
+  status: z.enum(['identical', 'passed', 'failed', 'invalid']),
+  reasons: z.array(Reason),
+  checks: z.array(CheckResult),
+});
+export type OwnRepetition = z.infer<typeof OwnRepetition>;
+
+/**
+ * The baseline run's own repetitions of a case, measured (spec version 1.4): each repetition from 1
+ * up against repetition 0, and per check judged (pass or fail) in at least one of them its worst
+ * figure, picked as a case's `worst` is (empty when none was measured and judged).
+ */
+export const OwnRepetitionsMeasured = z.object({
+  repetitions: z.array(OwnRepetition),
+  worst: z.array(CaseWorst),
+});
+export type OwnRepetitionsMeasured = z.infer<typeof OwnRepetitionsMeasured>;
+
 /**
  * One case (a prompt and a seed) across its repetitions, each its own pair (docs/report.md, "Repeated
  * requests"): a case fails if any repetition failed. `worst` keeps the worst figure per check; version
@@ -145,7 +180,7 @@ export const CaseView = z.object({
   seed: z.number().int(),
   status: PairStatus,
   repetitions: z.number().int(),
-  worst: z.array(z.object({ check: z.string(), value: z.number().nullable(), repetition: z.number().int(), slot_id: z.string() })),
+  worst: z.array(CaseWorst),
   /** How many repetitions passed, failed, were invalid (version 1.3): they add up to `repetitions`. */
   passed: z.number().int().min(0).optional(),
   failed: z.number().int().min(0).optional(),
@@ -167,9 +202,15 @@ export const CaseView = z.object({
    * Each run's own repetitions of the case, from the sealed media alone: `identical` when every
    * repetition with media has the same bytes (one SHA-256), `differ` when not, null with fewer than
    * two repetitions with media. The baseline's says whether a cross-hardware difference could be
-   * the baseline hardware's own nondeterminism. Measuring by how much they differ is not done here.
+   * the baseline hardware's own nondeterminism; `own_repetitions_measured` says by how much.
    */
   own_repetitions: z.object({ baseline: z.enum(['identical', 'differ']).nullable(), candidate: z.enum(['identical', 'differ']).nullable() }).optional(),
+  /**
+   * The baseline run's own repetitions of the case measured against its repetition 0 (spec version
+   * 1.4): only when the comparison was made with `repeatability` and the plan repeats cases; absent
+   * otherwise.
+   */
+  own_repetitions_measured: OwnRepetitionsMeasured.optional(),
 });
 export type CaseView = z.infer<typeof CaseView>;
 

@@ -30,7 +30,7 @@ import { writeDurable } from '../output/files.js';
 import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
-import { homeClips, measurePairs, pairAnalysedShas, type MeasuredPair } from '../comparison/measure.js';
+import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, pairAnalysedShas, type MeasuredPair } from '../comparison/measure.js';
 import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
@@ -87,6 +87,11 @@ export interface MergeOptions {
   calibration?: Calibration;
   /** Significance level of the noise verdicts (default 0.05). */
   alpha?: number;
+  /**
+   * Measure the baseline run's own repetitions as compare({ repeatability }) does: merge measures
+   * them itself from the runs (a shard never does), so the bundle is the one compare writes.
+   */
+  repeatability?: boolean;
   tempDir?: string;
   signal?: AbortSignal;
   /** The report's generated_at; default SOURCE_DATE_EPOCH when set, else now. */
@@ -435,14 +440,7 @@ async function remeasured(
   const again = await measurePairs(
     plan,
     [...chosen.keys()].map((j) => plan.pairs[j]!),
-    {
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
-      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      metrics: partials[0]!.doc.metrics.list,
-      onProgress: (e) => options.onProgress?.({ stage: 'measure', ...e }),
-    },
+    measureSettingsOf(options, partials[0]!.doc.metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
   );
   const problems: Problem[] = [];
   // The clips merge analysed on its own beside the re-measured pairs (those pairs' homes no pair of
@@ -560,7 +558,9 @@ async function mergeClaimed(
     const clips = new Map<string, AnalysedClip>();
     for (const p of partials) for (const c of p.doc.clips) if (!clips.has(c.sha256)) clips.set(c.sha256, c);
     const measured = { pairs, clips: [...clips.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1)) };
-    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count });
+    // The baseline's own repetitions: measured here from the runs, with the partials' metric set, as compare measures them.
+    const repetitions = options.repeatability ? await measureOwnRepetitions(plan, measureSettingsOf(options, first.metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
+    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count, ...(repetitions ? { repetitions } : {}) });
     const report = noise ? noise.apply(assembled) : assembled;
 
     const byPrefix = new Map<string, { partial: LoadedPartial; files: Record<string, string> }>();

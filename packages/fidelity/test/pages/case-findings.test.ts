@@ -4,10 +4,10 @@
  * by cause past GROUP_ABOVE lines; each case opening to its repetitions, each a link to its pair.
  */
 import { describe, expect, it } from 'vitest';
-import { caseViews } from '../../src/pairing/summary.js';
+import { caseViews, worstChecks } from '../../src/pairing/summary.js';
 import { GROUP_ABOVE } from '../../src/pages/case-findings.js';
 import { renderReport } from '../../src/pages/page.js';
-import type { PairReport, Report } from '../../src/schemas/report.js';
+import type { OwnRepetition, PairReport, Report } from '../../src/schemas/report.js';
 import { SAMPLE_MEDIA, sampleReport } from './html-fixture.js';
 
 /** The sample's failed pair repeated: `frames[k]` the worst frame of repetition k, `ssim[k]` its min SSIM (a fail under 0.92). */
@@ -80,5 +80,59 @@ describe('the failed and invalid cases at the top', () => {
     expect(topText(en)).toContain(`CHECK_FAILED_MIN_SSIM min SSIM failed: ${GROUP_ABOVE + 8} cases`);
     expect(top.match(/<details class="case-line">/g)).toHaveLength(GROUP_ABOVE + 8);
     for (let i = 0; i < GROUP_ABOVE + 8; i++) expect(topText(en)).toContain(`case-${i} on B200: failed in 2 of 2 repetitions`);
+  });
+});
+
+describe("the baseline's own repetitions beside a case", () => {
+  const template = sampleReport(SAMPLE_MEDIA).comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+  const numbers = (text: string): string[] => (text.match(/\d+(?:\.\d+)?/g) ?? []).sort();
+
+  /** The failed case of three repetitions whose baseline repetitions differ (distinct media paths), measured as `own`. */
+  function measured(own: OwnRepetition[]): Report {
+    const pairs = repeated(template, 'night-market-s29', 3, [0.45, 0.437, 0.44], [12, 12, 12]);
+    pairs.forEach((p, k) => (p.baseline_media = `media/${String(k).repeat(64)}.mp4`));
+    const report = withPairs(pairs);
+    const view = report.comparisons[0]!.cases[0]!;
+    view.own_repetitions_measured = { repetitions: own, worst: worstChecks(own) };
+    return report;
+  }
+  const judged = (repetition: number, ssim: number, psnr: number | null): OwnRepetition => ({
+    repetition,
+    slot_id: `measurement-r00${repetition}-c003`,
+    against_repetition: 0,
+    against_slot_id: 'measurement-r000-c003',
+    status: 'passed',
+    reasons: [],
+    checks: [
+      { name: 'min_ssim', outcome: 'pass', value: ssim, threshold: 0.92, comparator: '>=', note: null },
+      { name: 'video_psnr_db', outcome: 'pass', value: psnr, threshold: 30, comparator: '>=', note: psnr === null ? 'identical' : null },
+    ],
+  });
+
+  it("gives the worst figure of the check the case failed, in both languages with the same numbers, and each repetition's figures when opened", () => {
+    const report = measured([judged(1, 0.9931, 44.5), judged(2, 0.9912, null)]);
+    const en = topText(renderReport(report, 'en'));
+    const zh = topText(renderReport(report, 'zh'));
+    const line = en.slice(en.indexOf('night-market-s29 on B200'), en.indexOf('repetition 0'));
+    expect(line).toContain("at frame 12 each time, H200's own repetitions: differ: min SSIM 0.991200");
+    const zhLine = zh.slice(zh.indexOf('B200 上的 night-market-s29'), zh.indexOf('第 0 次重复'));
+    expect(zhLine).toContain('H200 自身的各次重复：不同：最小 SSIM 0.991200');
+    expect(numbers(zhLine)).toEqual(numbers(line));
+    expect(en).toContain("H200's own repetitions, each against its repetition 0");
+    expect(en).toContain('repetition 2 measurement-r002-c003 min SSIM 0.991200, video PSNR (dB) identical');
+    expect(en).toContain('repetition 1 measurement-r001-c003 min SSIM 0.993100, video PSNR (dB) 44.50');
+    expect(zh).toContain('第 2 次重复 measurement-r002-c003 最小 SSIM 0.991200');
+  });
+
+  it('says why when no repetition could be measured, and only that they differ without a measurement', () => {
+    const invalid: OwnRepetition = { ...judged(1, 0, 0), status: 'invalid', checks: [], reasons: [{ code: 'FAILED_BASELINE', message: '30054883436-1/measurement-r000-c003 has no ok media', side: 'baseline' }] };
+    const en = topText(renderReport(measured([invalid]), 'en'));
+    expect(en).toContain("H200's own repetitions: differ, not measured (FAILED_BASELINE)");
+    expect(topText(renderReport(measured([invalid]), 'zh'))).toContain('H200 自身的各次重复：不同，未能测量（FAILED_BASELINE）');
+    const unmeasured = measured([]);
+    delete unmeasured.comparisons[0]!.cases[0]!.own_repetitions_measured;
+    const text = topText(renderReport(unmeasured, 'en'));
+    expect(text).toMatch(/H200's own repetitions: differ(?!:)/);
+    expect(text).not.toContain('each against its repetition');
   });
 });
