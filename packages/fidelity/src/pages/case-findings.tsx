@@ -175,7 +175,7 @@ function ownRepetitionsList(f: CaseFinding, m: Messages): VNode | null {
         {measured.repetitions.map((r) => (
           <li>
             {r.status === 'identical' ? null : [badge(r.status, m[`status_${r.status}`]), ' ']}
-            {fill(m.case_own_item, { n: r.repetition })} <code class="muted">{r.slot_id}</code>{' '}
+            {fill(m.case_repetition, { n: r.repetition })} <code class="muted">{r.slot_id}</code>{' '}
             <span class="why">
               {r.status === 'identical'
                 ? m.case_own_bit_identical

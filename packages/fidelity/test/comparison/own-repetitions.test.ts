@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { caseText } from '../../src/ci/format.js';
 import { junitXml, xmlAttr } from '../../src/ci/junit.js';
 import { jobSummary, mdCode } from '../../src/ci/summary.js';
@@ -89,7 +90,9 @@ describe('compare({ repeatability })', () => {
     expect(on.comparisons[0]!.cases.every((v) => v.own_repetitions_measured !== undefined)).toBe(true);
   });
 
-  it('shows the figure beside the cross-hardware finding on both pages, with the same number', () => {
+  it('shows the figure beside the cross-hardware finding on both pages, with the same number', async () => {
+    // The pages with the new lines pass verify-bundle's scan (links, policy, markup) as every bundle must.
+    expect((await verifyBundle(at('on'))).ok).toBe(true);
     const worst = caseOf(on, DIFFERING).own_repetitions_measured!.worst.find((w) => w.check === 'min_ssim')!.value!;
     const figure = num(worst, 6, '');
     const text = (file: string): string => readFileSync(at('on', file), 'utf8').replace(/<[^>]+>/g, '').replace(/&#39;/g, "'");
