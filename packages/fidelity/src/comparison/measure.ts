@@ -211,19 +211,14 @@ export interface MeasuredRepetition {
 /**
  * The baseline run's own repetitions, each measured against its repetition 0 like a pair (the same
  * pool, metric set and media checks), in noisePairs' order: case by case in plan order, repetition
- * 1 upward. Only
- * repetitions whose bytes differ from repetition 0 are measured; the figures depend on the two
- * files alone, so they are the same for every thread count and wherever they are measured.
+ * 1 upward. Only repetitions whose bytes differ from repetition 0 are measured; the figures depend
+ * on the two files alone, so they are the same for every thread count and wherever they are measured.
  */
 export async function measureOwnRepetitions(plan: ComparisonPlan, settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<MeasuredRepetition[]> {
   // One run: noisePairs gives its repetition pairs only, repetition 0 against every later one, case by case.
   const pairs = noisePairs([plan.baseline]);
   const identical = (p: NoisePair): boolean => p.reason === null && p.baseline.media!.sha256 === p.candidate.media!.sha256;
-  const outcomes = await measureNoisePairs(
-    pairs.filter((p) => !identical(p)),
-    plan.baseline.plan,
-    settings,
-  );
+  const outcomes = await measureNoisePairs(pairs.filter((p) => !identical(p)), plan.baseline.plan, settings);
   return pairs.map((p) => ({
     case_id: p.case_id,
     repetition: p.repetition,
