@@ -159,7 +159,7 @@ export const OwnRepetition = z.object({
 export type OwnRepetition = z.infer<typeof OwnRepetition>;
 
 /**
- * The baseline run's own repetitions of a case, measured (spec version 1.4): each repetition from 1
+ * The baseline run's own repetitions of a case, measured (spec version 1.3, present only with the repeatability option): each repetition from 1
  * up against repetition 0, and per check judged (pass or fail) in at least one of them its worst
  * figure, picked as a case's `worst` is (empty when none was measured and judged).
  */
