@@ -23,6 +23,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // One folder of shared test data per run (test/shared/store.ts): built once, read by every file.
+    globalSetup: ['test/shared/global-setup.ts'],
     reporters: times ? ['default', ['json', { outputFile: times }]] : ['default'],
     projects: [
       {

@@ -1,15 +1,14 @@
 /**
  * Where the browser tests get their bundle: a real compare() of the
  * committed fixture runs (H200 baseline against B200 and H100), exactly what
- * a user opens. Nothing in the bundle is hand-made.
+ * a user opens. Nothing in the bundle is hand-made. It is the run's shared
+ * bundle (test/shared/fixtures.ts): made once per test run, never written to.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { compare } from '../../packages/fidelity/src/compare.js';
 import { PAGE_FILE } from '../../packages/fidelity/src/pages/i18n.js';
-import type { Report } from '../../packages/fidelity/src/schemas/report.js';
-
-const RUNS = fileURLToPath(new URL('../../fixtures/runs/', import.meta.url));
+import { Report } from '../../packages/fidelity/src/schemas/report.js';
+import { fixtureBundle } from '../shared/fixtures.js';
 
 export interface ReportBundle {
   /** The bundle folder. */
@@ -21,9 +20,9 @@ export interface ReportBundle {
   servers: string[];
 }
 
-export async function makeReportBundle(dir: string): Promise<ReportBundle> {
-  const result = await compare(path.join(RUNS, 'h200'), [path.join(RUNS, 'b200'), path.join(RUNS, 'h100')], { out: dir });
-  const report = result.report;
+export async function makeReportBundle(): Promise<ReportBundle> {
+  const { dir } = await fixtureBundle(['b200', 'h100']);
+  const report = Report.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
   return {
     dir,
     report,

@@ -52,7 +52,7 @@ if (!HAVE_CHROMIUM) {
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
   mkdirSync(shots, { recursive: true });
-  bundle = await makeReportBundle(path.join(tmp, 'bundle'));
+  bundle = await makeReportBundle();
   // launch() gives every run a fresh, throw-away user-data-dir.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 });

@@ -4,13 +4,15 @@
  * merge) diffs as unchanged; one moved value is a change naming the pair and the metric path; a
  * broken seal is refused. compare and merge write the same JUnit file, which validates against
  * the JUnit schema, and append their summaries to GITHUB_STEP_SUMMARY / --summary; a refusal
- * writes no JUnit file.
+ * writes no JUnit file. The shards merged are the run's shared partials of the fixtures
+ * (test/shared/fixtures.ts, made by the library as `compare --shard K/2 --partial` makes them).
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_XMLLINT, validate } from '../../packages/fidelity/test/ci/xmllint.js';
+import { fixturePartials } from '../shared/fixtures.js';
 import { cli, FIXTURES, reseal, snapshot, type CliResult } from './helpers.js';
 
 const run = (site: string) => path.join(FIXTURES, site);
@@ -26,8 +28,9 @@ beforeAll(async () => {
   writeFileSync(SUMMARY, '# an earlier step\n');
   a = await cli(['compare', ...RUNS, '--out', at('a'), '--threads', '2', '--junit', at('a.xml')], { env: { SOURCE_DATE_EPOCH: '1764450000', GITHUB_STEP_SUMMARY: SUMMARY } });
   b = await cli(['compare', ...RUNS, '--out', at('b'), '--threads', '1'], { env: { SOURCE_DATE_EPOCH: '1700000000' } });
-  for (const k of [0, 1]) await cli(['compare', ...RUNS, '--shard', `${k}/2`, '--partial', at('partials', String(k)), '--threads', '1']);
-  merged = await cli(['merge', ...RUNS, '--partials', at('partials'), '--out', at('merged'), '--junit', at('merged.xml'), '--summary', SUMMARY], { env: { SOURCE_DATE_EPOCH: '1764450000' } });
+  // The two shards' partials, shared with the other files of the run (read only: merge reads them).
+  const partials = (await fixturePartials(['b200', 'h100'], 2)).dir;
+  merged = await cli(['merge', ...RUNS, '--partials', partials, '--out', at('merged'), '--junit', at('merged.xml'), '--summary', SUMMARY], { env: { SOURCE_DATE_EPOCH: '1764450000' } });
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -15,7 +15,8 @@ import { duration, kilojoules } from '../../packages/fidelity/src/pages/format.j
 import { PowerAudit } from '../../packages/fidelity/src/power/schemas.js';
 import { Report } from '../../packages/fidelity/src/schemas/report.js';
 import type { RunJson } from '../../packages/fidelity/src/schemas/run-archive.js';
-import { generateRuns } from '../../packages/fidelity/src/synth/index.js';
+import { generatedRuns } from '../shared/fixtures.js';
+import { copyShared } from '../shared/store.js';
 import { cli, FIXTURES, reseal, type CliResult } from './helpers.js';
 
 const EPOCH = { SOURCE_DATE_EPOCH: '1764450000' };
@@ -57,8 +58,10 @@ beforeAll(async () => {
 
   // Two repetitions of four cases; night-market-s29 carries heavy noise on B200. Its second repetition is
   // replaced by the baseline's own clip, so the case fails in repetition 0 and passes in repetition 1.
-  const runs = await generateRuns({ outDir: path.join(tmp, 'rep-runs'), size: 'small', sites: ['H200', 'B200'], repetitions: 2, cases: 4 });
-  const dir = (site: string) => runs.runs.find((r) => r.site === site)!.dir;
+  // The run's shared runs (test/shared/fixtures.ts), copied: B200 is changed below.
+  const runs = await generatedRuns({ size: 'small', sites: ['H200', 'B200'], repetitions: 2, cases: 4 });
+  const copies = new Map<string, string>(runs.runs.map((r) => [r.site, copyShared(r.dir, path.join(tmp, 'rep-runs', path.basename(r.dir)))]));
+  const dir = (site: string) => copies.get(site)!;
   copyFileSync(path.join(dir('H200'), 'media', 'measurement-r001-c003.mp4'), path.join(dir('B200'), 'media', 'measurement-r001-c003.mp4'));
   reseal(dir('B200'));
   repeated = await cli(['compare', dir('H200'), dir('B200'), '--out', REP_OUT, '--json', '--threads', '2'], { env: EPOCH });

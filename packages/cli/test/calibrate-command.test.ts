@@ -1,12 +1,16 @@
 /**
  * `fidelity calibrate` and `compare --calibration / --noise` through main():
  * the files written, the exit codes and the reason codes of refusals.
+ *
+ * The generated runs are the run's shared data (test/shared/fixtures.ts): generated once per
+ * test run, outside this file's folder; the refusals below must leave them as they were.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateRuns, type GeneratedRuns } from 'media-fidelity';
+import type { GeneratedRuns } from 'media-fidelity';
+import { generatedRuns } from '../../../test/shared/fixtures.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
 
@@ -16,7 +20,7 @@ let runs: GeneratedRuns;
 const dir = (site: string): string => runs.runs.find((r) => r.site === site)!.dir;
 
 beforeAll(async () => {
-  runs = await generateRuns({ outDir: path.join(tmp, 'runs'), sites: ['H200', 'B200', 'H200R'] });
+  runs = await generatedRuns({ sites: ['H200', 'B200', 'H200R'] });
 });
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -38,8 +42,8 @@ describe('fidelity calibrate', () => {
     const p = JSON.parse(readFileSync(policy, 'utf8')) as { calibration_status: string; description: string };
     expect(p.calibration_status).toBe('calibrated');
     expect(p.description).toMatch(/n = 10 same-hardware pairs/);
-    // Nothing else written beside them (no temp files left).
-    expect(readdirSync(tmp).sort()).toEqual(['calibration.json', 'policy.json', 'runs']);
+    // Nothing else written beside them (no temp files left; the runs are elsewhere).
+    expect(readdirSync(tmp).sort()).toEqual(['calibration.json', 'policy.json']);
   });
 
   it('refuses a single run without repetitions with CALIBRATION_NO_PAIRS (exit 2) and writes nothing', async () => {
@@ -100,7 +104,7 @@ describe('fidelity calibrate guards --out and --policy-out as compare guards --o
   const zip = (site: string): string => zips.runs.find((r) => r.site === site)!.dir;
   const codes = (r: { out: string }): string[] => (JSON.parse(r.out) as { errors: { code: string }[] }).errors.map((e) => e.code);
   beforeAll(async () => {
-    zips = await generateRuns({ outDir: path.join(tmp, 'zips'), sites: ['H200', 'H200R'], format: 'zip' });
+    zips = await generatedRuns({ sites: ['H200', 'H200R'], format: 'zip' });
   });
 
   it('refuses an --out or --policy-out inside an input run, before measuring, and leaves the run as it was', async () => {

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generatedRuns, runDir } from '../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'fidelity.js');
@@ -71,11 +72,10 @@ describe('an output folder that cannot be made', () => {
 });
 
 describe('a read-only folder', () => {
-  it('calibrate --out under /proc: OUT_NOT_WRITABLE before any run is measured', () => {
-    const dir = freshDir();
-    const gen = spawnSync(process.execPath, [BIN, 'generate', '--out', path.join(dir, 'runs'), '--sites', 'H200,H200R'], { encoding: 'utf8' });
-    expect(gen.status, gen.stderr).toBe(0);
-    const r = spawnSync(process.execPath, [BIN, 'calibrate', path.join(dir, 'runs', 'h200'), path.join(dir, 'runs', 'h200r'), '--out', `/proc/fidelity-${process.pid}.json`, '--json', '--progress'], {
+  it('calibrate --out under /proc: OUT_NOT_WRITABLE before any run is measured', async () => {
+    // Two runs of one hardware class, generated once per test run and shared (test/shared/fixtures.ts): read only.
+    const runs = await generatedRuns({ sites: ['H200', 'B200', 'H200R'] });
+    const r = spawnSync(process.execPath, [BIN, 'calibrate', runDir(runs, 'H200'), runDir(runs, 'H200R'), '--out', `/proc/fidelity-${process.pid}.json`, '--json', '--progress'], {
       encoding: 'utf8',
       timeout: 60_000,
     });

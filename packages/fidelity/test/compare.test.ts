@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
 import type { CompareProgress, CompareResult } from '../src/comparison/types.js';
-import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
+import type { GeneratedRuns } from '../src/synth/index.js';
+import { generatedRuns } from '../../../test/shared/fixtures.js';
 import { refusal } from './refusal.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-compare-'));
@@ -23,7 +24,8 @@ const dir = (site: string) => runs.runs.find((r) => r.site === site)!.dir;
 
 beforeAll(async () => {
   // Four cases x two repetitions; case 3 (night-market-s29) carries heavy noise on B200 in both repetitions.
-  runs = await generateRuns({ outDir: path.join(tmp, 'runs'), size: 'small', sites: ['H200', 'B200'], repetitions: 2, cases: 4 });
+  // Shared with the other files of the run (test/shared/fixtures.ts): generated once, read here.
+  runs = await generatedRuns({ size: 'small', sites: ['H200', 'B200'], repetitions: 2, cases: 4 });
   result = await compare(dir('H200'), [dir('B200')], { out: path.join(tmp, 'bundle'), threads: 2, onProgress: (e) => events.push(e) });
 });
 

@@ -139,12 +139,12 @@ describe('verifyBundle', () => {
 });
 
 describe('a bundle holds only the file kinds compare writes', () => {
-  const real = path.join(tmp, 'real');
-  const ROOT = new URL('../../../../', import.meta.url);
+  // compare(h200, [b200], { threads: 2 }) of the committed fixtures, shared with the other files of the run:
+  // read here, copied before any edit.
+  let real = '';
   beforeAll(async () => {
-    const { compare } = await import('../../src/compare.js');
-    const runs = new URL('fixtures/runs/', ROOT).pathname;
-    await compare(path.join(runs, 'h200'), [path.join(runs, 'b200')], { out: real, threads: 2 });
+    const { fixtureBundle } = await import('../../../../test/shared/fixtures.js');
+    real = (await fixtureBundle(['b200'])).dir;
   }, 120_000);
 
   /** A copy of the real bundle changed by `edit` (which may also change report.json) and resealed. */

@@ -3,6 +3,9 @@
  * run, its rerun (H200R: nondeterminism-sized differences on some cases) and
  * a B200 candidate, with repetitions. Every verdict in the report is
  * recomputed here from the calibration file's values, by definition.
+ *
+ * The generated runs are the run's shared data (test/shared/fixtures.ts): generated once per
+ * test run, read here (and by packages/cli/test/calibrate-command.test.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,7 +20,7 @@ import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
 import type { Report } from '../../src/schemas/report.js';
-import { generateRuns } from '../../src/synth/index.js';
+import { generatedRuns } from '../../../../test/shared/fixtures.js';
 
 const inf = (v: number | null): number => (v === null ? Infinity : v);
 const oracleP = (v: number | null, s: readonly (number | null)[], worse: string): number =>
@@ -32,9 +35,9 @@ let cal: Calibration;
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'fidelity-calibrate-'));
-  reps2 = await generateRuns({ outDir: path.join(root, 'reps2'), sites: ['H200', 'B200', 'H200R'], repetitions: 2 });
-  zips = await generateRuns({ outDir: path.join(root, 'zip'), sites: ['H200', 'H200R'], format: 'zip' });
-  tars = await generateRuns({ outDir: path.join(root, 'tar'), sites: ['H200', 'H200R'], format: 'tar.gz' });
+  reps2 = await generatedRuns({ sites: ['H200', 'B200', 'H200R'], repetitions: 2 });
+  zips = await generatedRuns({ sites: ['H200', 'H200R'], format: 'zip' });
+  tars = await generatedRuns({ sites: ['H200', 'H200R'], format: 'tar.gz' });
   cal = (await calibrate([dir(reps2, 'H200R'), dir(reps2, 'H200')], { generatedAt: new Date(0) })).calibration;
 });
 afterAll(() => rm(root, { recursive: true, force: true }));

@@ -11,15 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare } from '../../src/compare.js';
 import { homeClips, measurePairs } from '../../src/comparison/measure.js';
 import { planComparison, type ComparisonPlan } from '../../src/comparison/plan.js';
 import { FidelityError } from '../../src/errors.js';
 import { analyseClip } from '../../src/pool/analyse-clip.js';
 import { merge } from '../../src/shard/merge.js';
 import { shardIndices } from '../../src/shard/spec.js';
-import type { Report } from '../../src/schemas/report.js';
+import { Report } from '../../src/schemas/report.js';
 import { reseal } from '../../../../test/e2e/helpers.js';
+import { fixtureBundle, fixturePartials } from '../../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
@@ -31,7 +31,8 @@ const at = (...p: string[]) => path.join(tmp, ...p);
 let report: Report;
 let plan: ComparisonPlan;
 beforeAll(async () => {
-  report = (await compare(BASE, CANDS, { out: at('bundle'), threads: 2 })).report;
+  // compare(BASE, CANDS, { threads: 2 }), shared with the other files of the run (read only).
+  report = Report.parse(JSON.parse(readFileSync(path.join((await fixtureBundle(['b200', 'h100'])).dir, 'report.json'), 'utf8')));
   plan = await planComparison(BASE, CANDS);
 }, 300_000);
 afterAll(async () => {
@@ -74,9 +75,10 @@ describe('every completed clip analysed', () => {
 });
 
 describe('shards analyse the clips of their own pairs; merge checks them', () => {
-  const partials = at('partials');
+  // The partials of two shards (threads: 2), shared with the other files of the run: read here, copied before any edit.
+  let partials = '';
   beforeAll(async () => {
-    for (const k of [0, 1]) await compare(BASE, CANDS, { out: path.join(partials, String(k)), shard: { index: k, count: 2 }, threads: 2 });
+    partials = (await fixturePartials(['b200', 'h100'], 2)).dir;
   }, 300_000);
 
   const refused = async (dir: string): Promise<FidelityError> => {

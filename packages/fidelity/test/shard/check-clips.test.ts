@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { logsCorruptFrames } from '../../src/media/decoder-log.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
@@ -20,6 +19,7 @@ import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { merge } from '../../src/shard/merge.js';
 import { partialJsonText, ShardPartial } from '../../src/shard/schema.js';
 import { reseal } from '../../../../test/e2e/helpers.js';
+import { fixturePartials, SHARED_EPOCH } from '../../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
@@ -29,10 +29,13 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-check-clips-'));
 const at = (...p: string[]): string => path.join(tmp, ...p);
 const saved = process.env.SOURCE_DATE_EPOCH;
 let n = 0;
+let partial = '';
 
 beforeAll(async () => {
-  process.env.SOURCE_DATE_EPOCH = '1764450000';
-  await compare(BASE, CANDS, { out: at('p'), shard: { index: 0, count: 1 }, threads: 2 });
+  process.env.SOURCE_DATE_EPOCH = SHARED_EPOCH;
+  // The one partial of compare(BASE, CANDS, { shard: 0/1, threads: 2 }) at that epoch, shared with the
+  // other files of the run: read here, copied before any edit.
+  partial = path.join((await fixturePartials(['b200', 'h100'], 1)).dir, '0');
 }, 300_000);
 afterAll(() => {
   if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
@@ -40,7 +43,7 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-const doc = (): ShardPartial => ShardPartial.parse(JSON.parse(readFileSync(at('p', 'partial.json'), 'utf8')));
+const doc = (): ShardPartial => ShardPartial.parse(JSON.parse(readFileSync(path.join(partial, 'partial.json'), 'utf8')));
 
 /** A measured pair with audio whose clips are both valid: the ones the forgeries below start from. */
 function measuredPair(d: ShardPartial, from = 0): { index: number; m: PairMeasurement } {
@@ -51,7 +54,7 @@ function measuredPair(d: ShardPartial, from = 0): { index: number; m: PairMeasur
 /** Edits a copy of the partial as `edit` says, reseals it, merges it, and returns the refusal. */
 async function forged(edit: (d: ShardPartial) => void): Promise<FidelityError> {
   const dir = at(`forged-${n++}`);
-  cpSync(at('p'), dir, { recursive: true });
+  cpSync(partial, dir, { recursive: true });
   const d = doc();
   edit(d);
   writeFileSync(path.join(dir, 'partial.json'), partialJsonText(d));
@@ -75,7 +78,7 @@ function expectRefused(error: FidelityError, index: number, field: RegExp): void
 
 describe('merge checks each clip analysis', () => {
   it('merges the honest partial (every analysis of the fixtures passes the checks)', async () => {
-    const result = await merge(BASE, CANDS, { partials: [at('p')], out: at('honest'), remeasure: 0, threads: 2 });
+    const result = await merge(BASE, CANDS, { partials: [partial], out: at('honest'), remeasure: 0, threads: 2 });
     expect(result).toBeTruthy();
   }, 120_000);
 

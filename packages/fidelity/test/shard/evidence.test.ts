@@ -11,6 +11,9 @@
  * Runs: the committed H200 and B200 fixtures, ten pairs (c003 fails on SSIM
  * and PSNR, c004 and c005 on audio, c006 is a failed request, c007 has
  * frame counts 12 and 10, c008 lacks audio on one side).
+ *
+ * The one-machine bundle ('one') and the partials of 2 and 10 shards ('p2', 'p10') are the run's
+ * shared data (test/shared/fixtures.ts): built once per test run, read here; every forgery edits a copy.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import { merge, type MergeOptions } from '../../src/shard/merge.js';
 import { partialJsonText, ShardPartial as ShardPartialSchema, type ShardPartial } from '../../src/shard/schema.js';
 import { reseal, sha256, snapshot } from '../../../../test/e2e/helpers.js';
+import { fixtureBundle, fixturePartials, SHARED_EPOCH } from '../../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
@@ -35,20 +39,24 @@ const BASE = path.join(FIX, 'h200');
 const CANDS = [path.join(FIX, 'b200')];
 const B200 = '30061277519-2';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-evidence-'));
-const at = (...p: string[]) => path.join(tmp, ...p);
+/** Shared data, read only: 'one', 'p2' and 'p10'. */
+const shared = new Map<string, string>();
+/** A path under this file's own folder, or under a shared entry when its first part names one. */
+const at = (...p: string[]) => {
+  const [first, ...rest] = p.join('/').split('/');
+  const root = shared.get(first!);
+  return root ? path.join(root, ...rest) : path.join(tmp, ...p);
+};
 const saved = process.env.SOURCE_DATE_EPOCH;
 let n = 0;
 const out = () => at(`out-${n++}`);
 
-async function shards(count: number, dir: string): Promise<void> {
-  for (let k = 0; k < count; k++) await compare(BASE, CANDS, { out: path.join(dir, String(k)), shard: { index: k, count }, threads: 2 });
-}
-
 beforeAll(async () => {
-  process.env.SOURCE_DATE_EPOCH = '1764450000';
-  await compare(BASE, CANDS, { out: at('one'), threads: 2 });
-  await shards(2, at('p2'));
-  await shards(10, at('p10'));
+  process.env.SOURCE_DATE_EPOCH = SHARED_EPOCH;
+  // compare(BASE, CANDS, { threads: 2 }) and its partials of 2 and 10 shards (threads: 2) at SHARED_EPOCH.
+  shared.set('one', (await fixtureBundle(['b200'])).dir);
+  shared.set('p2', (await fixturePartials(['b200'], 2)).dir);
+  shared.set('p10', (await fixturePartials(['b200'], 10)).dir);
 }, 600_000);
 afterAll(() => {
   if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
@@ -274,6 +282,19 @@ describe('merge checks what it can', () => {
   });
 });
 
+/**
+ * merge of the honest p2 partials, by default (one pair per partial re-measured) and with remeasure 'all':
+ * made once, by whichever test asks first, and read by the tests that assert on them.
+ */
+const honest: Partial<Record<'default' | 'all', Promise<{ out: string; result: Awaited<ReturnType<typeof merge>> }>>> = {};
+function mergedP2(remeasure: 'default' | 'all') {
+  return (honest[remeasure] ??= (async () => {
+    const o = out();
+    const result = await merge(BASE, CANDS, { partials: [at('p2')], out: o, threads: 2, ...(remeasure === 'all' ? { remeasure: 'all' as const } : {}) });
+    return { out: o, result };
+  })());
+}
+
 describe('merge re-measures what it cannot check', () => {
   /** c003 (SSIM 0.44, PSNR 22 dB: fails) forged whole: a series of 1, aggregates from it, PSNR 40, a matching frames.csv. */
   const passing = (k: number, doc: ShardPartial, dir: string, shard: number) => {
@@ -304,14 +325,13 @@ describe('merge re-measures what it cannot check', () => {
   });
 
   it('report.json and both pages say how many pairs merge re-measured', async () => {
-    const o = out();
-    const result = await merge(BASE, CANDS, { partials: [at('p2')], out: o, threads: 2 });
+    const { out: o, result } = await mergedP2('default');
     // Nine pairs were measured (c006 is a failed request); one per partial was measured again.
     expect(result.report.measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
     expect(JSON.parse(readFileSync(path.join(o, 'report.json'), 'utf8')).measurement_origin).toEqual({ pairs: 9, measured_here: 2, taken_from_shards: 7 });
     expect(readFileSync(path.join(o, 'index.html'), 'utf8')).toContain('2 of 9 re-measured by merge; the rest taken from shards: their values checked against themselves and the media, failure messages as the shards wrote them.');
     expect(readFileSync(path.join(o, 'index.zh.html'), 'utf8')).toContain('合并时重新测量了 9 对中的 2 对；其余取自分片：数值已与自身及媒体核对，失败信息沿用分片所写。');
-    const all = await merge(BASE, CANDS, { partials: [at('p2')], out: out(), threads: 2, remeasure: 'all' });
+    const { result: all } = await mergedP2('all');
     expect(all.report.measurement_origin).toEqual({ pairs: 9, measured_here: 9, taken_from_shards: 0 });
     const one = JSON.parse(readFileSync(at('one', 'report.json'), 'utf8'));
     expect(one.measurement_origin).toEqual({ pairs: 9, measured_here: 9, taken_from_shards: 0 });
@@ -319,11 +339,11 @@ describe('merge re-measures what it cannot check', () => {
   }, 120_000);
 
   it('with --remeasure all the bundle is byte for byte compare\'s; by default it differs only in the re-measured count, and is the same bytes every time', async () => {
-    const all = out();
-    await merge(BASE, CANDS, { partials: [at('p2')], out: all, threads: 2, remeasure: 'all' });
+    const { out: all } = await mergedP2('all');
     expect(snapshot(all)).toEqual(snapshot(at('one')));
-    const [a, b] = [out(), out()];
-    await merge(BASE, CANDS, { partials: [at('p2')], out: a, threads: 2 });
+    // a: the default merge (also read by the test above); b: the same merge again, here.
+    const { out: a } = await mergedP2('default');
+    const b = out();
     await merge(BASE, CANDS, { partials: [at('p2')], out: b, threads: 2 });
     expect(snapshot(b)).toEqual(snapshot(a));
     const one = snapshot(at('one'));

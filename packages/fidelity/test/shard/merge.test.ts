@@ -7,6 +7,9 @@
  * pairs merge re-measured: test/shard/evidence.test.ts); a run of more shards than pairs (empty
  * partials) on generated runs; and every refusal of a partial set, each with
  * its code, naming the partials, leaving --out untouched.
+ *
+ * The one-machine bundle and the partials of N shards are the run's shared data
+ * (test/shared/fixtures.ts): built once per test run, read here, copied before any change.
  */
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,16 +22,25 @@ import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { merge } from '../../src/shard/merge.js';
 import { ShardPartial } from '../../src/shard/schema.js';
-import { generateRuns } from '../../src/synth/index.js';
 import { reseal, sha256, snapshot } from '../../../../test/e2e/helpers.js';
+import { fixtureBundle, fixturePartials, generatedRuns, SHARED_EPOCH } from '../../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIX = path.join(ROOT, 'fixtures', 'runs');
 const BASE = path.join(FIX, 'h200');
 const CANDS = [path.join(FIX, 'b200'), path.join(FIX, 'h100')];
-const EPOCH = '1764450000';
+const EPOCH = SHARED_EPOCH;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-merge-'));
-const at = (...p: string[]) => path.join(tmp, ...p);
+/** Shared data, read only: the one-machine bundle ('one') and the partials of N shards ('p1', 'p2', 'p3', 'p7'). */
+const shared = new Map<string, string>();
+/** A path under this file's own folder, or under a shared entry when its first part names one. */
+const at = (...p: string[]) => {
+  const [first, ...rest] = p.join('/').split('/');
+  const root = shared.get(first!);
+  return root ? path.join(root, ...rest) : path.join(tmp, ...p);
+};
+/** A path under this file's own folder only (for what it writes). */
+const own = (...p: string[]) => path.join(tmp, ...p);
 const saved = process.env.SOURCE_DATE_EPOCH;
 
 
@@ -49,20 +61,21 @@ async function refused(p: Promise<unknown>): Promise<FidelityError> {
 const codes = (e: FidelityError) => e.problems.map((p) => p.code);
 const mergeOf = (partials: string[], out: string, extra: Partial<Parameters<typeof merge>[2]> = {}) => merge(BASE, CANDS, { partials, out, ...extra });
 
-/** A set of partial folders under `name`, copied from the ones made in beforeAll. */
+/** A set of partial folders under `name`, copied from the shared ones and the ones made here. */
 function set(name: string, parts: [string, string][]): string {
-  for (const [from, as] of parts) cpSync(at(from), at(name, as), { recursive: true });
-  return at(name);
+  for (const [from, as] of parts) cpSync(at(from), own(name, as), { recursive: true });
+  return own(name);
 }
 
 const N = [1, 2, 3, 7];
 beforeAll(async () => {
   process.env.SOURCE_DATE_EPOCH = EPOCH;
-  await compare(BASE, CANDS, { out: at('one'), threads: 2 });
+  // compare(BASE, CANDS, { threads: 2 }) and shards(n) at EPOCH, as every file of the run shares them.
+  shared.set('one', (await fixtureBundle(['b200', 'h100'])).dir);
   // The same inputs again, one thread: SOURCE_DATE_EPOCH alone makes the bytes equal.
   await compare(BASE, CANDS, { out: at('again'), threads: 1 });
   for (const n of N) {
-    await shards(n, at(`p${n}`));
+    shared.set(`p${n}`, (await fixturePartials(['b200', 'h100'], n)).dir);
     await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`), remeasure: 'all', threads: 2 });
   }
 }, 900_000);
@@ -128,15 +141,19 @@ describe('merged shards', () => {
   });
 
   it('replaces a previous partial in place (a requeued shard) and gives the same bytes', async () => {
-    const before = snapshot(at('p7', '6'));
-    await compare(BASE, CANDS, { out: at('p7', '6'), shard: { index: 6, count: 7 } });
-    expect(snapshot(at('p7', '6'))).toEqual(before);
+    // A copy of the shared partial: the requeued shard overwrites it.
+    const requeued = own('requeued', '6');
+    cpSync(at('p7', '6'), requeued, { recursive: true });
+    const before = snapshot(requeued);
+    expect(before).toEqual(snapshot(at('p7', '6')));
+    await compare(BASE, CANDS, { out: requeued, shard: { index: 6, count: 7 } });
+    expect(snapshot(requeued)).toEqual(before);
   }, 300_000);
 });
 
 describe('more shards than pairs', () => {
   it('writes empty partials that merge accepts, for the same bytes as compare()', async () => {
-    const runs = await generateRuns({ outDir: at('gen'), size: 'small', sites: ['H200', 'B200'], cases: 2 });
+    const runs = await generatedRuns({ size: 'small', sites: ['H200', 'B200'], cases: 2 });
     const dir = (site: string) => runs.runs.find((r) => r.site === site)!.dir;
     await compare(dir('H200'), [dir('B200')], { out: at('gen-one') });
     for (let k = 0; k < 7; k++) await compare(dir('H200'), [dir('B200')], { out: at('gen-p', String(k)), shard: { index: k, count: 7 } });
@@ -227,7 +244,9 @@ describe('merge refuses', () => {
 
   it('a folder that holds no partial, and an --out that would replace a partial', async () => {
     expect(codes(await refused(mergeOf([at('one')], out())))).toEqual(['PARTIAL_UNREADABLE']);
-    expect((await refused(mergeOf([at('p2')], at('p2')))).code).toBe('OUT_INSIDE_INPUT');
-    expect((await refused(mergeOf([at('p2', '0'), at('p2', '1')], at('p2')))).code).toBe('OUT_CONTAINS_INPUT');
+    // A copy of the shared partials: were --out not refused, merge would write into it.
+    const p2 = set('p2-out', [['p2/0', '0'], ['p2/1', '1']]);
+    expect((await refused(mergeOf([p2], p2))).code).toBe('OUT_INSIDE_INPUT');
+    expect((await refused(mergeOf([path.join(p2, '0'), path.join(p2, '1')], p2))).code).toBe('OUT_CONTAINS_INPUT');
   });
 });

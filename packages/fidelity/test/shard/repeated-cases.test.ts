@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../../src/compare.js';
 import { Report } from '../../src/schemas/report.js';
 import { merge } from '../../src/shard/merge.js';
-import { generateRuns } from '../../src/synth/index.js';
+import { generatedRuns } from '../../../../test/shared/fixtures.js';
 import { snapshot } from '../../../../test/e2e/helpers.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-repeated-'));
@@ -23,7 +23,8 @@ let cand = '';
 beforeAll(async () => {
   process.env.SOURCE_DATE_EPOCH = '1764450000';
   // The first four cases: identical, light noise (passes), slight blur (passes), heavy noise (fails), twice each.
-  const runs = await generateRuns({ outDir: at('runs'), size: 'small', sites: ['H200', 'B200'], cases: 4, repetitions: 2 });
+  // Shared with the other files of the run (test/shared/fixtures.ts): generated once, read here.
+  const runs = await generatedRuns({ size: 'small', sites: ['H200', 'B200'], cases: 4, repetitions: 2 });
   base = runs.runs.find((r) => r.site === 'H200')!.dir;
   cand = runs.runs.find((r) => r.site === 'B200')!.dir;
   await compare(base, [cand], { out: at('one'), threads: 1 });

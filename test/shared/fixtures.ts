@@ -1,0 +1,54 @@
+/**
+ * The shared test data the heavy files use (see test/shared/store.ts and docs/testing.md):
+ * the reference comparison of the committed fixtures, its shard partials, and generated runs.
+ * Each is built once per test run, by the library in-process, and must not be written to.
+ */
+import { rmdirSync } from 'node:fs';
+import path from 'node:path';
+import { compare } from '../../packages/fidelity/src/compare.js';
+import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
+import { inputDigest, REPO, shared, type Shared } from './store.js';
+
+export const FIXTURE_RUNS = path.join(REPO, 'fixtures', 'runs');
+/** The SOURCE_DATE_EPOCH of every shared bundle and partial: 2025-11-29T21:00:00Z. */
+export const SHARED_EPOCH = '1764450000';
+const generatedAt = () => new Date(Number(SHARED_EPOCH) * 1000);
+
+export type FixtureSite = 'h200' | 'b200' | 'h100';
+const site = (s: FixtureSite) => path.join(FIXTURE_RUNS, s);
+const inputsOf = (sites: readonly FixtureSite[]) => sites.map((s) => [s, inputDigest(site(s))]);
+
+/**
+ * compare(h200, candidates) of the committed fixtures at SHARED_EPOCH, two threads: the folder is
+ * the bundle, byte for byte what compare() writes with that SOURCE_DATE_EPOCH.
+ */
+export function fixtureBundle(candidates: readonly FixtureSite[]): Promise<Shared<null>> {
+  return shared('fixture-bundle', { baseline: inputsOf(['h200']), candidates: inputsOf(candidates), threads: 2, epoch: SHARED_EPOCH }, async (dir) => {
+    // compare() makes --out itself, as a user's run would.
+    rmdirSync(dir);
+    await compare(site('h200'), candidates.map(site), { out: dir, threads: 2, generatedAt: generatedAt() });
+    return null;
+  });
+}
+
+/**
+ * The partials of compare(h200, candidates) in `count` shards at SHARED_EPOCH, two threads: the
+ * folder holds one partial per shard, named by its index (0, 1, ...), as merge --partials reads them.
+ */
+export function fixturePartials(candidates: readonly FixtureSite[], count: number): Promise<Shared<null>> {
+  return shared(`fixture-partials-${count}`, { baseline: inputsOf(['h200']), candidates: inputsOf(candidates), count, threads: 2, epoch: SHARED_EPOCH }, async (dir) => {
+    for (let k = 0; k < count; k++) {
+      await compare(site('h200'), candidates.map(site), { out: path.join(dir, String(k)), shard: { index: k, count }, threads: 2, generatedAt: generatedAt() });
+    }
+    return null;
+  });
+}
+
+/** generateRuns(options) into the entry's folder: its GeneratedRuns, whose paths point there. */
+export async function generatedRuns(options: Omit<GenerateRunsOptions, 'outDir' | 'onProgress' | 'signal' | 'overwrite'>): Promise<GeneratedRuns> {
+  const entry = await shared('generated-runs', options, (dir) => generateRuns({ ...options, outDir: path.join(dir, 'runs') }));
+  return entry.meta;
+}
+
+/** The folder of one generated run by site. */
+export const runDir = (runs: GeneratedRuns, siteName: string): string => runs.runs.find((r) => r.site === siteName)!.dir;
