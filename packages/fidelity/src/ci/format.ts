@@ -1,5 +1,5 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
-import { ClipCode } from '../schemas/clip.js';
+import { byClipOrder } from '../schemas/clip.js';
 import type { CaseView } from '../schemas/report.js';
 
 /**
@@ -28,12 +28,8 @@ export function runLabel(gpu: string, id: number, attempt: number): string {
  * report.json lists them: the clip codes' own order (root cause first), then the others by name.
  */
 export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
-  const rank = (code: string): number => {
-    const i = (ClipCode.options as readonly string[]).indexOf(code);
-    return i < 0 ? ClipCode.options.length : i;
-  };
-  const codes = Object.keys(clips.invalid_by_code).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const by = codes.map((code) => `${code} ${clips.invalid_by_code[code]}`).join(', ');
+  // Ordered again, not trusted as given: the report may be one this tool did not write.
+  const by = Object.entries(byClipOrder(clips.invalid_by_code)).map(([code, n]) => `${code} ${n}`).join(', ');
   return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
 }
 
