@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { snapshot } from '../e2e/helpers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,19 +34,8 @@ declare module 'vitest' {
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Every file under dir (relative path -> sha256), sorted by path. */
-export function digestTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (rel: string): void => {
-    for (const name of readdirSync(path.join(dir, rel)).sort()) {
-      const r = rel ? `${rel}/${name}` : name;
-      if (statSync(path.join(dir, r)).isDirectory()) visit(r);
-      else out[r] = createHash('sha256').update(readFileSync(path.join(dir, r))).digest('hex');
-    }
-  };
-  visit('');
-  return out;
-}
+/** Every file under dir (relative path -> sha256), sorted by path: the e2e helpers' snapshot. */
+export const digestTree = snapshot;
 
 const hashOf = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
