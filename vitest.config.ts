@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import SpreadSerial from './test/shared/sequencer.js';
 
 /**
  * Files whose tests time signals, deadlines or a cluster, or drive a browser: they run one at a
- * time, beside the rest, so that no other file's ffmpeg processes stretch the deadlines they test.
+ * time (test/shared/one-at-a-time.ts), beside the other files, so that no two of them stretch each
+ * other's deadlines or share a browser or the cluster.
  */
 const SERIAL = [
   'packages/cli/test/signals.test.ts',
@@ -25,15 +27,18 @@ export default defineConfig({
     pool: 'forks',
     // One folder of shared test data per run (test/shared/store.ts): built once, read by every file.
     globalSetup: ['test/shared/global-setup.ts'],
+    // Both projects share one group of two workers (one maxWorkers); the serial files spread through it.
+    maxWorkers: 2,
+    sequence: { sequencer: SpreadSerial },
     reporters: times ? ['default', ['json', { outputFile: times }]] : ['default'],
     projects: [
       {
         extends: true,
-        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: SERIAL, maxWorkers: 2 },
+        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: SERIAL },
       },
       {
         extends: true,
-        test: { name: 'serial', include: SERIAL, fileParallelism: false },
+        test: { name: 'serial', include: SERIAL, setupFiles: ['test/shared/one-at-a-time.ts'] },
       },
     ],
   },

@@ -7,6 +7,7 @@ import { rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { compare } from '../../packages/fidelity/src/compare.js';
 import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
+import { parseOptions } from '../../packages/fidelity/src/synth/options.js';
 import { inputDigest, REPO, shared, type Shared } from './store.js';
 
 export const FIXTURE_RUNS = path.join(REPO, 'fixtures', 'runs');
@@ -44,11 +45,19 @@ export function fixturePartials(candidates: readonly FixtureSite[], count: numbe
   });
 }
 
-/** generateRuns(options) into the entry's folder: its GeneratedRuns, whose paths point there. */
+/**
+ * generateRuns(options) into the entry's folder: its GeneratedRuns, whose paths point there. The key is
+ * the options as the generator reads them (its defaults filled in), so `{ size: 'small' }` and `{}`
+ * are one entry.
+ */
 export async function generatedRuns(options: Omit<GenerateRunsOptions, 'outDir' | 'onProgress' | 'signal' | 'overwrite'>): Promise<GeneratedRuns> {
-  const entry = await shared('generated-runs', options, (dir) => generateRuns({ ...options, outDir: path.join(dir, 'runs') }));
+  const { outDir: _, ...resolved } = parseOptions({ ...options, outDir: '-' });
+  const entry = await shared('generated-runs', resolved, (dir) => generateRuns({ ...options, outDir: path.join(dir, 'runs') }));
   return entry.meta;
 }
+
+/** The smallest generated runs a comparison can be made of: H200 and B200, two plan cases of small clips. */
+export const smallRuns = (): Promise<GeneratedRuns> => generatedRuns({ sites: ['H200', 'B200'], cases: 2 });
 
 /** The folder of one generated run by site. */
 export const runDir = (runs: GeneratedRuns, siteName: string): string => runs.runs.find((r) => r.site === siteName)!.dir;

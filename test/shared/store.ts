@@ -143,12 +143,13 @@ export function shared<T>(name: string, inputs: unknown, build: (dir: string) =>
   return p;
 }
 
-async function obtain<T>(root: string, key: string, name: string, build: (dir: string) => Promise<T>): Promise<Shared<T>> {
-  const dir = path.join(root, key);
-  const record = path.join(root, `${key}.json`);
-  const lock = path.join(root, `${key}.lock`);
+/**
+ * Takes the run-wide lock `name` (a folder under the run's shared root: `mkdir` is atomic), waiting
+ * while another live process holds it; a lock whose holder died is taken over. Returns its release.
+ */
+export async function takeLock(name: string, root = sharedRoot()): Promise<() => void> {
+  const lock = path.join(root, `${name}.lock`);
   for (;;) {
-    if (existsSync(record)) return { dir, meta: (JSON.parse(readFileSync(record, 'utf8')) as EntryRecord<T>).meta };
     try {
       mkdirSync(lock);
     } catch (e) {
@@ -157,9 +158,19 @@ async function obtain<T>(root: string, key: string, name: string, build: (dir: s
       else await sleep(250);
       continue;
     }
+    writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    return () => rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function obtain<T>(root: string, key: string, name: string, build: (dir: string) => Promise<T>): Promise<Shared<T>> {
+  const dir = path.join(root, key);
+  const record = path.join(root, `${key}.json`);
+  for (;;) {
+    if (existsSync(record)) return { dir, meta: (JSON.parse(readFileSync(record, 'utf8')) as EntryRecord<T>).meta };
+    const release = await takeLock(key, root);
     try {
-      writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      // Built while we took the lock: another worker finished between our check and our mkdir.
+      // Built while we waited for the lock: another worker finished it.
       if (existsSync(record)) continue;
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir);
@@ -169,7 +180,7 @@ async function obtain<T>(root: string, key: string, name: string, build: (dir: s
       renameSync(`${record}.tmp`, record);
       return { dir, meta };
     } finally {
-      rmSync(lock, { recursive: true, force: true });
+      release();
     }
   }
 }

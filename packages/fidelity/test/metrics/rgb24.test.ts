@@ -121,7 +121,7 @@ describe('rgb24: every (Y, U, V) triple against ffmpeg -pix_fmt rgb24', () => {
       const [theirs, ours] = [await ffmpegRgb(t.planes, c.pixFmt, 4096, 4096, c.matrix, c.range), yuvToRgb24(frameOf(t.planes, 4096, 4096, t.cw, t.ch), c)];
       expect(ours.length).toBe(3 << 24);
       expect(describeDifference(ours, theirs)).toBe('equal');
-    }, 60_000);
+    }, 180_000);
   }
 });
 
@@ -183,7 +183,7 @@ describe('rgb24: real clips decoded both ways', () => {
       ...['noise-a', 'noise-b', 'tiny-1level-b', 'gain-offset-b'].map((n) => path.join(GOLDEN_DIR, 'media', `${n}.mp4`)),
     ];
     for (const file of files) expect(await both(file), file).toBe('equal');
-  }, 60_000);
+  }, 180_000);
 
   onX64('a full-size 1344x768 clip, a yuvj420p (full range) clip and a yuv422p clip: every frame equal', async () => {
     const full = await clips.make({ width: 1344, height: 768, frames: 6, audio: null, crf: 30 });
@@ -192,5 +192,5 @@ describe('rgb24: real clips decoded both ways', () => {
     expect(await both(jpeg, 'full', 'yuvj420p')).toBe('equal');
     const y422 = await clips.make({ width: 174, height: 98, frames: 6, audio: null, pixFmt: 'yuv422p' });
     expect(await both(y422, 'limited', 'yuv422p')).toBe('equal');
-  }, 60_000);
+  }, 180_000);
 });

@@ -3,7 +3,9 @@
  * real paths through symbolic links, only a sealed bundle of this tool is
  * replaced without force, a writable parent, one writer at a time, and the
  * sweep of what a killed run left next to --out. The compare() cases run on
- * the committed fixture runs (real ffmpeg) and check the inputs survive.
+ * real runs with real ffmpeg and check the inputs survive: the refusals on the
+ * committed fixtures, the ones that measure and write on the shared small runs
+ * (two pairs, test/shared/fixtures.ts), since --out is what they test.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,19 +13,27 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkOut } from '../../src/output/atomic.js';
 import { claimOut, isSealedBundle, lockPath, realPathOf, sweepStaleSiblings } from '../../src/output/out-guard.js';
 import { compare } from '../../src/compare.js';
 import type { CompareProgress } from '../../src/comparison/types.js';
 import { FidelityError } from '../../src/errors.js';
 import { refusal } from '../refusal.js';
+import { runDir, smallRuns } from '../../../../test/shared/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const RUNS = path.join(ROOT, 'fixtures', 'runs');
 // os.tmpdir() may itself be a link (macOS /tmp); the expectations below use real paths.
 const tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'fidelity-outguard-')));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+/** What the compare() cases measure: the shared small runs (two pairs); what they test is --out, not the media. */
+let H200 = '';
+let B200 = '';
+beforeAll(async () => {
+  const runs = await smallRuns();
+  [H200, B200] = [runDir(runs, 'H200'), runDir(runs, 'B200')];
+}, 300_000);
 let n = 0;
 const fresh = () => path.join(tmp, `case-${n++}`);
 
@@ -218,7 +228,7 @@ describe('writability and the lock', () => {
 
   it('two compare() into one --out at once: one writes the bundle, the other is refused with OUT_LOCKED', async () => {
     const out = fresh();
-    const args = [path.join(RUNS, 'h200'), [path.join(RUNS, 'b200')]] as const;
+    const args = [H200, [B200]] as const;
     const results = await Promise.allSettled([compare(args[0], args[1], { out, threads: 1 }), compare(args[0], args[1], { out, threads: 1 })]);
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as FidelityError] : []));
@@ -258,38 +268,38 @@ describe('leftovers of a killed run next to --out', () => {
     const stale = path.join(root, `.bundle.fidelity-tmp-${HOST}-${deadPid()}-0a0b0c0d`);
     mkdirSync(stale);
     writeFileSync(path.join(stale, 'report.json'), 'half');
-    await compare(path.join(RUNS, 'h200'), [path.join(RUNS, 'b200')], { out, threads: 1 });
+    await compare(H200, [B200], { out, threads: 1 });
     expect(readdirSync(root)).toEqual(['bundle']);
   }, 120_000);
 });
 
 describe('a bundle and a partial are different things', () => {
-  const h200 = path.join(RUNS, 'h200');
-  const b200 = [path.join(RUNS, 'b200')];
+  const h200 = () => H200;
+  const b200 = () => [B200];
 
   it('compare --shard --partial <a finished bundle> refuses and leaves the bundle; --force replaces it', async () => {
     const bundle = fresh();
-    await compare(h200, b200, { out: bundle, threads: 2 });
+    await compare(h200(), b200(), { out: bundle, threads: 2 });
     const before = snapshot(bundle);
-    const e = await refusal(compare(h200, b200, { out: bundle, shard: { index: 0, count: 2 }, threads: 2 }));
+    const e = await refusal(compare(h200(), b200(), { out: bundle, shard: { index: 0, count: 2 }, threads: 2 }));
     expect(e.code).toBe('OUT_NOT_EMPTY');
     expect(e.message).toMatch(/bundle, not a partial/);
     expect(snapshot(bundle)).toEqual(before);
-    await compare(h200, b200, { out: bundle, shard: { index: 0, count: 2 }, threads: 2, force: true });
+    await compare(h200(), b200(), { out: bundle, shard: { index: 0, count: 2 }, threads: 2, force: true });
     expect(existsSync(path.join(bundle, 'partial.json'))).toBe(true);
   }, 120_000);
 
   it('compare --out <a partial> refuses and leaves the partial; a previous partial is still replaced by its shard', async () => {
     const partial = fresh();
     const generatedAt = new Date(0);
-    await compare(h200, b200, { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
+    await compare(h200(), b200(), { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
     const before = snapshot(partial);
-    const e = await refusal(compare(h200, b200, { out: partial, threads: 2 }));
+    const e = await refusal(compare(h200(), b200(), { out: partial, threads: 2 }));
     expect(e.code).toBe('OUT_NOT_EMPTY');
     expect(e.message).toMatch(/partial, not a bundle/);
     expect(snapshot(partial)).toEqual(before);
     // A requeued shard writes its partial again in place.
-    await compare(h200, b200, { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
+    await compare(h200(), b200(), { out: partial, shard: { index: 1, count: 2 }, threads: 2, generatedAt });
     expect(snapshot(partial)).toEqual(before);
   }, 120_000);
 });

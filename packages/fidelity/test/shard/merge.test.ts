@@ -1,10 +1,12 @@
 /**
  * Shards and merge on the committed fixtures (H200 against B200 and H100:
  * 20 pairs in two comparisons), through the library: the merged bundle of
- * N = 1, 2, 3 and 7 shards, every pair re-measured by merge (remeasure:
- * 'all'), is byte for byte the one-machine compare() bundle with the same
- * SOURCE_DATE_EPOCH (with the default sample it differs only in the count of
- * pairs merge re-measured: test/shard/evidence.test.ts); a run of more shards than pairs (empty
+ * N = 1, 2, 3 and 7 shards, every pair's outcome taken from the partials
+ * (remeasure: 0), is the one-machine compare() bundle with the same
+ * SOURCE_DATE_EPOCH in every byte but the count of pairs merge re-measured;
+ * with every pair re-measured by merge (remeasure: 'all', N = 7) it is that
+ * bundle byte for byte (with the default sample: test/shard/evidence.test.ts);
+ * a run of more shards than pairs (empty
  * partials) on generated runs; and every refusal of a partial set, each with
  * its code, naming the partials, leaving --out untouched.
  *
@@ -19,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type CompareOptions } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
+import { fill, messages } from '../../src/pages/i18n.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { merge } from '../../src/shard/merge.js';
 import { ShardPartial } from '../../src/shard/schema.js';
@@ -76,9 +79,38 @@ beforeAll(async () => {
   await compare(BASE, CANDS, { out: at('again'), threads: 1 });
   for (const n of N) {
     shared.set(`p${n}`, (await fixturePartials(['b200', 'h100'], n)).dir);
-    await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`), remeasure: 'all', threads: 2 });
+    // Every outcome from the partials: what merge assembles from N shards, nothing re-measured.
+    await merge(BASE, CANDS, { partials: [at(`p${n}`)], out: at(`m${n}`), remeasure: 0, threads: 2 });
   }
+  // Every outcome measured again by merge: re-measuring does not depend on N, so once.
+  await merge(BASE, CANDS, { partials: [at('p7')], out: at('m7-all'), remeasure: 'all', threads: 2 });
 }, 900_000);
+
+/**
+ * A bundle merged with remeasure 0 (path -> sha256), as it would be had merge measured every pair
+ * itself: the count of pairs it re-measured (report.json's measurement_origin and one sentence of
+ * each page), the only thing remeasure changes, swapped for compare's, and SHA256SUMS to match.
+ * Each swapped text must occur exactly once.
+ */
+function asMeasuredHere(dir: string, pairs: number): Record<string, string> {
+  const files = snapshot(dir);
+  const sentence = (lang: 'en' | 'zh', key: 'measured_merge' | 'measured_all') => fill(messages(lang)[key], { here: 0, pairs });
+  const swaps: [string, string, string][] = [
+    ['report.json', `"measured_here": 0,\n    "taken_from_shards": ${pairs}`, `"measured_here": ${pairs},\n    "taken_from_shards": 0`],
+    ['index.html', sentence('en', 'measured_merge'), sentence('en', 'measured_all')],
+    ['index.zh.html', sentence('zh', 'measured_merge'), sentence('zh', 'measured_all')],
+  ];
+  let sums = readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8');
+  for (const [file, from, to] of swaps) {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    expect(text.split(from).length - 1, `${file}: ${from}`).toBe(1);
+    const digest = sha256(text.replace(from, to));
+    sums = sums.replace(`${files[file]!}  ${file}\n`, `${digest}  ${file}\n`);
+    files[file] = digest;
+  }
+  files['SHA256SUMS'] = sha256(sums);
+  return files;
+}
 afterAll(() => {
   if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
   else process.env.SOURCE_DATE_EPOCH = saved;
@@ -102,8 +134,14 @@ describe('merged shards', () => {
     for (const p of same) expect(p.clips!.candidate).toEqual(p.clips!.baseline);
   });
 
-  it.each(N)('N = %i: the merged bundle is byte for byte the one-machine bundle', (n) => {
-    expect(snapshot(at(`m${n}`))).toEqual(snapshot(at('one')));
+  it.each(N)('N = %i, every outcome taken from the partials: the one-machine bundle in every byte but the count of pairs merge re-measured', (n) => {
+    const pairs = (JSON.parse(readFileSync(at('one', 'report.json'), 'utf8')) as { measurement_origin: { pairs: number } }).measurement_origin.pairs;
+    expect(pairs).toBe(19);
+    expect(asMeasuredHere(at(`m${n}`), pairs)).toEqual(snapshot(at('one')));
+  });
+
+  it('N = 7, every pair re-measured by merge (remeasure all): byte for byte the one-machine bundle', () => {
+    expect(snapshot(at('m7-all'))).toEqual(snapshot(at('one')));
   });
 
   it('writes sealed partials with the pairs of j mod N == K, per-pair files and no MP4', () => {
