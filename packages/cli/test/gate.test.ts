@@ -1,10 +1,11 @@
 /**
  * The CI gate of compare / merge (docs/report.md, "Exit codes"): with --fail-on-threshold, 4 when
  * a pair failed a check, else 5 when a planned pair is invalid (whatever its reason code), and
- * --allow-invalid gives today's 0 for invalid pairs alone. Two candidates made from the committed
- * fixtures: a B200 run whose every measurement request failed ("CUDA out of memory", no media:
- * nothing is decoded), and a copy of the baseline in which one slot holds a shorter clip (an
- * incompatible pair, every other pair identical).
+ * --allow-invalid gives today's 0 for invalid pairs alone. Two candidates: a B200 run whose every
+ * measurement request failed ("CUDA out of memory", no media: no pair is measured), made from the
+ * shared small generated runs (two plan cases: the gate, not the media, is tested), and a copy of
+ * the committed H200 fixture in which one slot holds B200's shorter clip (an incompatible pair,
+ * every other pair identical).
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import type { CompareResult } from 'media-fidelity';
 import { gateVerdict } from '../src/commands/compare.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
+import { runDir, smallRuns } from '../../../test/shared/fixtures.js';
 
 const RUNS = fileURLToPath(new URL('../../../fixtures/runs/', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-gate-'));
@@ -47,10 +49,10 @@ function editJson<T>(file: string, edit: (value: T) => void): void {
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** B200 with every measurement request failed and its media gone; the warm-up stays ok. */
-function allRequestsFailed(): string {
+/** A B200 run with every measurement request failed and its media gone; the warm-up stays ok. */
+function allRequestsFailed(b200: string): string {
   const dir = path.join(tmp, 'b200-oom');
-  cpSync(path.join(RUNS, 'b200'), dir, { recursive: true });
+  cpSync(b200, dir, { recursive: true });
   editJson<RunJson>(path.join(dir, 'run.json'), (run) => {
     for (const r of run.records) {
       if (r.kind !== 'measurement') continue;
@@ -90,42 +92,45 @@ interface Doc {
   gate?: { exit: number; code: string | null; message: string };
 }
 
-async function compare(candidate: string, out: string, ...flags: string[]): Promise<{ code: number; doc: Doc }> {
+async function compare(baseline: string, candidate: string, out: string, ...flags: string[]): Promise<{ code: number; doc: Doc }> {
   const io = capture();
-  const code = await main(['compare', path.join(RUNS, 'h200'), candidate, '--out', path.join(tmp, out), '--json', '--threads', '1', ...flags], io);
+  const code = await main(['compare', baseline, candidate, '--out', path.join(tmp, out), '--json', '--threads', '1', ...flags], io);
   return { code, doc: JSON.parse(io.stdout()) as Doc };
 }
 
 describe('--fail-on-threshold: a run whose every request failed', () => {
+  let h200: string;
   let oom: string;
-  beforeAll(() => {
-    oom = allRequestsFailed();
-  });
+  beforeAll(async () => {
+    const runs = await smallRuns();
+    h200 = runDir(runs, 'H200');
+    oom = allRequestsFailed(runDir(runs, 'B200'));
+  }, 300_000);
 
   it('exits 5 with GATE_INVALID_PAIRS: nothing was measured, so nothing may pass', async () => {
-    const { code, doc } = await compare(oom, 'oom-gate', '--fail-on-threshold');
+    const { code, doc } = await compare(h200, oom, 'oom-gate', '--fail-on-threshold');
     expect(doc.errors).toBeUndefined();
-    expect(doc.comparisons[0]!.summary).toMatchObject({ planned: 10, failed: 0, invalid: 10 });
+    expect(doc.comparisons[0]!.summary).toMatchObject({ planned: 2, failed: 0, invalid: 2 });
     expect(new Set(doc.comparisons[0]!.pairs.map((p) => p.reasons.join()))).toEqual(new Set(['FAILED_CANDIDATE']));
-    expect(doc.gate).toEqual({ exit: 5, code: 'GATE_INVALID_PAIRS', message: 'no pair was measured: all 10 planned pairs are invalid (10 with nothing measured to judge them by)' });
+    expect(doc.gate).toEqual({ exit: 5, code: 'GATE_INVALID_PAIRS', message: 'no pair was measured: all 2 planned pairs are invalid (2 with nothing measured to judge them by)' });
     expect(code).toBe(5);
   });
 
   it('says "no pair was measured" and still exits 5 with --allow-invalid (nothing judged is not a pass); 0 without the gate', async () => {
-    const allowed = await compare(oom, 'oom-allowed', '--fail-on-threshold', '--allow-invalid');
+    const allowed = await compare(h200, oom, 'oom-allowed', '--fail-on-threshold', '--allow-invalid');
     expect(allowed.doc.gate).toEqual({
       exit: 5,
       code: 'GATE_INVALID_PAIRS',
-      message: 'no pair was measured: all 10 planned pairs are invalid (10 with nothing measured to judge them by); --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged',
+      message: 'no pair was measured: all 2 planned pairs are invalid (2 with nothing measured to judge them by); --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged',
     });
     expect(allowed.code).toBe(5);
-    const plain = await compare(oom, 'oom-plain');
+    const plain = await compare(h200, oom, 'oom-plain');
     expect(plain.doc.gate).toBeUndefined();
     expect(plain.code).toBe(0);
   });
 
   it('--json: each pair carries its reasons\' messages beside their codes, and the sides under report.json\'s names', async () => {
-    const { doc } = await compare(oom, 'oom-json');
+    const { doc } = await compare(h200, oom, 'oom-json');
     const c = doc.comparisons[0]!;
     expect(c).toMatchObject({ baseline_gpu_model: 'H200', candidate_gpu_model: 'B200' });
     expect(c).not.toHaveProperty('baseline');
@@ -142,14 +147,14 @@ describe('--fail-on-threshold: a run whose every request failed', () => {
 
   it('says so in the human output', async () => {
     const io = capture();
-    const code = await main(['compare', path.join(RUNS, 'h200'), oom, '--out', path.join(tmp, 'oom-human'), '--threads', '1', '--fail-on-threshold'], io);
+    const code = await main(['compare', h200, oom, '--out', path.join(tmp, 'oom-human'), '--threads', '1', '--fail-on-threshold'], io);
     expect(code).toBe(5);
-    expect(io.stdout()).toMatch(/^Gate: exit 5 GATE_INVALID_PAIRS: no pair was measured: all 10 planned pairs are invalid/m);
+    expect(io.stdout()).toMatch(/^Gate: exit 5 GATE_INVALID_PAIRS: no pair was measured: all 2 planned pairs are invalid/m);
   });
 
   it('refuses --allow-invalid without --fail-on-threshold (it would change nothing)', async () => {
     const io = capture();
-    expect(await main(['compare', path.join(RUNS, 'h200'), oom, '--out', path.join(tmp, 'never'), '--allow-invalid', '--json'], io)).toBe(2);
+    expect(await main(['compare', h200, oom, '--out', path.join(tmp, 'never'), '--allow-invalid', '--json'], io)).toBe(2);
     expect((JSON.parse(io.stdout()) as Doc).errors).toEqual([{ code: 'USAGE', message: '--allow-invalid relaxes --fail-on-threshold: give both, or neither' }]);
   });
 });
@@ -157,7 +162,7 @@ describe('--fail-on-threshold: a run whose every request failed', () => {
 describe('--fail-on-threshold: one incompatible pair, every other pair identical', () => {
   it('exits 5', async () => {
     const short = oneIncompatiblePair();
-    const gated = await compare(short, 'short-gate', '--fail-on-threshold');
+    const gated = await compare(path.join(RUNS, 'h200'), short, 'short-gate', '--fail-on-threshold');
     expect(gated.doc.errors).toBeUndefined();
     const pairs = gated.doc.comparisons[0]!.pairs;
     expect(pairs.filter((p) => p.status === 'invalid').map((p) => p.reasons)).toEqual([['INCOMPATIBLE_FRAME_COUNT']]);
