@@ -19,7 +19,8 @@ import { checkPolicyMetrics, examplePolicyFor } from '../src/policy/metric-set.j
 import { Report } from '../src/schemas/report.js';
 import { merge } from '../src/shard/merge.js';
 import { ShardPartial } from '../src/shard/schema.js';
-import { generateRuns, type GeneratedRuns } from '../src/synth/index.js';
+import type { GeneratedRuns } from '../src/synth/index.js';
+import { smallRuns } from '../../../test/shared/fixtures.js';
 import { snapshot } from '../../../test/e2e/helpers.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-metrics-'));
@@ -41,7 +42,8 @@ async function refused(p: Promise<unknown>): Promise<FidelityError> {
 
 beforeAll(async () => {
   process.env.SOURCE_DATE_EPOCH = '1764450000';
-  runs = await generateRuns({ outDir: at('runs'), size: 'small', sites: ['H200', 'B200'], cases: 3 });
+  // The shared small runs (two plan cases: an identical pair and a noisy one), read only.
+  runs = await smallRuns();
   for (const set of ['ffmpeg', 'default', 'all'] as const) {
     bundles[set] = await compare(dir('H200'), [dir('B200')], { out: at(`bundle-${set}`), threads: 2, metrics: set });
   }
