@@ -8,6 +8,7 @@ import path from 'node:path';
 import { compare } from '../../packages/fidelity/src/compare.js';
 import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
 import { parseOptions } from '../../packages/fidelity/src/synth/options.js';
+import { RUN_FORMAT_SUFFIX, writeRunArchive } from '../../packages/fidelity/src/synth/archive-file.js';
 import { inputDigest, REPO, shared, type Shared } from './store.js';
 
 export const FIXTURE_RUNS = path.join(REPO, 'fixtures', 'runs');
@@ -53,6 +54,26 @@ export function fixturePartials(candidates: readonly FixtureSite[], count: numbe
 export async function generatedRuns(options: Omit<GenerateRunsOptions, 'outDir' | 'onProgress' | 'signal' | 'overwrite'>): Promise<GeneratedRuns> {
   const { outDir: _, ...resolved } = parseOptions({ ...options, outDir: '-' });
   const entry = await shared('generated-runs', resolved, (dir) => generateRuns({ ...options, outDir: path.join(dir, 'runs') }));
+  return entry.meta;
+}
+
+/**
+ * The runs of generatedRuns(options), each packed as a `format` archive with its `<file>.sha256`
+ * beside it (writeRunArchive, as generateRuns({ format }) packs them): packed once per test run
+ * from the folder entry instead of encoded again. Its GeneratedRuns is the folder entry's, with
+ * each run's `dir` the archive.
+ */
+export async function archivedRuns(options: Parameters<typeof generatedRuns>[0], format: 'zip' | 'tar.gz'): Promise<GeneratedRuns> {
+  const folders = await generatedRuns(options);
+  const entry = await shared(`archived-runs`, { runs: folders.runs.map((r) => [r.site, inputDigest(r.dir)]), format }, async (dir) => {
+    const runs: GeneratedRuns['runs'] = [];
+    for (const run of folders.runs) {
+      const target = path.join(dir, path.basename(run.dir) + RUN_FORMAT_SUFFIX[format]);
+      await writeRunArchive(run.dir, target, format);
+      runs.push({ ...run, dir: target, format, digest_file: `${target}.sha256` });
+    }
+    return { ...folders, runs };
+  });
   return entry.meta;
 }
 

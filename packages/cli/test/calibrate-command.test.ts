@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GeneratedRuns } from 'media-fidelity';
-import { generatedRuns } from '../../../test/shared/fixtures.js';
+import { archivedRuns, generatedRuns } from '../../../test/shared/fixtures.js';
 import { main } from '../src/main.js';
 import { capture } from './capture.js';
 
@@ -104,7 +104,7 @@ describe('fidelity calibrate guards --out and --policy-out as compare guards --o
   const zip = (site: string): string => zips.runs.find((r) => r.site === site)!.dir;
   const codes = (r: { out: string }): string[] => (JSON.parse(r.out) as { errors: { code: string }[] }).errors.map((e) => e.code);
   beforeAll(async () => {
-    zips = await generatedRuns({ sites: ['H200', 'H200R'], format: 'zip' });
+    zips = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'zip');
   });
 
   it('refuses an --out or --policy-out inside an input run, before measuring, and leaves the run as it was', async () => {

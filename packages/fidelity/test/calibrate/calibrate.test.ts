@@ -20,7 +20,7 @@ import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
 import type { Report } from '../../src/schemas/report.js';
-import { generatedRuns } from '../../../../test/shared/fixtures.js';
+import { archivedRuns, generatedRuns } from '../../../../test/shared/fixtures.js';
 
 const inf = (v: number | null): number => (v === null ? Infinity : v);
 const oracleP = (v: number | null, s: readonly (number | null)[], worse: string): number =>
@@ -28,7 +28,7 @@ const oracleP = (v: number | null, s: readonly (number | null)[], worse: string)
 
 let root: string;
 let reps2: GeneratedRuns; // H200, B200, H200R; 2 repetitions; folders
-let zips: GeneratedRuns; // H200, H200R; 1 repetition; zip
+let zips: GeneratedRuns; // H200, B200, H200R; 1 repetition; zip
 let tars: GeneratedRuns; // the same as tar.gz
 const dir = (g: GeneratedRuns, site: string): string => g.runs.find((r) => r.site === site)!.dir;
 let cal: Calibration;
@@ -36,8 +36,9 @@ let cal: Calibration;
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'fidelity-calibrate-'));
   reps2 = await generatedRuns({ sites: ['H200', 'B200', 'H200R'], repetitions: 2 });
-  zips = await generatedRuns({ sites: ['H200', 'H200R'], format: 'zip' });
-  tars = await generatedRuns({ sites: ['H200', 'H200R'], format: 'tar.gz' });
+  // The one-repetition runs of the CLI's calibrate tests, packed (H200 and H200R are used).
+  zips = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'zip');
+  tars = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'tar.gz');
   cal = (await calibrate([dir(reps2, 'H200R'), dir(reps2, 'H200')], { generatedAt: new Date(0) })).calibration;
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
