@@ -106,7 +106,10 @@ if (step === 'prepack') {
   }
   if (changed) {
     writeFileSync(backupFile, text);
-    writeFileSync(manifestFile, `${JSON.stringify(pkg, null, 2)}\n`);
+    // Renamed into place, never written in place: a process reading package.json meanwhile (node
+    // resolving this package) sees the old file or the new one, never half of one.
+    writeFileSync(`${manifestFile}.tmp`, `${JSON.stringify(pkg, null, 2)}\n`);
+    renameSync(`${manifestFile}.tmp`, manifestFile);
   }
 } else if (step === 'postpack') {
   restore();

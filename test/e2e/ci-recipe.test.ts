@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HAVE_XMLLINT, validate } from '../../packages/fidelity/test/ci/xmllint.js';
 import { cli, FIXTURES, ROOT, reseal, zipRun } from './helpers.js';
-import { CLI, closureTarballs, LIB, npmPack, offlineNpm, serveRegistry } from './packages.js';
+import { CLI, closureTarballs, LIB, npmPack, offlineNpm, packing, serveRegistry } from './packages.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
 const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]!) as Record<string, unknown>);
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 beforeAll(async () => {
   const packed = path.join(tmp, 'packed');
-  tarballs = [await npmPack(LIB, packed, npm), await npmPack(CLI, packed, npm)];
+  tarballs = await packing(async () => [await npmPack(LIB, packed, npm), await npmPack(CLI, packed, npm)]);
   registry = await serveRegistry(await closureTarballs(path.join(tmp, 'deps')));
   npm.npm_config_registry = registry.url;
 }, 600_000);

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { ROOT } from './helpers.js';
+import { takeLock } from '../shared/store.js';
 
 export interface Run {
   code: number;
@@ -41,7 +42,22 @@ export function offlineNpm(tmp: string): NodeJS.ProcessEnv {
   };
 }
 
-/** `npm pack` of a workspace package into dest (its prepack hook builds first); the tarball's path. */
+/**
+ * Runs `fn` holding the run-wide packing lock. A pack's hooks rewrite the workspace package's
+ * package.json and prune its dist/ (scripts/pack-hooks.mjs), so two packs of one package at once,
+ * from two test files, would restore each other's backups: every pack (npm's or pnpm's) runs inside
+ * this, with whatever it prepares in the workspace first.
+ */
+export async function packing<T>(fn: () => Promise<T>): Promise<T> {
+  const release = await takeLock('workspace-pack');
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/** `npm pack` of a workspace package into dest (its prepack hook builds first); the tarball's path. Call it inside {@link packing}. */
 export async function npmPack(pkgDir: string, dest: string, env: NodeJS.ProcessEnv): Promise<string> {
   mkdirSync(dest, { recursive: true });
   const r = await run('npm', ['pack', '--pack-destination', dest, '--json'], pkgDir, env);
