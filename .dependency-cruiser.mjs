@@ -50,10 +50,10 @@ export default {
     },
     {
       name: 'cli-public-entry',
-      comment: 'the CLI imports only the library\'s public entries (packages/fidelity/src/index.ts and base.ts, published as dist/index.js and dist/base.js)',
+      comment: 'the CLI imports only the library\'s public entries (packages/fidelity/src/index.ts, base.ts and verify.ts, published as dist/index.js, dist/base.js and dist/verify.js)',
       severity: 'error',
       from: { path: '^packages/cli/src/' },
-      to: { path: '^packages/fidelity/', pathNot: '^packages/fidelity/(src/(index|base)\\.ts|dist/(index|base)\\.(js|d\\.ts))$' },
+      to: { path: '^packages/fidelity/', pathNot: '^packages/fidelity/(src/(index|base|verify)\\.ts|dist/(index|base|verify)\\.(js|d\\.ts))$' },
     },
     {
       name: 'cli-start-light',

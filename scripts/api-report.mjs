@@ -17,6 +17,8 @@ const srcDir = path.join(pkgDir, 'src');
 const entry = path.join(srcDir, 'index.ts');
 // The light entry, `media-fidelity/base`: a subset of the index's names that loads no room (docs/performance.md, "Start-up").
 const baseEntry = path.join(srcDir, 'base.ts');
+// The verifying entry, `media-fidelity/verify`: the names `fidelity verify` uses, without the index's other rooms.
+const verifyEntry = path.join(srcDir, 'verify.ts');
 const outFile = path.join(root, 'docs', 'api.md');
 
 function loadProgram() {
@@ -184,11 +186,14 @@ export function buildReport() {
   // The light entry offers the index's own names, the same declarations: one documented name, two ways in.
   const baseNames = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(baseEntry))).map((e) => e.getName()).sort();
   const byName = new Map(exports.map((e) => [e.getName(), e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e]));
-  const baseOnly = checker
-    .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(baseEntry)))
-    .filter((e) => byName.get(e.getName()) !== (e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e))
-    .map((e) => e.getName());
-  return { markdown: render(items, baseNames), undocumented, forgotten: [...new Set(forgotten)].sort(), baseOnly };
+  const entryOnly = (file, name) =>
+    checker
+      .getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)))
+      .filter((e) => byName.get(e.getName()) !== (e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e))
+      .map((e) => `${name}: ${e.getName()}`);
+  const baseOnly = [...entryOnly(baseEntry, 'base'), ...entryOnly(verifyEntry, 'verify')];
+  const verifyNames = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(verifyEntry))).map((e) => e.getName()).sort();
+  return { markdown: render(items, baseNames, verifyNames), undocumented, forgotten: [...new Set(forgotten)].sort(), baseOnly };
 }
 
 const SECTIONS = [
@@ -200,7 +205,7 @@ const SECTIONS = [
   ['type', 'Types'],
 ];
 
-function render(items, baseNames) {
+function render(items, baseNames, verifyNames) {
   const out = [
     '# media-fidelity API reference',
     '',
@@ -215,6 +220,11 @@ function render(items, baseNames) {
     'program that starts often and mostly does little (the CLI\'s `--version`, `--help` and usage errors).',
     '',
     baseNames.map((n) => `[\`${n}\`](#${anchor(n)})`).join(' · '),
+    '',
+    `\`media-fidelity/verify\` offers ${verifyNames.length} of these names, the same declarations, and loads the archive, its schemas and the probe`,
+    'but not the rooms of measuring, the pages, the bundle or the synthetic runs: for a program that checks run archives (`fidelity verify`).',
+    '',
+    verifyNames.map((n) => `[\`${n}\`](#${anchor(n)})`).join(' · '),
     '',
   ];
   for (const [kind, title] of SECTIONS) {
@@ -268,7 +278,7 @@ if (isMain) {
     }
     if (baseOnly.length) {
       ok = false;
-      process.stderr.write(`media-fidelity/base exports names the index does not (or other declarations of them):\n  ${baseOnly.join('\n  ')}\n`);
+      process.stderr.write(`media-fidelity/base or media-fidelity/verify exports names the index does not (or other declarations of them):\n  ${baseOnly.join('\n  ')}\n`);
     }
     if (forgotten.length) {
       ok = false;

@@ -13,7 +13,7 @@
 import { checkOut } from './output/atomic.js';
 import { claimOut } from './output/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
-import { measureOwnRepetitions, measurePairs, measureSettingsOf } from './comparison/measure.js';
+import { measureOwnRepetitionsOn, measurePairsOn, measureSettingsOf } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
 import { invalidParameter } from './errors.js';
@@ -22,6 +22,7 @@ import type { PairCapture } from './media/frames.js';
 import { AUDIO_DIFF_SECONDS } from './bundle/assets-keys.js';
 import { DEFAULT_POLICY } from './policy/default.js';
 import { defaultThreadCount } from './pool/threads.js';
+import { startPoolThreads, type PoolThreads } from './pool/pool.js';
 import { parsePolicy } from './policy/load.js';
 import { checkPolicyMetrics, examplePolicyFor } from './policy/metric-set.js';
 import { resolveMetrics, type MetricSelection, type MetricsSpec } from './metrics/names.js';
@@ -157,6 +158,24 @@ async function compareClaimed(
   settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
 ): Promise<CompareResult | PartialResult> {
   const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;
+  // The pool's threads start now and load the measuring modules while the runs are verified (a
+  // thread's start is about 0.1 s of a core): the first pair finds them ready.
+  const threads = startPoolThreads(options.threads ?? defaultThreadCount());
+  try {
+    return await compareOnThreads(baseline, candidates, options, settled, threads);
+  } finally {
+    await threads.destroy();
+  }
+}
+
+async function compareOnThreads(
+  baseline: string,
+  candidates: readonly string[],
+  options: CompareOptions,
+  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
+  threads: PoolThreads,
+): Promise<CompareResult | PartialResult> {
+  const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;
   // The toolchain's check (a process start and a hash per binary) runs while the archives are
   // verified; a missing or broken ffmpeg is still the error reported first.
   const [resolved, planned] = await Promise.allSettled([resolveFfmpeg(options.ffmpeg), planComparison(baseline, candidates, planSettingsOf(options))]);
@@ -171,11 +190,17 @@ async function compareClaimed(
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;
     // compare's own bundle takes each pair's stills and difference audio from the measuring decode; a shard's partial extracts them.
     const captures = new Map<string, PairCapture>();
-    const measured = await measurePairs(plan, refs, {
+    const measured = await measurePairsOn(plan, refs, {
       ...(shard ? {} : { keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures } }),
       ...measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
+      threadsFrom: threads,
     });
-    const repetitions = options.repeatability && !shard ? await measureOwnRepetitions(plan, measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
+    const repetitions =
+      options.repeatability && !shard
+        ? await measureOwnRepetitionsOn(plan, { ...measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e })), threadsFrom: threads })
+        : undefined;
+    // Measuring is over: the threads' memory goes before the bundle's stills and audio are made.
+    await threads.destroy();
     const common = {
       force: Boolean(options.force),
       // The cores measuring used now make several pairs' stills and difference audio at once.

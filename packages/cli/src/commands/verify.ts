@@ -6,7 +6,10 @@
  * warning (MEDIA_PLAN_MISMATCH), listed like a failed request; no ffprobe is a
  * warning too (docs/media.md, "Media against the plan").
  */
-import { analyseRunClips, checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunClipsAnalysis, type RunMediaCheck, type RunSummary } from 'media-fidelity';
+// The verifying entry: the archive, its schemas and the probe, not the whole index (which loads every room
+// of the library); --clips, which measures, loads the index when it is given.
+import { checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, resolveFfmpeg, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity/verify';
+import type { RunClipsAnalysis } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
 import { readDecodeTimeout } from '../options.js';
@@ -170,6 +173,9 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   if (positionals.length !== 1) throw new FidelityError('USAGE', `verify needs exactly one run (a folder, .zip or .tar.gz); got ${positionals.length}`);
   const source = positionals[0]!;
   const timeoutMs = readDecodeTimeout(values);
+  // ffprobe's check (a `-version` run per binary) goes on while the archive is verified; checkRunMedia
+  // finds it done (resolveFfmpeg keeps it), or reports its failure as a warning as before.
+  resolveFfmpeg().catch(() => {});
   const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values), ...(signal ? { signal } : {}) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));
@@ -190,7 +196,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
     const warnings = [...result.warnings, ...mediaWarnings];
     // --clips: every ok slot's clip decoded and analysed on its own; progress on stderr, one line per clip.
     const clips = values.clips
-      ? await analyseRunClips(verified, {
+      ? await (await import('media-fidelity')).analyseRunClips(verified, {
           ...(signal ? { signal } : {}),
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           onProgress: ({ done, total, slot_id }) => io.err(`clips ${done}/${total} ${inline(slot_id)}\n`),

@@ -11,7 +11,8 @@ import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
-import { createMeasurePool } from '../pool/pool.js';
+import { createSharingPool, type PoolThreads } from '../pool/pool.js';
+import type { MediaProbe } from '../media/probe.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { PairJob } from '../pool/api.js';
 import type { AnalysedClip, ClipAnalysis, ClipOutcome } from '../schemas/clip.js';
@@ -53,6 +54,15 @@ export interface MeasureSettings {
    * writeBundle. Outside the MeasuredPair results, which stay plain data: a shard or calibrate keeps nothing.
    */
   keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
+}
+
+/** {@link MeasureSettings} of the library's own commands. */
+export interface CommandMeasureSettings extends MeasureSettings {
+  /**
+   * Worker threads the command started ahead (compare starts them while it verifies the runs): the
+   * pool runs on them and leaves them to their owner. Absent: the pool starts and ends its own.
+   */
+  threadsFrom?: PoolThreads;
 }
 
 /**
@@ -139,6 +149,11 @@ export function pairAnalysedShas(plan: ComparisonPlan, measured: readonly Measur
  * own in the same pool, once per distinct file.
  */
 export async function measurePairs(plan: ComparisonPlan, refs: readonly PairRef[], settings: MeasureSettings = {}): Promise<MeasuredPairs> {
+  return measurePairsOn(plan, refs, settings);
+}
+
+/** {@link measurePairs} for compare, on threads it may have started ahead (CommandMeasureSettings.threadsFrom). */
+export async function measurePairsOn(plan: ComparisonPlan, refs: readonly PairRef[], settings: CommandMeasureSettings): Promise<MeasuredPairs> {
   const sorted = [...refs].sort((a, b) => a.index - b.index);
   const jobs: MediaJob[] = sorted
     .filter((r) => r.measurable)
@@ -174,7 +189,7 @@ export function mediaSpecOf(plan: MediaPlanSpec): MediaPlanSpec {
  * this way, and compare and merge the baseline's own repetitions ({@link measureOwnRepetitions}), so a
  * repetition pair gives the same figures in a calibration and in a report.
  */
-export async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<Map<string, MeasureOutcome>> {
+export async function measureNoisePairs(pairs: readonly NoisePair[], plan: MediaPlanSpec, settings: Omit<CommandMeasureSettings, 'plan' | 'keep'> = {}): Promise<Map<string, MeasureOutcome>> {
   const jobs: MediaJob[] = pairs
     .filter((p) => p.reason === null)
     .map((p) => ({
@@ -215,6 +230,11 @@ export interface MeasuredRepetition {
  * on the two files alone, so they are the same for every thread count and wherever they are measured.
  */
 export async function measureOwnRepetitions(plan: ComparisonPlan, settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<MeasuredRepetition[]> {
+  return measureOwnRepetitionsOn(plan, settings);
+}
+
+/** {@link measureOwnRepetitions} for compare, on threads it may have started ahead (CommandMeasureSettings.threadsFrom). */
+export async function measureOwnRepetitionsOn(plan: ComparisonPlan, settings: Omit<CommandMeasureSettings, 'plan' | 'keep'>): Promise<MeasuredRepetition[]> {
   // One run: noisePairs gives its repetition pairs only, repetition 0 against every later one, case by case.
   const pairs = noisePairs([plan.baseline]);
   const identical = (p: NoisePair): boolean => p.reason === null && p.baseline.media!.sha256 === p.candidate.media!.sha256;
@@ -276,7 +296,7 @@ export function sealedMedia(baseline: { sha256: string } | null | undefined, can
  * shares (compare, a shard, calibrate), so a pair gives the same bytes
  * whichever measured it. Returns outcomes by job id, timings dropped.
  */
-export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair: number, settings: MeasureSettings = {}): Promise<Map<string, MeasureOutcome>> {
+export async function measureMediaJobs(jobs: readonly MediaJob[], framesPerPair: number, settings: CommandMeasureSettings = {}): Promise<Map<string, MeasureOutcome>> {
   return (await measureMedia(jobs, [], framesPerPair, settings)).outcomes;
 }
 
@@ -291,7 +311,7 @@ export async function measureMedia(
   jobs: readonly MediaJob[],
   clips: readonly ClipCandidate[],
   framesPerPair: number,
-  settings: MeasureSettings = {},
+  settings: CommandMeasureSettings = {},
 ): Promise<{ outcomes: Map<string, MeasureOutcome>; clips: Map<string, ClipOutcome> }> {
   const outcomes = new Map<string, MeasureOutcome>();
   const alone = new Map<string, ClipOutcome>();
@@ -317,7 +337,8 @@ export async function measureMedia(
   // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
   const cores = settings.threads ?? defaultThreadCount();
   let kept = 0;
-  const pool = createMeasurePool({
+  const pool = createSharingPool({
+    ...(settings.threadsFrom ? { threadsFrom: settings.threadsFrom } : {}),
     threads: Math.max(1, Math.min(cores, Math.max(jobs.length, clips.length))),
     cores,
     ...(settings.ffmpeg ? { ffmpeg: settings.ffmpeg } : {}),
@@ -333,6 +354,9 @@ export async function measureMedia(
     // analysing waits behind one that does not, while there is one; the figures are the same
     // whichever pair analyses a clip, so the outcome does not depend on that order.
     const analyses = new Map<string, ClipAnalysis>();
+    // Each distinct file is probed once per command too: a pair is given the probes earlier pairs
+    // made of its bytes (by sealed SHA-256), as ffprobe printed them, before any decode.
+    const probes = new Map<string, MediaProbe>();
     const analysing = new Set<string>();
     const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
     const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));
@@ -357,8 +381,16 @@ export async function measureMedia(
     const measureJob = async (j: MediaJob, known: PairJob['known']): Promise<void> => {
       const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sha256 && j.sha256.baseline === j.sha256.candidate ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
       const keep = settings.keep;
+      const sha = j.sha256;
+      const given = sha ? { baseline: probes.get(sha.baseline), candidate: probes.get(sha.candidate) } : {};
       const outcome = await pool.measure(job, {
         signal: controller.signal,
+        ...(given.baseline || given.candidate ? { probes: { ...(given.baseline ? { baseline: given.baseline } : {}), ...(given.candidate ? { candidate: given.candidate } : {}) } } : {}),
+        onProbes: (made) => {
+          if (!sha || !made) return;
+          if (!probes.has(sha.baseline)) probes.set(sha.baseline, made[0]);
+          if (!probes.has(sha.candidate)) probes.set(sha.candidate, made[1]);
+        },
         ...(keep
           ? {
               keep: { audioSeconds: keep.audioSeconds },
@@ -403,7 +435,8 @@ export async function measureMedia(
       Array.from({ length: Math.max(1, Math.min(cores, queue.length)) }, async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           if (controller.signal.aborted) return;
-          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal }));
+          const probe = probes.get(c.sha256);
+          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal, ...(probe ? { probe } : {}) }));
         }
       }),
     );

@@ -14,7 +14,7 @@ import { describeFieldMismatches, planFieldMismatches } from '../media/plan-conf
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { PlanField } from '../schemas/measurement.js';
 import { probeMedia } from '../media/probe.js';
-import type { ProbeTools } from '../media/probe.js';
+import type { MediaProbe, ProbeTools } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
 import { openVideoDecoder } from '../media/video-decoder.js';
 import { createClipAudioAccumulator } from '../metrics/clip-audio.js';
@@ -53,6 +53,14 @@ export type { ClipOutcome };
  * @throws FidelityError `ABORTED` when `signal` fires; `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`.
  */
 export async function analyseClip(file: string, options: AnalyseClipOptions = {}): Promise<ClipOutcome> {
+  return analyseClipProbed(file, options, undefined);
+}
+
+/**
+ * {@link analyseClip} with the clip's probe when the command already has one (a pair of the same
+ * bytes made it; MediaProbe as probeMedia returned it): the file is not probed again.
+ */
+export async function analyseClipProbed(file: string, options: AnalyseClipOptions, given: MediaProbe | undefined): Promise<ClipOutcome> {
   const toolchain = await resolveFfmpeg(options.ffmpeg);
   const tools: ProbeTools = {
     ffmpeg: toolchain.ffmpeg.path,
@@ -62,7 +70,7 @@ export async function analyseClip(file: string, options: AnalyseClipOptions = {}
   };
   const scope = new ProcessScope(options.signal);
   try {
-    const probe = await probeMedia(scope, tools, file, 'clip');
+    const probe = given ? { ...given, file } : await probeMedia(scope, tools, file, 'clip');
     const video = probe.video;
     if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
     // A clip off the plan's size or frame count is not decoded (as compare refuses the pair before

@@ -218,8 +218,18 @@ export async function measurePair(baseline: string, candidate: string, options: 
   return measurePairOn(baseline, candidate, options, defaultThreadCount());
 }
 
-/** What a pool task knows of its pair's clips before measuring (PairJob.sameMedia, PairJob.known). */
-export type SharedClips = Pick<PairJob, 'sameMedia' | 'known'>;
+/**
+ * What a pool task knows of its pair's clips before measuring (PairJob.sameMedia, PairJob.known), and
+ * `probes`: a side's probe another pair of the command already made of the same bytes (as probeMedia
+ * returned it, before any decode), which is used instead of probing that side again.
+ */
+export type SharedClips = Pick<PairJob, 'sameMedia' | 'known'> & { probes?: KnownProbes };
+
+/** Each side's probe, as probeMedia returned it (the file's own path aside). */
+export interface KnownProbes {
+  baseline?: MediaProbe;
+  candidate?: MediaProbe;
+}
 
 /**
  * measurePair for a caller that shares the machine (the pool): `cores` bounds the default helper
@@ -249,13 +259,44 @@ export async function measurePairKeeping(
   return { outcome, capture: outcome.ok ? kept.capture : null };
 }
 
-/** How a pair is measured besides its options: the machine's share, what is known, what to keep. */
-type PairRun = Pick<ProbedPair, 'cores' | 'shared' | 'keep' | 'kept'>;
+/**
+ * How a pair is measured besides its options: the machine's share, what is known, what to keep, and
+ * `probed`, where both probes are left once made (so the caller can hand them to later pairs of the same bytes);
+ * `planChecked`: options.plan was already checked (by the pool, in its thread).
+ */
+type PairRun = Pick<ProbedPair, 'cores' | 'shared' | 'keep' | 'kept'> & { probed?: { probes: [MediaProbe, MediaProbe] | null }; planChecked?: boolean };
+
+/**
+ * measurePairKeeping (when `keep` is given) or measurePairOn, for the pool's worker, whose pool has
+ * checked options.plan already (createMeasurePool): also returns
+ * the pair's two probes as probeMedia made them (null when a side's probe failed), so that a file
+ * shared by several pairs of one command is probed once (SharedClips.probes).
+ */
+export async function measurePairSharing(
+  baseline: string,
+  candidate: string,
+  options: MeasureOptions,
+  cores: number,
+  keep: KeepOptions | undefined,
+  shared: SharedClips,
+): Promise<{ outcome: MeasureOutcome; capture: PairCapture | null; probes: [MediaProbe, MediaProbe] | null }> {
+  const kept: { capture: PairCapture | null } = { capture: null };
+  const probed: { probes: [MediaProbe, MediaProbe] | null } = { probes: null };
+  const outcome = await measurePairWith(baseline, candidate, options, { cores, shared, keep, kept, probed, planChecked: true });
+  return { outcome, capture: outcome.ok ? kept.capture : null, probes: probed.probes };
+}
+
+/** A side's probe: the one given (another pair's, of the same bytes, at this pair's path), else one ffprobe run. */
+function probeSide(scope: ProcessScope, tools: ProbeTools, file: string, label: 'baseline' | 'candidate', given: MediaProbe | undefined): Promise<MediaProbe> {
+  return given ? Promise.resolve({ ...given, file }) : probeMedia(scope, tools, file, label);
+}
 
 async function measurePairWith(baseline: string, candidate: string, options: MeasureOptions, run: PairRun): Promise<MeasureOutcome> {
   const { shared } = run;
   const sameMedia = shared.sameMedia === true;
   checkArguments(baseline, candidate, options);
+  // The pool checked the plan in its own thread; a worker does not load plan.json's schema for it again.
+  if (!run.planChecked) (await import('./plan-spec.js')).checkPlanSpec(options.plan);
   if (options.signal?.aborted) return aborted();
   const toolchain = await resolveFfmpeg(options.ffmpeg);
   const tools: ProbeTools = {
@@ -267,10 +308,12 @@ async function measurePairWith(baseline: string, candidate: string, options: Mea
   const scope = new ProcessScope(options.signal);
   try {
     // The same bytes probe the same: once, and its failure is both sides'.
+    const given = shared.probes ?? {};
     const probes: [MediaProbe, MediaProbe] = sameMedia
-      ? await onBoth(probeMedia(scope, tools, baseline, 'baseline')).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
-      : await bothSides(blame('baseline', probeMedia(scope, tools, baseline, 'baseline')), blame('candidate', probeMedia(scope, tools, candidate, 'candidate')));
+      ? await onBoth(probeSide(scope, tools, baseline, 'baseline', given.baseline)).then((p): [MediaProbe, MediaProbe] => [p, { ...p, file: candidate }])
+      : await bothSides(blame('baseline', probeSide(scope, tools, baseline, 'baseline', given.baseline)), blame('candidate', probeSide(scope, tools, candidate, 'candidate', given.candidate)));
     scope.throwIfAborted();
+    if (run.probed) run.probed.probes = probes;
     return await measureProbed({ scope, tools, probes, options, ...run });
   } catch (error) {
     // Whatever broke after an abort (a killed pipe, a short frame) is the abort.

@@ -6,7 +6,6 @@
 import { invalidParameter } from '../errors.js';
 import type { VideoProbe } from '../media/probe.js';
 import { resolveMetrics } from '../metrics/registry.js';
-import { PlanJson } from '../schemas/run-archive.js';
 import type { MeasureOptions } from './api.js';
 
 /**
@@ -18,9 +17,6 @@ export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
 
 /** More helpers than this only hold more frames in memory: the decoders cannot feed them. */
 export const MAX_VIDEO_THREADS = 64;
-
-/** The part of plan.json MeasureOptions.plan takes. */
-const MediaPlanSpecSchema = PlanJson.pick({ video: true, audio: true, max_av_start_skew_seconds: true, max_av_end_skew_seconds: true });
 
 /**
  * Helper threads for a pair's video when the caller leaves it open: `cores`
@@ -61,7 +57,11 @@ export function autoSsimAside(video: VideoProbe, cores: number): boolean {
 /** About 20 frames at 1344x768, a third of a second of metric work on one core. */
 const AUTO_THREADS_MIN_SAMPLES = 20_000_000;
 
-/** measurePair's and probePair's arguments: two paths and the options, each refused with INVALID_ARGUMENT. */
+/**
+ * measurePair's and probePair's arguments: two paths and the options, each refused with
+ * INVALID_ARGUMENT; all but `options.plan`, which is checkPlanSpec's (plan-spec.ts): its schema is
+ * plan.json's, which a pool's worker thread need not load for a plan its pool already checked.
+ */
 export function checkArguments(baseline: unknown, candidate: unknown, options: MeasureOptions): void {
   if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a file path', baseline);
   if (typeof candidate !== 'string' || candidate.length === 0) throw invalidParameter('candidate', 'a file path', candidate);
@@ -71,14 +71,6 @@ export function checkArguments(baseline: unknown, candidate: unknown, options: M
   }
   checkVideoThreads(options.videoThreads);
   if (options.metrics !== undefined) resolveMetrics(options.metrics);
-  checkPlanSpec(options.plan);
-}
-
-/** MeasureOptions.plan and PoolOptions.plan: absent, or plan.json's `video` and `audio` as its schema has them. */
-export function checkPlanSpec(plan: unknown): void {
-  if (plan !== undefined && !MediaPlanSpecSchema.safeParse(plan).success) {
-    throw invalidParameter('options.plan', 'plan.json\'s { video: { width, height, fps, frames }, audio: { sample_rate, channels } }', plan);
-  }
 }
 
 /** MeasureOptions.videoThreads and PoolOptions.videoThreads: absent, or 0 to MAX_VIDEO_THREADS. */

@@ -15,10 +15,13 @@ import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
 import { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
+import type { MediaProbe } from '../media/probe.js';
+import type { KnownProbes } from './measure-pair.js';
 import type { ClipJob, MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
 import type { ClipOutcome } from '../schemas/clip.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
-import { checkPlanSpec, checkVideoThreads } from './pair-options.js';
+import { checkVideoThreads } from './pair-options.js';
+import { checkPlanSpec } from './plan-spec.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
@@ -45,11 +48,73 @@ function checkJob(job: PairJob): void {
 }
 
 /**
+ * Worker threads started ahead of a pool (compare starts them while the runs are verified, so
+ * each thread has loaded its modules when the first pair comes): a pool made with them
+ * ({@link SharingPoolOptions.threadsFrom}) runs its tasks there and leaves them running; their
+ * owner calls `destroy`. The pool still decides how many pairs run at once and each pair's cores.
+ */
+export interface PoolThreads {
+  readonly count: number;
+  /** Resolves once piscina has loaded; the threads themselves start loading the worker at once. */
+  readonly piscina: Promise<Piscina>;
+  destroy(): Promise<void>;
+}
+
+function newPiscina(threads: number, eager: boolean): Promise<Piscina> {
+  return import('piscina').then(
+    ({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: eager ? threads : 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 }),
+  );
+}
+
+/**
+ * Starts `count` worker threads now (each loads the worker's modules while the caller does other
+ * work, such as verifying the runs) for the pools of one command.
+ */
+export function startPoolThreads(count: number): PoolThreads {
+  if (!Number.isInteger(count) || count < 1) throw invalidParameter('count', 'a positive integer', count);
+  const piscina = newPiscina(count, true);
+  // A failure to load piscina is the first task's to report, as when the pool starts it itself.
+  piscina.catch(() => {});
+  let destroyed: Promise<void> | undefined;
+  return {
+    count,
+    piscina,
+    destroy: () => (destroyed ??= piscina.then((p) => p.destroy()).catch(() => {})),
+  };
+}
+
+/** What a command's own pools take besides {@link PoolOptions}. */
+export interface SharingPoolOptions extends PoolOptions {
+  /** Threads started ahead ({@link startPoolThreads}); absent: the pool starts its own with the first task. */
+  threadsFrom?: PoolThreads;
+}
+
+/** Per-pair options of {@link SharingPool.measure} besides {@link MeasureRunOptions}. */
+export interface SharingRunOptions extends MeasureRunOptions {
+  /** Sides this command already probed (the same bytes in another pair): not probed again. */
+  probes?: KnownProbes;
+  /** Both probes of the pair as ffprobe gave them, null when a side's probe failed; before `measure` resolves. */
+  onProbes?: (probes: [MediaProbe, MediaProbe] | null) => void;
+}
+
+/** A {@link MeasurePool} whose pairs and clips also share their probes (compare, merge, calibrate: comparison/measure.ts). */
+export interface SharingPool extends MeasurePool {
+  measure(job: PairJob, options?: SharingRunOptions): Promise<MeasureOutcome>;
+  /** MeasurePool.analyse, given the clip's probe when a pair of the command already made it. */
+  analyse(job: ClipJob, options?: { signal?: AbortSignal; probe?: MediaProbe }): Promise<ClipOutcome>;
+}
+
+/**
  * Creates the pool. Tasks queue without limit; `measure` resolves with the
  * pair's outcome (a failed pair is an outcome, as with measurePair) and an
  * aborted pair resolves as ABORTED once its ffmpeg children have exited.
  */
 export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
+  return createSharingPool(options);
+}
+
+/** {@link createMeasurePool} for the library's own commands: threads started ahead, probes shared. */
+export function createSharingPool(options: SharingPoolOptions = {}): SharingPool {
   const threads = options.threads ?? defaultThreadCount();
   if (!Number.isInteger(threads) || threads < 1) throw invalidParameter('options.threads', 'a positive integer', threads);
   const { timeoutMs, videoThreads } = options;
@@ -66,8 +131,8 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
   // piscina loads with the first task, not with the pool: importing the library (or creating a pool
   // that is never used) does not pay for it (docs/performance.md, "Start-up").
   let piscina: Promise<Piscina> | undefined;
-  const started = (): Promise<Piscina> =>
-    (piscina ??= import('piscina').then(({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 })));
+  const borrowed = options.threadsFrom;
+  const started = (): Promise<Piscina> => (piscina ??= borrowed ? borrowed.piscina : newPiscina(threads, false));
   let destroyed = false;
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
   const inFlight = new Map<Promise<unknown>, () => void>();
@@ -114,7 +179,7 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
     return signal?.aborted ? null : toolchain;
   }
 
-  async function measure(job: PairJob, runOptions: MeasureRunOptions = {}): Promise<MeasureOutcome> {
+  async function measure(job: PairJob, runOptions: SharingRunOptions = {}): Promise<MeasureOutcome> {
     checkJob(job);
     const { signal, onProgress } = runOptions;
     const toolchain = await ready(signal);
@@ -135,22 +200,24 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       sameMedia: job.sameMedia === true,
       known: job.known,
       ...(runOptions.keep ? { keep: runOptions.keep } : {}),
+      ...(runOptions.probes ? { probes: runOptions.probes } : {}),
       port: port2,
     };
     const result = await runTask(task, port1, signal, onProgress);
     if (result.kind !== 'outcome') throw new FidelityError('INTERNAL', `a pair task answered ${result.kind}`);
     if (runOptions.keep) runOptions.onCapture?.(result.capture ?? null);
+    runOptions.onProbes?.(result.probes);
     return unpackOutcome(result.packed);
   }
 
-  async function analyse(job: ClipJob, runOptions: { signal?: AbortSignal } = {}): Promise<ClipOutcome> {
+  async function analyse(job: ClipJob, runOptions: { signal?: AbortSignal; probe?: MediaProbe } = {}): Promise<ClipOutcome> {
     if (job === null || typeof job !== 'object' || typeof job.id !== 'string') throw invalidParameter('job', 'an object { id, file }', job);
     if (typeof job.file !== 'string' || job.file === '') throw invalidParameter('job.file', 'a file path', job.file);
     const { signal } = runOptions;
     const toolchain = await ready(signal);
     if (!toolchain) return { ok: false, failure: { code: 'ABORTED', message: 'The clip analysis was cancelled' } };
     const { port1, port2 } = new MessageChannel();
-    const task: WorkerTask = { kind: 'clip', id: job.id, file: job.file, ffmpeg: options.ffmpeg, toolchain, timeoutMs, plan: options.plan, port: port2 };
+    const task: WorkerTask = { kind: 'clip', id: job.id, file: job.file, ffmpeg: options.ffmpeg, toolchain, timeoutMs, plan: options.plan, ...(runOptions.probe ? { probe: runOptions.probe } : {}), port: port2 };
     const result = await runTask(task, port1, signal);
     if (result.kind !== 'clip') throw new FidelityError('INTERNAL', `a clip task answered ${result.kind}`);
     return result.outcome;
@@ -166,7 +233,8 @@ export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
       // piscina.destroy() terminates threads; a task's children must be killed by its own worker first.
       for (const abort of inFlight.values()) abort();
       await Promise.allSettled([...inFlight.keys()]);
-      if (piscina) await (await piscina).destroy();
+      // Borrowed threads are their owner's to end (PoolThreads.destroy).
+      if (piscina && !borrowed) await (await piscina).destroy();
     },
   };
 }

@@ -12,6 +12,7 @@ import { ProcessScope } from '../media/process.js';
 import type { MeasureFailure } from '../schemas/measurement.js';
 import type { MeasureOptions } from './api.js';
 import { checkArguments, DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
+import { checkPlanSpec } from './plan-spec.js';
 import { bothSides, blame, pairFailure } from './side-failure.js';
 
 /**
@@ -30,6 +31,7 @@ export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe 
  */
 export async function probePair(baseline: string, candidate: string, options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal' | 'plan'> = {}): Promise<PairFacts> {
   checkArguments(baseline, candidate, options);
+  checkPlanSpec(options.plan);
   if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the probing was cancelled');
   const toolchain = await resolveFfmpeg(options.ffmpeg);
   const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };

@@ -12,6 +12,8 @@ import type { PairCapture } from '../media/frames.js';
 import type { KeepOptions } from './frame-capture.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { PackedOutcome } from './transfer.js';
+import type { MediaProbe } from '../media/probe.js';
+import type { KnownProbes } from './measure-pair.js';
 import type { ClipOutcome } from '../schemas/clip.js';
 
 /** A task of the pool: one pair to measure, or one clip to analyse on its own ({@link ClipTask}). */
@@ -40,6 +42,8 @@ export interface PairTask {
   known: { baseline?: ClipAnalysis; candidate?: ClipAnalysis } | undefined;
   /** Also keep what the bundle shows of the pair (pool/frame-capture.ts); absent: nothing kept. */
   keep?: KeepOptions;
+  /** Sides this command already probed (the same bytes in another pair): not probed again (SharedClips.probes). */
+  probes?: KnownProbes;
   /** Progress and `done` go out on it; `abort` comes in on it. */
   port: MessagePort;
 }
@@ -58,6 +62,8 @@ export interface ClipTask {
   timeoutMs: number | undefined;
   /** The plan whose frame rate and clip expectations the clip is judged by; absent: the defaults. */
   plan: MediaPlanSpec | undefined;
+  /** The clip's probe when a pair of the command already made it (the same bytes): not probed again. */
+  probe?: MediaProbe;
   /** `done` goes out on it; `abort` comes in on it. */
   port: MessagePort;
 }
@@ -69,6 +75,6 @@ export type ToWorker = { type: 'abort' };
 export type FromWorker = { type: 'progress'; framesDone: number; framesTotal: number } | { type: 'done' };
 
 export type WorkerResult =
-  | { kind: 'outcome'; packed: PackedOutcome; capture?: PairCapture | null }
+  | { kind: 'outcome'; packed: PackedOutcome; capture?: PairCapture | null; probes: [MediaProbe, MediaProbe] | null }
   | { kind: 'clip'; outcome: ClipOutcome }
   | { kind: 'thrown'; code: string; message: string; problems: Problem[]; stack: string | undefined };

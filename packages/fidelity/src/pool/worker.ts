@@ -9,8 +9,8 @@ import { receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { isFidelityError } from '../errors.js';
 import { adoptToolchain } from '../media/ffmpeg.js';
-import { analyseClip } from './analyse-clip.js';
-import { measurePairKeeping, measurePairOn } from './measure-pair.js';
+import { analyseClipProbed } from './analyse-clip.js';
+import { measurePairSharing } from './measure-pair.js';
 import type { MeasureOptions } from './api.js';
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol.js';
 import { captureTransferList, packOutcome, transferList } from './transfer.js';
@@ -35,12 +35,12 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
   adoptToolchain(task.ffmpeg ?? {}, task.toolchain);
   try {
     if (task.kind === 'clip') {
-      const outcome = await analyseClip(task.file, {
+      const outcome = await analyseClipProbed(task.file, {
         ...(task.ffmpeg ? { ffmpeg: task.ffmpeg } : {}),
         ...(task.timeoutMs !== undefined ? { timeoutMs: task.timeoutMs } : {}),
         ...(task.plan ? { plan: task.plan } : {}),
         signal: controller.signal,
-      });
+      }, task.probe);
       return { kind: 'clip', outcome };
     }
     const options: MeasureOptions = {
@@ -59,13 +59,9 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
         post({ type: 'progress', framesDone, framesTotal });
       },
     };
-    const shared = { sameMedia: task.sameMedia, ...(task.known ? { known: task.known } : {}) };
-    if (task.keep) {
-      const { outcome, capture } = await measurePairKeeping(task.baseline, task.candidate, options, task.coresPerPair, task.keep, shared);
-      return { kind: 'outcome', packed: packOutcome(outcome), capture };
-    }
-    const outcome = await measurePairOn(task.baseline, task.candidate, options, task.coresPerPair, shared);
-    return { kind: 'outcome', packed: packOutcome(outcome) };
+    const shared = { sameMedia: task.sameMedia, ...(task.known ? { known: task.known } : {}), ...(task.probes ? { probes: task.probes } : {}) };
+    const { outcome, capture, probes } = await measurePairSharing(task.baseline, task.candidate, options, task.coresPerPair, task.keep, shared);
+    return { kind: 'outcome', packed: packOutcome(outcome), ...(task.keep ? { capture } : {}), probes };
   } catch (error) {
     if (isFidelityError(error)) return { kind: 'thrown', code: error.code, message: error.message, problems: error.problems, stack: error.stack };
     throw error;

@@ -6,7 +6,7 @@
  * zip), media ffprobe cannot read, and no usable ffprobe: always warnings,
  * never a refusal.
  */
-import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import type { VerifiedRun } from '../../src/archive/types.js';
 import { checkRunMedia } from '../../src/archive/run-media.js';
 import { render, validDraft, writeDir } from './fixture.js';
 import { reseal, zipRun } from '../../../../test/e2e/helpers.js';
+import { realFfmpeg, realFfprobe } from '../media/wrapper.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const RUNS = path.join(ROOT, 'fixtures', 'runs');
@@ -41,6 +42,22 @@ describe('checkRunMedia', () => {
     expect(media.slots.every((s) => s.outcome === 'conforms')).toBe(true);
     expect(media.warnings).toEqual([]);
     expect(media.ffprobe?.version).toMatch(/^ffprobe version/);
+  });
+
+  it('runs one ffprobe per ok slot\'s file and one `-version` check, no more', async () => {
+    // A logging ffprobe (and the real ffmpeg beside it): every run's arguments, one line each.
+    const dir = path.join(tmp, 'logging');
+    mkdirSync(dir, { recursive: true });
+    const log = path.join(dir, 'ffprobe.log');
+    writeFileSync(log, '');
+    writeFileSync(path.join(dir, 'ffprobe'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realFfprobe()}' "$@"\n`);
+    chmodSync(path.join(dir, 'ffprobe'), 0o755);
+    const media = await withRun(path.join(RUNS, 'h200'), (run) => checkRunMedia(run, { ffmpeg: { ffmpegPath: realFfmpeg(), ffprobePath: path.join(dir, 'ffprobe') } }));
+    expect(media.slots).toHaveLength(11);
+    const runs = readFileSync(log, 'utf8').trim().split('\n');
+    expect(runs.filter((r) => r.includes('-version'))).toHaveLength(1);
+    const files = runs.filter((r) => !r.includes('-version')).map((r) => path.basename(r.split(' ').pop()!));
+    expect(files.sort()).toEqual(media.slots.map((s) => path.basename(s.media)).sort());
   });
 
   it('warns about the B200 slots that break the plan, like its failed request, naming the field and both values', async () => {

@@ -11,7 +11,7 @@ import type { PairJob } from '../../src/pool/api.js';
 
 const given = vi.hoisted(() => new Map<string, string[]>());
 vi.mock('../../src/pool/pool.js', () => ({
-  createMeasurePool: () => ({
+  createSharingPool: () => ({
     measure: async (job: PairJob) => {
       given.set(job.id, Object.entries(job.known ?? {}).map(([side, a]) => `${side}=${(a as unknown as { from: string }).from}`));
       // The slow pair keeps one lane busy while the other lane runs the rest in order.
