@@ -43,7 +43,7 @@
 //   cli-ix      `fidelity compare ... --metrics inferencex --threads 1`
 //   inferencex  InferenceX's recipe, `python3 packages/fidelity/test/metrics/inferencex-recipe.py
 //               --compare-media B C B C ...`: one process (it decodes with PyAV on one core)
-//   version     `fidelity --version`, three times a round
+//   version     `fidelity --version`, three times a round, and `node -e 0` three times (the floor)
 // and prints the ratios of the issue #42 bars: cli wall / inferencex wall, cli CPU / inferencex
 // CPU, cli-ix CPU / cli CPU, and the median --version wall.
 //
@@ -110,6 +110,9 @@ function makeWrappers(logFile) {
     const file = path.join(dir, name);
     // The shell's own /proc stat line after the binary exited: cutime and cstime are the binary's CPU
     // (read with a builtin: a forked subshell would start its own, empty, child accounting).
+    // The decoders read their inputs through links named 0.mp4, 1.mp4 in a folder of their own
+    // (media/input-links.ts), so each link is logged as its target, resolved after the stat read
+    // (its readlink is not in the child's own CPU) and before the wrapper exits (the parent removes the links then).
     writeFileSync(
       file,
       `#!/bin/bash
@@ -118,7 +121,9 @@ ${JSON.stringify(real)} "$@"
 rc=$?
 e=$EPOCHREALTIME
 read -r stat < /proc/$$/stat
-{ printf '%s\\t%s\\t%s\\t%s\\t%s' ${name} "$s" "$e" "$rc" "\${stat##*) }"; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >> ${JSON.stringify(logFile)}
+args=()
+for a in "$@"; do if [[ -L $a ]]; then args+=("$(readlink -f -- "$a")"); else args+=("$a"); fi; done
+{ printf '%s\\t%s\\t%s\\t%s\\t%s' ${name} "$s" "$e" "$rc" "\${stat##*) }"; for a in "\${args[@]}"; do printf '\\t%s' "$a"; done; printf '\\n'; } >> ${JSON.stringify(logFile)}
 exit $rc
 `,
     );
@@ -288,18 +293,25 @@ function raceTasks(fixture) {
       for (let i = 0; i < 3; i++) runs.push(await spawnTimed(process.execPath, [cli, '--version']));
       return runs;
     }],
+    // node's own start beside it: on a loaded machine --version cannot be faster than this floor.
+    ['node', async () => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await spawnTimed(process.execPath, ['-e', '0']));
+      return runs;
+    }],
   ];
 }
 /** One round's race and its ratios (the bars of issue #42). */
 const raceRow = (got) => ({
-  cli: got.cli, cli_ix: got.cli_ix, inferencex: got.inferencex, version: got.version,
+  cli: got.cli, cli_ix: got.cli_ix, inferencex: got.inferencex, version: got.version, node: got.node,
   cli_over_ix_wall: got.cli.wall / got.inferencex.wall,
   cli_over_ix_cpu: got.cli.cpu / got.inferencex.cpu,
   ix_set_over_default_cpu: got.cli_ix.cpu / got.cli.cpu,
 });
 function raceMedians(rows) {
   const med = (f) => median(rows.map(f));
-  const out = { version_wall_ms: median(rows.flatMap((r) => r.version.map((v) => v.wall))), version_cpu_ms: median(rows.flatMap((r) => r.version.map((v) => v.cpu))) };
+  const all = (k, f) => median(rows.flatMap((r) => r[k].map(f)));
+  const out = { version_wall_ms: all('version', (v) => v.wall), version_cpu_ms: all('version', (v) => v.cpu), node_wall_ms: all('node', (v) => v.wall) };
   for (const k of ['cli', 'cli_ix', 'inferencex']) out[k] = { wall_ms: med((r) => r[k].wall), cpu_ms: med((r) => r[k].cpu) };
   for (const k of ['cli_over_ix_wall', 'cli_over_ix_cpu', 'ix_set_over_default_cpu']) out[k] = med((r) => r[k]);
   return out;
@@ -309,7 +321,7 @@ const raceLines = (r) => [
   `    fidelity compare --metrics inferencex --threads 1     ${fmt(r.cli_ix.wall_ms)} wall, ${fmt(r.cli_ix.cpu_ms)} CPU`,
   `    InferenceX's recipe, compare_media over the 4 pairs   ${fmt(r.inferencex.wall_ms)} wall, ${fmt(r.inferencex.cpu_ms)} CPU`,
   `    compare / InferenceX, wall x${r.cli_over_ix_wall.toFixed(2)} (bar 1.0); CPU x${r.cli_over_ix_cpu.toFixed(2)} (bar 1.5); inferencex set CPU / default set CPU x${r.ix_set_over_default_cpu.toFixed(2)} (bar 1.0)`,
-  `    fidelity --version ${(r.version_wall_ms / 1000).toFixed(3)} s wall (median; bar 0.3 s), ${fmt(r.version_cpu_ms)} CPU`,
+  `    fidelity --version ${(r.version_wall_ms / 1000).toFixed(3)} s wall (median; bar 0.3 s), ${fmt(r.version_cpu_ms)} CPU; node -e 0 ${(r.node_wall_ms / 1000).toFixed(3)} s wall`,
 ];
 
 // ---------------------------------------------------------------------------
@@ -342,7 +354,7 @@ for (const n of pairCounts) {
       for (const [name, task] of round % 2 === 0 ? tasks : tasks.toReversed()) got[name] = await task();
       const { ffmpeg: ff, alone, before: was, compare: us } = got;
       const race = racing.length ? raceRow(got) : null;
-      if (race) log(`    race: cli ${fmt(race.cli.wall)} (CPU ${fmt(race.cli.cpu)})  cli-ix ${fmt(race.cli_ix.wall)} (CPU ${fmt(race.cli_ix.cpu)})  inferencex ${fmt(race.inferencex.wall)} (CPU ${fmt(race.inferencex.cpu)})  --version ${race.version.map((v) => fmt(v.wall)).join(', ')}`);
+      if (race) log(`    race: cli ${fmt(race.cli.wall)} (CPU ${fmt(race.cli.cpu)})  cli-ix ${fmt(race.cli_ix.wall)} (CPU ${fmt(race.cli_ix.cpu)})  inferencex ${fmt(race.inferencex.wall)} (CPU ${fmt(race.inferencex.cpu)})  --version ${race.version.map((v) => fmt(v.wall)).join(', ')}  node -e 0 ${race.node.map((v) => fmt(v.wall)).join(', ')}`);
       rows.push({ round, ffmpeg: ff, pairs_alone: alone, compare: us, before: was, race, ratio: us.wall_ms / ff.wall, cpu_ratio: us.cpu_ms / ff.cpu, over_pairs: us.wall_ms / alone.wall, over_pairs_cpu: us.cpu_ms / alone.cpu, over_before: was ? us.wall_ms / was.wall_ms : null, over_before_cpu: was ? us.cpu_ms / was.cpu_ms : null });
       log(`  ${n} pairs ${s.padEnd(10)} round ${round}: ffmpeg ${fmt(ff.wall)} (CPU ${fmt(ff.cpu)})  compare ${fmt(us.wall_ms)} (CPU ${fmt(us.cpu_ms)})  pairs alone ${fmt(alone.wall)} (CPU ${fmt(alone.cpu)})${was ? `  build before ${fmt(was.wall_ms)} (CPU ${fmt(was.cpu_ms)})` : ''}`);
       if (was) for (const p of PHASES) if (was.phases[p]) log(`      before ${p.padEnd(9)} ${fmt(was.phases[p].wall_ms)} wall  ${fmt(was.phases[p].cpu_ms)} CPU`);

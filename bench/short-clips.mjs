@@ -35,9 +35,12 @@ export const SHORT = { width: 720, height: 528, rate: '24000/1001', fps: 23.976,
 const SAMPLES = Math.round((SHORT.frames * 1001 * SHORT.sampleRate) / 24_000);
 const CANVAS = '960x704'; // the sources are drawn larger than the clip and panned across
 
-/** Pans a 960x704 picture across the 720x528 frame (a different path per case), adds grain, cuts to 84 frames. */
+/**
+ * Pans a 960x704 picture across the 720x528 frame (a different path per case), adds grain, cuts to
+ * 84 frames. The grain goes on yuv420p: on the sources' packed RGBA it turns a frame to pure noise.
+ */
 const finish = (i) =>
-  `crop=720:528:x='120+110*sin(t*${0.9 + 0.2 * i})':y='88+80*cos(t*${0.6 + 0.15 * i})',noise=alls=${6 + 2 * i}:allf=t,trim=end_frame=${SHORT.frames},setpts=PTS-STARTPTS,format=yuv420p`;
+  `crop=720:528:x='120+110*sin(t*${0.9 + 0.2 * i})':y='88+80*cos(t*${0.6 + 0.15 * i})',format=yuv420p,noise=alls=${5 + i}:allf=t,trim=end_frame=${SHORT.frames},setpts=PTS-STARTPTS`;
 
 const VIDEO = [
   `mandelbrot=size=${CANVAS}:rate=${SHORT.rate}:start_scale=2.5:end_scale=0.05:end_pts=400:start_x=-0.743644:start_y=-0.131826:maxiter=128`,
