@@ -21,15 +21,31 @@
 // child (a few ms); the FFmpeg peer runs the real binary.
 // A benchmark, run by hand; never a test.
 //
-//   node bench/phases.mjs [--size full|small] [--seconds S] [--pairs 2[,20]] [--rounds R]
+//   node bench/phases.mjs [--size full|small|short] [--seconds S] [--pairs 2[,20]] [--rounds R]
 //                         [--sets ffmpeg,default,all,inferencex] [--threads T] [--json FILE]
 //
+//   --size      full: the generator's 1344x768 8 s clips (the full-size bars); small: test-size clips,
+//               to prove the script runs; short: users' shape of clip (720x528, 84 frames at
+//               24000/1001, H.264 with B-frames, AAC 48 kHz; bench/short-clips.mjs), 4 fixed pairs
+//               (--pairs and --seconds do not apply), --sets default unless given, and the race below
 //   --pairs     comma-separated pair counts (default 2; 20 is slow on a small machine, so it is asked for)
 //   --rounds    alternating rounds per pair count and set (default 3; figures are medians)
 //   --threads   compare()'s threads and the FFmpeg peers run at once (default 2)
 //   --before D  also race the build in D (a copy of packages/fidelity/dist made before a change, kept
 //               inside packages/fidelity so it finds the same node_modules) against this one, same
 //               rounds, alternating which goes first: how each cut is checked against the build before it
+//
+// With --size short, every round of the first set also races, in the same alternating order, what a
+// user or an evaluator would run on those 4 pairs, each a fresh process timed from spawn to exit
+// (wall, and CPU with its children: this process's cutime/cstime grow by the child's tree when it
+// is reaped, and this process idles meanwhile):
+//   cli         `fidelity compare BASE CAND --out DIR` (default set, default threads)
+//   cli-ix      `fidelity compare ... --metrics inferencex --threads 1`
+//   inferencex  InferenceX's recipe, `python3 packages/fidelity/test/metrics/inferencex-recipe.py
+//               --compare-media B C B C ...`: one process (it decodes with PyAV on one core)
+//   version     `fidelity --version`, three times a round, and `node -e 0` three times (the floor)
+// and prints the ratios of the issue #42 bars: cli wall / inferencex wall, cli CPU / inferencex
+// CPU, cli-ix CPU / cli CPU, and the median --version wall.
 //
 // Needs the built library (npx tsc -b packages/fidelity). Runs are generated once into bench/out/
 // (git-ignored), one pair per plan case (warmups are not compared), and reused.
@@ -41,6 +57,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { shortRuns } from './short-clips.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const lib = await import(pathToFileURL(path.join(root, 'packages/fidelity/dist/index.js')).href);
@@ -53,7 +70,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     pairs: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '3' },
-    sets: { type: 'string', default: 'ffmpeg,default,all,inferencex' },
+    sets: { type: 'string' },
     threads: { type: 'string', default: '2' },
     json: { type: 'string', default: path.join(root, 'bench/out/phases-results.json') },
     before: { type: 'string' },
@@ -68,9 +85,11 @@ const before = args.before ? await import(pathToFileURL(path.join(path.resolve(a
 const rounds = positive('rounds');
 const threads = positive('threads');
 const seconds = positive('seconds');
-const pairCounts = args.pairs.split(',').map((p) => positive('pairs', p.trim()));
-if (!['full', 'small'].includes(args.size)) throw new Error(`--size is full or small, not ${args.size}`);
-const sets = args.sets.split(',').map((s) => s.trim());
+if (!['full', 'small', 'short'].includes(args.size)) throw new Error(`--size is full, small or short, not ${args.size}`);
+const short = args.size === 'short';
+// The short set has its 4 pairs and no other count; the key only names them in the results.
+const pairCounts = short ? [4] : args.pairs.split(',').map((p) => positive('pairs', p.trim()));
+const sets = (args.sets ?? (short ? 'default' : 'ffmpeg,default,all,inferencex')).split(',').map((s) => s.trim());
 for (const s of sets) resolveMetrics(s); // refuses an unknown set before any work
 
 const log = (line = '') => process.stderr.write(`${line}\n`);
@@ -91,6 +110,9 @@ function makeWrappers(logFile) {
     const file = path.join(dir, name);
     // The shell's own /proc stat line after the binary exited: cutime and cstime are the binary's CPU
     // (read with a builtin: a forked subshell would start its own, empty, child accounting).
+    // The decoders read their inputs through links named 0.mp4, 1.mp4 in a folder of their own
+    // (media/input-links.ts), so each link is logged as its target, resolved after the stat read
+    // (its readlink is not in the child's own CPU) and before the wrapper exits (the parent removes the links then).
     writeFileSync(
       file,
       `#!/bin/bash
@@ -99,7 +121,9 @@ ${JSON.stringify(real)} "$@"
 rc=$?
 e=$EPOCHREALTIME
 read -r stat < /proc/$$/stat
-{ printf '%s\\t%s\\t%s\\t%s\\t%s' ${name} "$s" "$e" "$rc" "\${stat##*) }"; for a in "$@"; do printf '\\t%s' "$a"; done; printf '\\n'; } >> ${JSON.stringify(logFile)}
+args=()
+for a in "$@"; do if [[ -L $a ]]; then args+=("$(readlink -f -- "$a")"); else args+=("$a"); fi; done
+{ printf '%s\\t%s\\t%s\\t%s\\t%s' ${name} "$s" "$e" "$rc" "\${stat##*) }"; for a in "\${args[@]}"; do printf '\\t%s' "$a"; done; printf '\\n'; } >> ${JSON.stringify(logFile)}
 exit $rc
 `,
     );
@@ -138,6 +162,7 @@ function readChildren(logFile) {
 
 /** Two runs (H200 baseline, B200 candidate) of `count` plan cases (so `count` pairs), generated once and reused. */
 async function fixtureRuns(count) {
+  if (short) return shortRuns({ root, lib, ffmpeg: tools.ffmpeg.path, log });
   const dir = path.join(root, 'bench/out', args.size === 'full' ? `phases-full-${seconds}s-${count}` : `phases-small-${count}`);
   const manifestFile = path.join(dir, MANIFEST_FILE);
   const pick = (manifest) => {
@@ -248,6 +273,57 @@ async function comparePhases(fixture, metrics, compareFn = compare) {
   return { wall_ms: end[1] - t0, cpu_ms: end[2] - marks[0][2], phases, children: byPhase, runs_per_file: perFile, version_runs: readChildren(logFile).length - children.length };
 }
 
+// --- the race of --size short: the CLI as a user runs it against InferenceX's recipe -------------
+const cli = path.join(root, 'packages/cli/bin/fidelity.js');
+const recipe = path.join(root, 'packages/fidelity/test/metrics/inferencex-recipe.py');
+/** A fresh process from spawn to exit: wall, and CPU of its whole tree (see timed). */
+const spawnTimed = (file, argv) => timed(() => run(file, argv, { maxBuffer: 64 << 20 }));
+function raceTasks(fixture) {
+  const bundle = (tag) => {
+    const out = path.join(tmp, `race-${tag}`);
+    rmSync(out, { recursive: true, force: true }); // a fresh --out every time, as a first run has
+    return out;
+  };
+  return [
+    ['cli', () => spawnTimed(process.execPath, [cli, 'compare', fixture.baseline, fixture.candidate, '--out', bundle('cli')])],
+    ['cli_ix', () => spawnTimed(process.execPath, [cli, 'compare', fixture.baseline, fixture.candidate, '--out', bundle('ix'), '--metrics', 'inferencex', '--threads', '1'])],
+    ['inferencex', () => spawnTimed('/usr/bin/python3', [recipe, '--compare-media', ...fixture.pairs.flatMap((p) => [p.a, p.b])])],
+    ['version', async () => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await spawnTimed(process.execPath, [cli, '--version']));
+      return runs;
+    }],
+    // node's own start beside it: on a loaded machine --version cannot be faster than this floor.
+    ['node', async () => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await spawnTimed(process.execPath, ['-e', '0']));
+      return runs;
+    }],
+  ];
+}
+/** One round's race and its ratios (the bars of issue #42). */
+const raceRow = (got) => ({
+  cli: got.cli, cli_ix: got.cli_ix, inferencex: got.inferencex, version: got.version, node: got.node,
+  cli_over_ix_wall: got.cli.wall / got.inferencex.wall,
+  cli_over_ix_cpu: got.cli.cpu / got.inferencex.cpu,
+  ix_set_over_default_cpu: got.cli_ix.cpu / got.cli.cpu,
+});
+function raceMedians(rows) {
+  const med = (f) => median(rows.map(f));
+  const all = (k, f) => median(rows.flatMap((r) => r[k].map(f)));
+  const out = { version_wall_ms: all('version', (v) => v.wall), version_cpu_ms: all('version', (v) => v.cpu), node_wall_ms: all('node', (v) => v.wall) };
+  for (const k of ['cli', 'cli_ix', 'inferencex']) out[k] = { wall_ms: med((r) => r[k].wall), cpu_ms: med((r) => r[k].cpu) };
+  for (const k of ['cli_over_ix_wall', 'cli_over_ix_cpu', 'ix_set_over_default_cpu']) out[k] = med((r) => r[k]);
+  return out;
+}
+const raceLines = (r) => [
+  `    fidelity compare (default set, default threads)       ${fmt(r.cli.wall_ms)} wall, ${fmt(r.cli.cpu_ms)} CPU`,
+  `    fidelity compare --metrics inferencex --threads 1     ${fmt(r.cli_ix.wall_ms)} wall, ${fmt(r.cli_ix.cpu_ms)} CPU`,
+  `    InferenceX's recipe, compare_media over the 4 pairs   ${fmt(r.inferencex.wall_ms)} wall, ${fmt(r.inferencex.cpu_ms)} CPU`,
+  `    compare / InferenceX, wall x${r.cli_over_ix_wall.toFixed(2)} (bar 1.0); CPU x${r.cli_over_ix_cpu.toFixed(2)} (bar 1.5); inferencex set CPU / default set CPU x${r.ix_set_over_default_cpu.toFixed(2)} (bar 1.0)`,
+  `    fidelity --version ${(r.version_wall_ms / 1000).toFixed(3)} s wall (median; bar 0.3 s), ${fmt(r.version_cpu_ms)} CPU; node -e 0 ${(r.node_wall_ms / 1000).toFixed(3)} s wall`,
+];
+
 // ---------------------------------------------------------------------------
 const machine = { cpus: os.availableParallelism?.() ?? os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, load: os.loadavg()[0] };
 log(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.node}, load ${machine.load.toFixed(2)}`);
@@ -270,12 +346,16 @@ for (const n of pairCounts) {
       });
       const mine = () => comparePhases(fixture, s);
       const old = () => (before ? comparePhases(fixture, s, before.compare) : Promise.resolve(null));
+      // With --size short, the first set's rounds also race the CLI and InferenceX's recipe.
+      const racing = short && s === sets[0] ? raceTasks(fixture) : [];
       // Both orders across rounds: even rounds run the peer first (and the build before this one first).
-      const order = round % 2 === 0 ? [peer, pairsAlone, old, mine] : [mine, old, pairsAlone, peer];
-      const got = [];
-      for (const task of order) got.push(await task());
-      const [ff, alone, was, us] = round % 2 === 0 ? got : [got[3], got[2], got[1], got[0]];
-      rows.push({ round, ffmpeg: ff, pairs_alone: alone, compare: us, before: was, ratio: us.wall_ms / ff.wall, cpu_ratio: us.cpu_ms / ff.cpu, over_pairs: us.wall_ms / alone.wall, over_pairs_cpu: us.cpu_ms / alone.cpu, over_before: was ? us.wall_ms / was.wall_ms : null, over_before_cpu: was ? us.cpu_ms / was.cpu_ms : null });
+      const tasks = [['ffmpeg', peer], ['alone', pairsAlone], ['before', old], ['compare', mine], ...racing];
+      const got = {};
+      for (const [name, task] of round % 2 === 0 ? tasks : tasks.toReversed()) got[name] = await task();
+      const { ffmpeg: ff, alone, before: was, compare: us } = got;
+      const race = racing.length ? raceRow(got) : null;
+      if (race) log(`    race: cli ${fmt(race.cli.wall)} (CPU ${fmt(race.cli.cpu)})  cli-ix ${fmt(race.cli_ix.wall)} (CPU ${fmt(race.cli_ix.cpu)})  inferencex ${fmt(race.inferencex.wall)} (CPU ${fmt(race.inferencex.cpu)})  --version ${race.version.map((v) => fmt(v.wall)).join(', ')}  node -e 0 ${race.node.map((v) => fmt(v.wall)).join(', ')}`);
+      rows.push({ round, ffmpeg: ff, pairs_alone: alone, compare: us, before: was, race, ratio: us.wall_ms / ff.wall, cpu_ratio: us.cpu_ms / ff.cpu, over_pairs: us.wall_ms / alone.wall, over_pairs_cpu: us.cpu_ms / alone.cpu, over_before: was ? us.wall_ms / was.wall_ms : null, over_before_cpu: was ? us.cpu_ms / was.cpu_ms : null });
       log(`  ${n} pairs ${s.padEnd(10)} round ${round}: ffmpeg ${fmt(ff.wall)} (CPU ${fmt(ff.cpu)})  compare ${fmt(us.wall_ms)} (CPU ${fmt(us.cpu_ms)})  pairs alone ${fmt(alone.wall)} (CPU ${fmt(alone.cpu)})${was ? `  build before ${fmt(was.wall_ms)} (CPU ${fmt(was.cpu_ms)})` : ''}`);
       if (was) for (const p of PHASES) if (was.phases[p]) log(`      before ${p.padEnd(9)} ${fmt(was.phases[p].wall_ms)} wall  ${fmt(was.phases[p].cpu_ms)} CPU`);
       for (const p of PHASES) {
@@ -303,6 +383,7 @@ for (const n of pairCounts) {
       median_pairs_alone_ms: med((r) => r.pairs_alone.wall),
       median_pairs_alone_cpu_ms: med((r) => r.pairs_alone.cpu),
       phases: phaseMedians,
+      race: rows[0].race ? raceMedians(rows.map((r) => r.race)) : null,
       runs: rows,
     };
   }
@@ -321,6 +402,7 @@ for (const n of pairCounts) {
     );
     if (before) lines.push(`    against the build before (${args.before}): wall x${r.median_over_before.toFixed(2)}, CPU x${r.median_over_before_cpu.toFixed(2)}`);
     lines.push(`    ${Object.entries(r.phases).map(([p, v]) => `${p} ${fmt(v.wall_ms)}/${fmt(v.cpu_ms)}`).join(', ')} (wall/CPU)`);
+    if (r.race) lines.push(...raceLines(r.race));
   }
 }
 lines.push(`figures: ${path.relative(process.cwd(), args.json)}`);
