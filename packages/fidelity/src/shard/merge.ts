@@ -30,7 +30,7 @@ import { writeDurable } from '../output/files.js';
 import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
-import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, pairAnalysedShas, type MeasuredPair } from '../comparison/measure.js';
+import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, pairAnalysedShas, sealedMedia, type MeasuredPair } from '../comparison/measure.js';
 import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
@@ -43,6 +43,7 @@ import { DEFAULT_POLICY } from '../policy/default.js';
 import { parsePolicy } from '../policy/load.js';
 import { examplePolicyFor } from '../policy/metric-set.js';
 import { probePair, type PairFacts } from '../pool/probe-pair.js';
+import type { MediaProbe } from '../media/probe.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { Policy } from '../schemas/policy.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';
@@ -395,15 +396,23 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   }
   let done = 0;
   options.onProgress?.({ stage: 'merge', step: 'media', done, total: jobs.length });
+  // One probe per file: a baseline clip paired with several candidates, or two files of the same bytes, is probed once.
+  const probes = new Map<string, MediaProbe>();
   const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
     const slot = job.ref.pair.slot_id;
-    const facts: PairFacts = await probePair(await plan.baseline.mediaPath(slot), await job.ref.candidate.mediaPath(slot), {
-      // The plan's media spec too, as measuring checks it: a partial cannot measure media that break the plan.
-      plan: { video: plan.baseline.plan.video, audio: plan.baseline.plan.audio },
-      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const sealed = sealedMedia(job.ref.pair.baseline.media, job.ref.pair.candidate.media).sha256;
+    const facts: PairFacts = await probePair(
+      await plan.baseline.mediaPath(slot),
+      await job.ref.candidate.mediaPath(slot),
+      {
+        // The plan's media spec too, as measuring checks it: a partial cannot measure media that break the plan.
+        plan: { video: plan.baseline.plan.video, audio: plan.baseline.plan.audio },
+        ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      sealed ? { sha256: sealed, probes } : undefined,
+    );
     options.onProgress?.({ stage: 'merge', step: 'media', done: ++done, total: jobs.length });
     return factProblems(job.outcome, facts).map((message) => ({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(job.p, job.ref.index, job.ref.id)}: ${message}` }));
   });
