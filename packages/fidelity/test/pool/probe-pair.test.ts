@@ -1,0 +1,66 @@
+/**
+ * probePair with the probes a command has made (pool/probe-pair.ts, used by merge): a file whose
+ * sealed SHA-256 was probed already is not probed again, a new probe is kept for the next pair, and
+ * a failed probe is not kept (each pair reports its own side). ffprobe is a logging wrapper around
+ * the real one, so every probe run is counted per file.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { probePair } from '../../src/pool/probe-pair.js';
+import type { MediaProbe } from '../../src/media/probe.js';
+import { sha256File } from '../../src/hash.js';
+import { realFfmpeg, realFfprobe } from '../media/wrapper.js';
+
+const RUNS = fileURLToPath(new URL('../../../../fixtures/runs/', import.meta.url));
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-probe-pair-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const log = path.join(tmp, 'ffprobe.log');
+const ffprobePath = path.join(tmp, 'ffprobe');
+writeFileSync(ffprobePath, `#!/bin/sh\nfor last; do :; done\necho "$last" >> '${log}'\nexec '${realFfprobe()}' "$@"\n`);
+chmodSync(ffprobePath, 0o755);
+const ffmpeg = { ffmpegPath: realFfmpeg(), ffprobePath };
+
+function probed(): string[] {
+  // The toolchain check's `-version` run is not a probe of a file.
+  return readFileSync(log, 'utf8').split('\n').filter((line) => line.endsWith('.mp4')).map((line) => (line.startsWith(tmp) ? path.relative(tmp, line) : path.relative(RUNS, line)));
+}
+
+describe('probePair with the probes a command has made', () => {
+  const slot = 'measurement-r000-c001';
+  const files = { h200: path.join(RUNS, 'h200', 'media', `${slot}.mp4`), b200: path.join(RUNS, 'b200', 'media', `${slot}.mp4`), h100: path.join(RUNS, 'h100', 'media', `${slot}.mp4`) };
+
+  it('probes a shared baseline once and gives the facts two separate probes give', async () => {
+    const sha = { h200: await sha256File(files.h200), b200: await sha256File(files.b200), h100: await sha256File(files.h100) };
+    const probes = new Map<string, MediaProbe>();
+    writeFileSync(log, '');
+    const first = await probePair(files.h200, files.b200, { ffmpeg }, { sha256: { baseline: sha.h200, candidate: sha.b200 }, probes });
+    const second = await probePair(files.h200, files.h100, { ffmpeg }, { sha256: { baseline: sha.h200, candidate: sha.h100 }, probes });
+    expect(probed().sort()).toEqual([`b200/media/${slot}.mp4`, `h100/media/${slot}.mp4`, `h200/media/${slot}.mp4`]);
+    expect([...probes.keys()].sort()).toEqual([sha.h200, sha.b200, sha.h100].sort());
+    writeFileSync(log, '');
+    const apart = [await probePair(files.h200, files.b200, { ffmpeg }), await probePair(files.h200, files.h100, { ffmpeg })];
+    expect(probed()).toHaveLength(4);
+    expect([first, second]).toEqual(apart);
+  });
+
+  it('keeps no failed probe: the same broken bytes are probed, and blamed, for each pair', async () => {
+    const broken = path.join(tmp, 'broken.mp4');
+    writeFileSync(broken, 'not an mp4');
+    const brokenSha = await sha256File(broken);
+    const h200 = await sha256File(files.h200);
+    const probes = new Map<string, MediaProbe>();
+    writeFileSync(log, '');
+    for (let i = 0; i < 2; i++) {
+      const facts = await probePair(files.h200, broken, { ffmpeg }, { sha256: { baseline: h200, candidate: brokenSha }, probes });
+      expect(facts.ok).toBe(false);
+      if (!facts.ok) expect(facts.failure.side).toBe('candidate');
+    }
+    expect(probed().filter((file) => file === 'broken.mp4')).toHaveLength(2);
+    expect(probes.has(brokenSha)).toBe(false);
+    expect(probes.has(h200)).toBe(true);
+  });
+});
