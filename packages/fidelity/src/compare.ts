@@ -188,10 +188,10 @@ async function compareOnThreads(
   try {
     const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;
-    // compare's own bundle takes each pair's stills and difference audio from the measuring decode; a shard's partial extracts them.
+    // The bundle (or a shard's partial) takes each pair's stills and difference audio from the measuring decode.
     const captures = new Map<string, PairCapture>();
     const measured = await measurePairsOn(plan, refs, {
-      ...(shard ? {} : { keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures } }),
+      keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures },
       ...measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
       threadsFrom: threads,
     });
@@ -217,6 +217,7 @@ async function compareOnThreads(
         metrics,
         decoder: decoderIdentity(tools),
         generatedAt,
+        captures,
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }

@@ -51,7 +51,8 @@ export interface MeasureSettings {
   /**
    * Keep, by pair id, what the bundle shows of each measured pair from its measuring decode
    * (pool/frame-capture.ts: the stills' frame, the first `audioSeconds` of audio), for compare's
-   * writeBundle. Outside the MeasuredPair results, which stay plain data: a shard or calibrate keeps nothing.
+   * writeBundle and a shard's writePartial. Outside the MeasuredPair results, which stay plain data
+   * (a partial carries no pixels); calibrate keeps nothing.
    */
   keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
 }

@@ -1,11 +1,12 @@
 /**
  * The few decoded pieces the report's visual aids need: one frame of a
- * stream and the first seconds of its audio as float PCM. compare() takes
- * them from its measuring decode (pool/frame-capture.ts), so they are
- * decoded once; this file is the fallback that decodes them again (merge,
- * whose partials carry no pixels, and any pair with nothing captured), and
- * the one place that turns a frame's planes into the still's rgb24, so both
- * paths give the same bytes.
+ * stream and the first seconds of its audio as float PCM. compare() and a
+ * shard take them from their measuring decode (pool/frame-capture.ts), in
+ * every metric set, so they are decoded once; this file is the fallback that
+ * decodes them again (a pair with nothing captured: past the captures'
+ * memory budget, or a caller that kept nothing), and the one place that
+ * turns a frame's planes into the still's rgb24, so both paths give the same
+ * bytes.
  *
  * A frame is taken as the measuring decoder takes it (media/video-decoder.ts):
  * the native planes in the stream's own pixel format, no conversion, and, for

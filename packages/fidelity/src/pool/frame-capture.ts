@@ -10,15 +10,17 @@
  * else PSNR Y, else frame 0), known only once every frame is measured, and a
  * frame's value may come back after its buffers went back to the decoder
  * (the SSIM helper thread) or out of order (the value helpers). So the
- * capture keeps a copy of the frame that is the worst so far, as the series'
- * summary picks it (metrics/series.ts: the smallest value, the first index
- * on ties; NaN is nobody's worst), replacing it when a worse (value, index)
- * comes in, and copies of the few frames whose value is still out. At the
- * end it hands the frame over only when it is the series' worst_frame; in
- * any other case (a value that came after its frame was gone, a set without
- * a series it tracks) it hands over no frame, and the bundle extracts it
- * again. Memory: the kept frame, the frames out (two at most with the SSIM
- * helper), and the audio head.
+ * capture keeps a copy of the frame the stills would show if measuring ended
+ * now: the worst so far, as the series' summary picks it (metrics/series.ts:
+ * the smallest value, the first index on ties; NaN is nobody's worst), and
+ * frame 0 while there is none (a set that computes none of those series,
+ * such as `inferencex`, or a series with no value yet); it replaces the copy
+ * when a worse (value, index) comes in, and holds copies of the few frames
+ * whose value is still out. At the end it hands the frame over only when it
+ * is the stills' frame by the series it tracks (its worst_frame, else frame
+ * 0); the bundle takes it only when it is worstFrameOf's frame, and extracts
+ * any other again (the same bytes). Memory: the kept frame, the frames out
+ * (two at most with the SSIM helper), and the audio head.
  */
 import type { FramePlanes, PairCapture } from '../media/frames.js';
 import type { DecodedFrame } from '../metrics/frame.js';
@@ -60,8 +62,8 @@ export interface FrameCapture {
   /** The accumulator's hook (VideoMetricOptions.onValues): every filed part of every frame. */
   onValues(index: number, values: FrameValues): void;
   /**
-   * Frame `index` is at hand (before its buffers go back): kept when it is the worst so far, or
-   * copied aside when `pending` (its value is still to come).
+   * Frame `index` is at hand (before its buffers go back): kept when it is the stills' frame so far
+   * (the worst, or frame 0 while there is none), or copied aside when `pending` (its value is still to come).
    */
   frame(index: number, a: DecodedFrame, b: DecodedFrame, pending: boolean): void;
   /** Both sides' first audio chunks, copied (the caller's arrays may be moved or reused). */
@@ -105,28 +107,29 @@ export function createFrameCapture(metrics: readonly MetricName[], frames: { pix
     return value < best.value || (value === best.value && index < best.index);
   };
 
+  /** The frame the stills would show if measuring ended now: the worst so far, else frame 0. */
+  const still = (): number => best?.index ?? 0;
+  /** Keeps `copy` (null: frame() keeps it when it comes, or it is gone) as frame `index`, dropping the copy kept before. */
+  const keep = (index: number, copy: Copy | null): void => {
+    recycle(kept?.copy);
+    kept = copy ? { index, copy } : null;
+  };
+
   return {
     onValues(index, values) {
       if (!tracked || !(tracked.name in values.metrics)) return;
       const copy = pending.get(index);
       pending.delete(index);
       const value = tracked.read(values.metrics[tracked.name]);
-      if (!worse(index, value)) {
-        recycle(copy);
-        return;
-      }
-      best = { index, value };
-      recycle(kept?.copy);
-      // The frame's copy when it was set aside; else frame() keeps it when it comes (or it is gone: no frame is handed over).
-      kept = copy ? { index, copy } : null;
+      if (worse(index, value)) best = { index, value };
+      // The copy set aside becomes the kept one when its frame is now the stills' (a worse value, or
+      // frame 0 with no value yet); a new worst whose frame was not set aside is kept by frame().
+      if (index === still() && kept?.index !== index) keep(index, copy ?? null);
+      else recycle(copy);
     },
     frame(index, a, b, isPending) {
-      if (!tracked) return;
-      if (isPending) pending.set(index, { baseline: side(a), candidate: side(b) });
-      else if (best?.index === index && kept?.index !== index) {
-        recycle(kept?.copy);
-        kept = { index, copy: { baseline: side(a), candidate: side(b) } };
-      }
+      if (tracked && isPending) pending.set(index, { baseline: side(a), candidate: side(b) });
+      else if (index === still() && kept?.index !== index) keep(index, { baseline: side(a), candidate: side(b) });
     },
     audio(a, b) {
       if (!a || !b || headLength >= audioSamples) return;
@@ -139,8 +142,9 @@ export function createFrameCapture(metrics: readonly MetricName[], frames: { pix
     finish(video) {
       pending.clear();
       spare.length = 0;
-      const worst = video && tracked ? tracked.worst(video) : undefined;
-      const frame = kept && worst === kept.index ? { index: kept.index, ...kept.copy } : null;
+      // The stills' frame by the series tracked: its worst frame, else frame 0 (none, or a set without one).
+      const index = video ? ((tracked ? tracked.worst(video) : null) ?? 0) : null;
+      const frame = kept && index === kept.index ? { index: kept.index, ...kept.copy } : null;
       const audio = headLength > 0 ? { baseline: join(heads[0], headLength), candidate: join(heads[1], headLength) } : null;
       return { frame, audio };
     },

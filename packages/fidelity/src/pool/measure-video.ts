@@ -91,7 +91,8 @@ export async function measureVideo(options: VideoPassOptions): Promise<VideoOutc
     // Every frame out with a helper is one more the decoders must not wait for.
     const capacity = 2 + FRAMES_PER_HELPER * threads;
     // rgb24 is converted from the planes in the metrics' thread; the decoders convert (fd 4) only
-    // where the exact formula does not apply, and only when a chosen metric reads rgb24.
+    // where the exact formula does not apply, and then whatever the set: the clip analysis reads
+    // rgb24 in every set, and the stills' kept frame carries it (frame-capture.ts, media/frames.ts).
     const rgb = rgbConversionFor(streams[0].pixFmt, streams[0].height);
     const geometry = streams[0].geometry;
     if (!geometry) throw new SideFailure('UNSUPPORTED_PIXEL_FORMAT', `baseline: ${streams[0].pixFmt} is not read without conversion`, 'baseline');

@@ -1,7 +1,8 @@
 /**
  * A shard's output folder, the partial: partial.json, its JSON Schema, the
  * per-pair files the bundle will hold (CSV, stills, heat map, difference audio) at the
- * paths the bundle will hold them, and SHA256SUMS over all of it. No MP4
+ * paths the bundle will hold them, made from what measuring kept of each pair as
+ * compare's bundle is, and SHA256SUMS over all of it. No MP4
  * copies: merge takes the media from the runs. Written like a bundle
  * (output/atomic.ts): complete or absent.
  */
@@ -20,6 +21,7 @@ import type { ComparisonPlan } from '../comparison/plan.js';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
+import type { PairCapture } from '../media/frames.js';
 import type { MetricSelection } from '../metrics/names.js';
 import type { Policy } from '../schemas/policy.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
@@ -66,6 +68,12 @@ export interface WritePartialSettings {
   /** Pairs whose files are made at once (BundleContents.concurrency); default 1. */
   threads?: number;
   onProgress?: (event: { step: 'pairs' | 'seal'; done: number; total: number }) => void;
+  /**
+   * What measuring kept of each pair, by pair id (MeasureSettings.keep): its stills and difference
+   * audio are made from it, as compare's bundle makes them; a pair without one is extracted again
+   * from the runs' media (the same bytes).
+   */
+  captures?: ReadonlyMap<string, PairCapture>;
 }
 
 /** Writes the partial of `measuredPairs` (this shard's pairs and the clips it analysed on their own) to `out`, atomically. */
@@ -81,12 +89,14 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
       // The pair's figures only: a partial holds measurements, and merge judges them (comparison/assemble.ts).
       const measurement = m.outcome?.ok ? m.outcome.measurement : null;
       const slot = ref.pair.slot_id;
+      const capture = settings.captures?.get(m.pair);
       const files = await writePairFiles({
         dir,
         pair: { video: measurement?.video ?? null, audio: measurement?.audio ?? null },
         prefix: `${comparisonDir(ref.candidate)}/${slot}`,
         baselinePath: ref.pair.baseline.media ? await plan.baseline.mediaPath(slot) : null,
         candidatePath: ref.pair.candidate.media ? await ref.candidate.mediaPath(slot) : null,
+        ...(capture ? { capture } : {}),
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });

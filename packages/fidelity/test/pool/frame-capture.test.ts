@@ -87,6 +87,16 @@ describe('the measuring decode keeps the stills\' frame and the audio head', () 
     await expectSameAsExtracted(base, other, measurement, capture);
   });
 
+  it('for the inferencex set, which charts no series: frame 0, the stills\' stand-in, as extracted', async () => {
+    for (const videoThreads of [0, 2]) {
+      const ix = await measured(base, other, { videoThreads, metrics: 'inferencex' });
+      expect(ix.measurement.video.ssim).toBeUndefined();
+      expect(ix.measurement.video.psnr_y).toBeUndefined();
+      expect(ix.capture.frame?.index).toBe(0);
+      await expectSameAsExtracted(base, other, ix.measurement, ix.capture);
+    }
+  });
+
   it('with helper threads, and for the ffmpeg set (its worst frame is FFmpeg All\'s)', async () => {
     const threaded = await measured(base, other, { videoThreads: 2 });
     await expectSameAsExtracted(base, other, threaded.measurement, threaded.capture);
@@ -168,9 +178,11 @@ describe('createFrameCapture', () => {
 
   it('hands over no frame when the worst frame\'s value came after its buffers were gone, or the series disagrees', () => {
     const c = capture();
-    c.frame(0, frameOf(0), frameOf(0), false); // no value yet, not set aside
-    c.onValues(0, { metrics: { ssim: 0.1 } });
-    expect(c.finish(video(0)).frame).toBeNull();
+    c.onValues(0, { metrics: { ssim: 0.5 } });
+    c.frame(0, frameOf(0), frameOf(0), false);
+    c.frame(1, frameOf(1), frameOf(1), false); // no value yet, not set aside
+    c.onValues(1, { metrics: { ssim: 0.1 } });
+    expect(c.finish(video(1)).frame).toBeNull();
     const d = capture();
     d.onValues(0, { metrics: { ssim: 0.1 } });
     d.frame(0, frameOf(0), frameOf(0), false);
@@ -179,6 +191,45 @@ describe('createFrameCapture', () => {
     e.onValues(0, { metrics: { ssim: 0.1 } });
     e.frame(0, frameOf(0), frameOf(0), false);
     expect(e.finish(video(3)).frame).toBeNull();
+  });
+
+  it('holds frame 0 as the stand-in while no frame is worse: before its value, with NaN values, and in a set that tracks no series', () => {
+    // Frame 0 before its value: kept, and it stays the stills' frame when its value is the worst.
+    const c = capture();
+    c.frame(0, frameOf(0), frameOf(100), false);
+    c.onValues(0, { metrics: { ssim: 0.1 } });
+    c.frame(1, frameOf(1), frameOf(101), false);
+    c.onValues(1, { metrics: { ssim: 0.5 } });
+    expect([...c.finish(video(0)).frame!.candidate.planes]).toEqual(Array(12).fill(100));
+    // PSNR Y with every frame equal: no value is anybody's worst, the series has no worst frame, the stills show frame 0.
+    const psnr = createFrameCapture(['psnr_y'], { pixFmt: 'yuv420p', samples: W * H, rgb24: false }, 0);
+    for (const i of [0, 1, 2]) {
+      psnr.frame(i, frameOf(i), frameOf(i), false);
+      psnr.onValues(i, { metrics: { psnr_y: 0 } });
+    }
+    expect(psnr.finish({ psnr_y: { worst_frame: null } } as never).frame?.index).toBe(0);
+    // A frame 0 whose NaN value comes after its copy was set aside: the copy becomes the stand-in.
+    const late = capture();
+    late.frame(0, frameOf(0), frameOf(100), true);
+    late.onValues(0, { metrics: { ssim: Number.NaN } });
+    expect(late.finish({ ssim: { worst_frame: null } } as never).frame?.index).toBe(0);
+    // The stand-in gives way to the first frame worse than nothing, and comes back on a tie at frame 0 set aside.
+    const tie = capture();
+    tie.frame(0, frameOf(0), frameOf(100), true);
+    tie.frame(1, frameOf(1), frameOf(101), true);
+    tie.onValues(1, { metrics: { ssim: 0.5 } });
+    tie.onValues(0, { metrics: { ssim: 0.5 } });
+    expect([...tie.finish(video(0)).frame!.baseline.planes]).toEqual(Array(12).fill(0));
+    // The `inferencex` set (psnr_db, mae, audio) tracks no series: frame 0 is the stills' frame, kept once.
+    const ix = createFrameCapture(['psnr_db', 'mae', 'audio'], { pixFmt: 'yuv420p', samples: W * H, rgb24: false }, 0);
+    for (const i of [0, 1, 2]) {
+      ix.onValues(i, { metrics: { psnr_db: 1, mae: 2 } });
+      ix.frame(i, frameOf(i), frameOf(50 + i), false);
+    }
+    const kept = ix.finish({ mae: 0.5 } as never).frame;
+    expect(kept?.index).toBe(0);
+    expect([...kept!.candidate.planes]).toEqual(Array(12).fill(50));
+    expect(ix.finish(null).frame).toBeNull(); // nothing measured: nothing handed over
   });
 
   it('keeps the first seconds of audio per channel, across chunks, and no more', () => {
