@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import SpreadSerial from './test/shared/sequencer.js';
+import FileTimesReporter from './test/shared/file-times.js';
 
 /**
  * Files whose tests time signals, deadlines or a cluster, or drive a browser: they run one at a
@@ -17,7 +18,10 @@ const SERIAL = [
   'test/e2e/demo.test.ts',
 ];
 
-/** `FIDELITY_TEST_TIMES=FILE npm test` also writes vitest's JSON report there, for scripts/test-times.mjs. */
+/**
+ * `FIDELITY_TEST_TIMES=FILE npm test` also writes vitest's JSON report there, and each file's whole
+ * time (import and hooks included) beside it, for scripts/test-times.mjs.
+ */
 const times = process.env.FIDELITY_TEST_TIMES;
 
 export default defineConfig({
@@ -30,7 +34,7 @@ export default defineConfig({
     // Both projects share one group of two workers (one maxWorkers); the serial files spread through it.
     maxWorkers: 2,
     sequence: { sequencer: SpreadSerial },
-    reporters: times ? ['default', ['json', { outputFile: times }]] : ['default'],
+    reporters: times ? ['default', ['json', { outputFile: times }], new FileTimesReporter(times)] : ['default'],
     projects: [
       {
         extends: true,

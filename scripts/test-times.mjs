@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Prints where the suite's time goes, from vitest's JSON report: the files by wall time (each
-// file's span, from its first test's start to its last test's end, hooks included), then the
-// slowest tests, then the totals.
+// Prints where the suite's time goes, from vitest's JSON report: the files by time, then the
+// slowest tests, then the totals. A file's time is its whole time (importing it, the setup files,
+// its tests and hooks) from the per-file report that vitest.config.ts writes beside the JSON one
+// (test/shared/file-times.ts); without that report, the JSON's span from the file's first test's
+// start to its last test's end, which leaves out importing and `beforeAll`.
 //
 //   FIDELITY_TEST_TIMES=test-times.json npm test
 //   node scripts/test-times.mjs test-times.json [--top N] [--tests N]
@@ -9,7 +11,7 @@
 // Two reports (before and after a change): each file's time in both, and every test of the earlier
 // report that this one lacks (by full name, so a test moved to another file still counts; exit 1).
 //   node scripts/test-times.mjs after.json --against before.json
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
@@ -33,14 +35,20 @@ if (!file || args.length !== 1 || !Number.isInteger(top) || !Number.isInteger(to
 function load(reportFile) {
   const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   const root = path.resolve(path.dirname(reportFile));
+  // The same name rule as the reporter's (test/shared/file-times.ts fileTimesPath).
+  const filesReport = reportFile.replace(/(\.json)?$/, '.files.json');
+  const wholeTimes = existsSync(filesReport)
+    ? new Map(JSON.parse(readFileSync(filesReport, 'utf8')).files.map((f) => [relative(f.file, root), f.collect + f.setup + f.run]))
+    : null;
   const files = report.testResults.map((f) => {
     const name = relative(f.name, root);
     const tests = f.assertionResults.map((t) => ({ file: name, title: t.fullName ?? t.title, ms: t.duration ?? 0, status: t.status }));
-    return { name, ms: Math.max(0, (f.endTime ?? 0) - (f.startTime ?? 0)), tests, status: f.status };
+    const whole = wholeTimes?.get(name);
+    return { name, ms: whole ?? Math.max(0, (f.endTime ?? 0) - (f.startTime ?? 0)), tests, status: f.status };
   });
   const start = Math.min(...report.testResults.map((f) => f.startTime ?? Infinity));
   const end = Math.max(...report.testResults.map((f) => f.endTime ?? 0));
-  return { files, wall: end - start, counts: { total: report.numTotalTests, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0) } };
+  return { files, whole: wholeTimes !== null, wall: end - start, counts: { total: report.numTotalTests, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0) } };
 }
 
 /** The name as it stands in the repository, wherever the report was written. */
@@ -80,4 +88,4 @@ if (against) {
   }
 }
 const c = now.counts;
-process.stdout.write(`\n${now.files.length} files, ${c.total} tests (${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped); files' time added up ${s(sum)}, wall from first start to last end ${s(now.wall)}\n`);
+process.stdout.write(`\n${now.files.length} files, ${c.total} tests (${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped); files' time added up ${s(sum)}${now.whole ? ' (import and hooks included)' : ' (first test to last, without import and beforeAll)'}, wall from first start to last end ${s(now.wall)}\n`);
