@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Prints where the suite's time goes, from vitest's JSON report: the files by time, then the
-// slowest tests, then the totals. A file's time is its whole time (importing it, the setup files,
-// its tests and hooks) from the per-file report that vitest.config.ts writes beside the JSON one
+// slowest tests, then the totals. A file's time is its whole time (importing it, its tests and
+// hooks; not the setup files, where a serial file waits for its turn) from the per-file report that vitest.config.ts writes beside the JSON one
 // (test/shared/file-times.ts); without that report, the JSON's span from the file's first test's
 // start to its last test's end, which leaves out importing and `beforeAll`.
 //
@@ -38,7 +38,7 @@ function load(reportFile) {
   // The same name rule as the reporter's (test/shared/file-times.ts fileTimesPath).
   const filesReport = reportFile.replace(/(\.json)?$/, '.files.json');
   const wholeTimes = existsSync(filesReport)
-    ? new Map(JSON.parse(readFileSync(filesReport, 'utf8')).files.map((f) => [relative(f.file, root), f.collect + f.setup + f.run]))
+    ? new Map(JSON.parse(readFileSync(filesReport, 'utf8')).files.map((f) => [relative(f.file, root), f.collect + f.run]))
     : null;
   const files = report.testResults.map((f) => {
     const name = relative(f.name, root);
