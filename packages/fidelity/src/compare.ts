@@ -151,13 +151,22 @@ export async function compare(baseline: string, candidates: readonly string[], o
   }
 }
 
+/** What compare settled from its options before the runs are read: the shard, the policy, the time, the calibration, alpha and the metric set. */
+interface Settled {
+  shard: ShardSpec | null;
+  policy: Policy;
+  generatedAt: Date;
+  calibration: Calibration | null;
+  alpha: number;
+  metrics: MetricSelection;
+}
+
 async function compareClaimed(
   baseline: string,
   candidates: readonly string[],
   options: CompareOptions,
-  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
+  settled: Settled,
 ): Promise<CompareResult | PartialResult> {
-  const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;
   // The pool's threads start now and load the measuring modules while the runs are verified (a
   // thread's start is about 0.1 s of a core): the first pair finds them ready.
   const threads = startPoolThreads(options.threads ?? defaultThreadCount());
@@ -172,7 +181,7 @@ async function compareOnThreads(
   baseline: string,
   candidates: readonly string[],
   options: CompareOptions,
-  settled: { shard: ShardSpec | null; policy: Policy; generatedAt: Date; calibration: Calibration | null; alpha: number; metrics: MetricSelection },
+  settled: Settled,
   threads: PoolThreads,
 ): Promise<CompareResult | PartialResult> {
   const { shard, policy, generatedAt, calibration, alpha, metrics } = settled;

@@ -5,29 +5,21 @@
  * ffprobe runs as the `default` set, and none of them extracts a still (media/frames.ts). ffmpeg and
  * ffprobe are logging wrappers around the real ones, so every run is counted.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compare } from '../../src/compare.js';
-import { realFfmpeg, realFfprobe } from '../media/wrapper.js';
+import { loggingTools as loggingToolsIn } from '../media/wrapper.js';
 
 const RUNS = fileURLToPath(new URL('../../../../fixtures/runs/', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-decode-once-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const log = path.join(tmp, 'tools.log');
 
-/** ffmpeg and ffprobe that log each run (but `-version`, the toolchain's check) and run the real ones. */
-function loggingTools(): { ffmpegPath: string; ffprobePath: string } {
-  const dir = path.join(tmp, 'bin');
-  mkdirSync(dir);
-  for (const [tool, real] of [['ffmpeg', realFfmpeg()], ['ffprobe', realFfprobe()]] as const) {
-    writeFileSync(path.join(dir, tool), `#!/bin/sh\ncase " $* " in *" -version "*) ;; *) echo "${tool} $*" >> '${log}';; esac\nexec '${real}' "$@"\n`);
-    chmodSync(path.join(dir, tool), 0o755);
-  }
-  return { ffmpegPath: path.join(dir, 'ffmpeg'), ffprobePath: path.join(dir, 'ffprobe') };
-}
+/** ffmpeg and ffprobe that log each run but the `-version` checks (test/media/wrapper.ts). */
+const loggingTools = (): { ffmpegPath: string; ffprobePath: string } => loggingToolsIn(path.join(tmp, 'bin'), log);
 
 describe('compare decodes nothing twice, whatever the metric set', () => {
   it('starts as many ffmpeg and ffprobe runs with --metrics inferencex as with default, and extracts no still', async () => {

@@ -4,7 +4,7 @@
  * way to see whether such a grandchild is still running.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { binaryCandidates } from '../../src/media/ffmpeg.js';
 
@@ -67,4 +67,18 @@ export async function stillRunningAfter(pids: readonly number[], ms: number): Pr
     if (left.length === 0 || Date.now() > until) return left;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * ffmpeg and ffprobe in `dir` (made here) that append each run's arguments to `log`, prefixed
+ * with the tool's name, and exec the real ones; the toolchain's `-version` checks are not logged.
+ * For tests that count the decodes and probes a command starts.
+ */
+export function loggingTools(dir: string, log: string): { ffmpegPath: string; ffprobePath: string } {
+  mkdirSync(dir, { recursive: true });
+  for (const [tool, real] of [['ffmpeg', realFfmpeg()], ['ffprobe', realFfprobe()]] as const) {
+    writeFileSync(path.join(dir, tool), `#!/bin/sh\ncase " $* " in *" -version "*) ;; *) echo "${tool} $*" >> '${log}';; esac\nexec '${real}' "$@"\n`);
+    chmodSync(path.join(dir, tool), 0o755);
+  }
+  return { ffmpegPath: path.join(dir, 'ffmpeg'), ffprobePath: path.join(dir, 'ffprobe') };
 }

@@ -5,7 +5,7 @@
  * media again, the same bytes. ffmpeg and ffprobe are logging wrappers around the real ones, so
  * every run is counted.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,23 +20,15 @@ import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { shardIndices } from '../../src/shard/spec.js';
 import { writePartial } from '../../src/shard/write-partial.js';
 import { SEAL_FILE } from '../../src/output/seal.js';
-import { realFfmpeg, realFfprobe } from '../media/wrapper.js';
+import { loggingTools as loggingToolsIn } from '../media/wrapper.js';
 
 const RUNS = fileURLToPath(new URL('../../../../fixtures/runs/', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-write-partial-'));
 const log = path.join(tmp, 'tools.log');
 let plan: ComparisonPlan;
 
-/** ffmpeg and ffprobe that log each run (but `-version`, the toolchain's check) and run the real ones. */
-function loggingTools(): { ffmpegPath: string; ffprobePath: string } {
-  const dir = path.join(tmp, 'bin');
-  mkdirSync(dir);
-  for (const [tool, real] of [['ffmpeg', realFfmpeg()], ['ffprobe', realFfprobe()]] as const) {
-    writeFileSync(path.join(dir, tool), `#!/bin/sh\ncase " $* " in *" -version "*) ;; *) echo "${tool} $*" >> '${log}';; esac\nexec '${real}' "$@"\n`);
-    chmodSync(path.join(dir, tool), 0o755);
-  }
-  return { ffmpegPath: path.join(dir, 'ffmpeg'), ffprobePath: path.join(dir, 'ffprobe') };
-}
+/** ffmpeg and ffprobe that log each run but the `-version` checks (test/media/wrapper.ts). */
+const loggingTools = (): { ffmpegPath: string; ffprobePath: string } => loggingToolsIn(path.join(tmp, 'bin'), log);
 
 const runsLogged = (): string[] => readFileSync(log, 'utf8').split('\n').filter(Boolean);
 
