@@ -4,7 +4,8 @@
  * munge key and a slurm.conf for this host), `sbatch --wait --array=0-2` of a
  * script that runs `fidelity compare --shard auto`, then `fidelity merge`
  * (with --remeasure all for the byte comparison, and by default),
- * and a byte comparison with a one-machine `fidelity compare`. The daemons
+ * and a byte comparison with the one-machine bundle (compare() of the same
+ * runs at the same SOURCE_DATE_EPOCH, the suite's shared copy). The daemons
  * the setup started are stopped by pid.
  *
  * CI must run this (.ci/run installs slurm-wlm and munge, and a missing
@@ -17,10 +18,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cli, FIXTURES, ROOT, snapshot, type CliResult } from './helpers.js';
+import { BIN, cli, FIXTURES, ROOT, sha256, snapshot, type CliResult } from './helpers.js';
+import { fixtureBundle, SHARED_EPOCH } from '../shared/fixtures.js';
 
 const SETUP = path.join(ROOT, 'test', 'e2e', 'slurm-cluster.sh');
-const EPOCH = '1764450000';
+// The shared one-machine bundle's epoch (test/shared/fixtures.ts), so the merges can be compared with it.
+const EPOCH = SHARED_EPOCH;
 const RUNS = ['h200', 'b200', 'h100'].map((s) => path.join(FIXTURES, s));
 
 function onPath(name: string): boolean {
@@ -45,7 +48,8 @@ let started = false;
 let sbatch: { code: number; out: string };
 let merged: CliResult;
 let mergedDefault: CliResult;
-let oneMachine: CliResult;
+/** compare() of the same runs on one machine at EPOCH: the shared, read-only bundle. */
+let one: string;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -93,7 +97,7 @@ beforeAll(async () => {
   // Every pair re-measured by merge: the bundle is then compare's, byte for byte (docs/scale-out.md, "Trust").
   merged = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged'), '--remeasure', 'all', '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
   mergedDefault = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-default'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
-  oneMachine = await cli(['compare', ...RUNS, '--out', path.join(tmp, 'one'), '--json'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
+  one = (await fixtureBundle(['b200', 'h100'])).dir;
 }, 900_000);
 
 afterAll(async () => {
@@ -121,13 +125,12 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
 
   it('merges into the bundle one machine writes, byte for byte', () => {
     expect(merged.code, merged.stdout + merged.stderr).toBe(0);
-    expect(oneMachine.code, oneMachine.stderr).toBe(0);
     const a = snapshot(path.join(tmp, 'merged'));
     // Media, sources, pages and every pair's files (one still for a bit-identical pair, four pictures otherwise).
     expect(Object.keys(a).length).toBeGreaterThan(80);
     expect(Object.keys(a).filter((f) => f.endsWith('.webp')).length).toBeGreaterThan(10);
-    expect(a).toEqual(snapshot(path.join(tmp, 'one')));
-    expect(JSON.parse(merged.stdout).seal_sha256).toBe(JSON.parse(oneMachine.stdout).seal_sha256);
+    expect(a).toEqual(snapshot(one));
+    expect(JSON.parse(merged.stdout).seal_sha256).toBe(sha256(readFileSync(path.join(one, 'SHA256SUMS'))));
   });
 
   it('by default re-measures one pair per partial, and differs from the one-machine bundle only in saying so', () => {
@@ -136,9 +139,9 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
     expect(origin.measured_here).toBe(3);
     expect(origin.taken_from_shards).toBe(origin.pairs - 3);
     const a = snapshot(path.join(tmp, 'merged-default'));
-    const one = snapshot(path.join(tmp, 'one'));
-    expect(Object.keys(a)).toEqual(Object.keys(one));
-    expect(Object.keys(one).filter((f) => a[f] !== one[f]).sort()).toEqual(['SHA256SUMS', 'index.html', 'index.zh.html', 'report.json']);
+    const oneFiles = snapshot(one);
+    expect(Object.keys(a)).toEqual(Object.keys(oneFiles));
+    expect(Object.keys(oneFiles).filter((f) => a[f] !== oneFiles[f]).sort()).toEqual(['SHA256SUMS', 'index.html', 'index.zh.html', 'report.json']);
   });
 
   it('after a lost shard, names it as --array=1, and a rerun of that index alone completes the same bundle', async () => {
@@ -154,7 +157,7 @@ describe.skipIf(!HAVE_SLURM)('a Slurm job array of fidelity compare --shard auto
     expect(rerun.code, `${rerun.out}\n${readFileSync(path.join(tmp, 'rerun-1.log'), 'utf8')}`).toBe(0);
     const again = await cli(['merge', ...RUNS, '--partials', path.join(tmp, 'partials'), '--out', path.join(tmp, 'merged-2'), '--remeasure', 'all'], { env: { SOURCE_DATE_EPOCH: EPOCH } });
     expect(again.code, again.stderr).toBe(0);
-    expect(snapshot(path.join(tmp, 'merged-2'))).toEqual(snapshot(path.join(tmp, 'one')));
+    expect(snapshot(path.join(tmp, 'merged-2'))).toEqual(snapshot(one));
   }, 600_000);
 
   it('stops only the daemons it started', async () => {
