@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Prints where the suite's time goes, from vitest's JSON report: the files by time, then the
 // slowest tests, then the totals. A file's time is its whole time (importing it, its tests and
-// hooks; not the setup files, where a serial file waits for its turn) from the per-file report that vitest.config.ts writes beside the JSON one
-// (test/shared/file-times.ts); without that report, the JSON's span from the file's first test's
-// start to its last test's end, which leaves out importing and `beforeAll`.
+// hooks; not the setup files, where a serial file waits for its turn) from the per-file report
+// that vitest.config.ts writes beside the JSON one (test/shared/file-times.ts); without that
+// report, the JSON's span from the file's first test's start to its last test's end, which leaves
+// out importing and `beforeAll`.
 //
 //   FIDELITY_TEST_TIMES=test-times.json npm test
 //   node scripts/test-times.mjs test-times.json [--top N] [--tests N]

@@ -2,9 +2,9 @@
  * probePair with the probes a command has made (pool/probe-pair.ts, used by merge): a file whose
  * sealed SHA-256 was probed already is not probed again, a new probe is kept for the next pair, and
  * a failed probe is not kept (each pair reports its own side). ffprobe is a logging wrapper around
- * the real one, so every probe run is counted per file.
+ * the real one (test/media/wrapper.ts), so every probe run is counted per file.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,21 +12,22 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { probePair } from '../../src/pool/probe-pair.js';
 import type { MediaProbe } from '../../src/media/probe.js';
 import { sha256File } from '../../src/hash.js';
-import { realFfmpeg, realFfprobe } from '../media/wrapper.js';
+import { loggingTools } from '../media/wrapper.js';
 
 const RUNS = fileURLToPath(new URL('../../../../fixtures/runs/', import.meta.url));
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-probe-pair-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const log = path.join(tmp, 'ffprobe.log');
-const ffprobePath = path.join(tmp, 'ffprobe');
-writeFileSync(ffprobePath, `#!/bin/sh\nfor last; do :; done\necho "$last" >> '${log}'\nexec '${realFfprobe()}' "$@"\n`);
-chmodSync(ffprobePath, 0o755);
-const ffmpeg = { ffmpegPath: realFfmpeg(), ffprobePath };
+const log = path.join(tmp, 'tools.log');
+const ffmpeg = loggingTools(path.join(tmp, 'bin'), log);
 
+/** The files ffprobe was run on, in order (the last argument of each logged run). */
 function probed(): string[] {
-  // The toolchain check's `-version` run is not a probe of a file.
-  return readFileSync(log, 'utf8').split('\n').filter((line) => line.endsWith('.mp4')).map((line) => (line.startsWith(tmp) ? path.relative(tmp, line) : path.relative(RUNS, line)));
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('ffprobe '))
+    .map((line) => line.split(' ').at(-1)!)
+    .map((file) => (file.startsWith(tmp) ? path.relative(tmp, file) : path.relative(RUNS, file)));
 }
 
 describe('probePair with the probes a command has made', () => {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIO_DIFF_SECONDS } from '../../src/bundle/assets-keys.js';
 import { decoderIdentity } from '../../src/comparison/assemble.js';
 import { measurePairs } from '../../src/comparison/measure.js';
 import { planComparison, type ComparisonPlan } from '../../src/comparison/plan.js';
@@ -47,7 +48,7 @@ describe('writePartial', () => {
     const refs = shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!);
     const metrics = resolveMetrics('inferencex');
     const captures = new Map<string, PairCapture>();
-    const measured = await measurePairs(plan, refs, { threads: 2, ffmpeg, metrics: 'inferencex', keep: { audioSeconds: 2, captures } });
+    const measured = await measurePairs(plan, refs, { threads: 2, ffmpeg, metrics: 'inferencex', keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures } });
     const ok = measured.pairs.filter((m) => m.outcome?.ok);
     expect(ok.length).toBeGreaterThan(1);
     // The inferencex set charts no series: every measured pair's frame is frame 0, its stand-in.
