@@ -82,9 +82,16 @@ describe('compare() cancelled in the bundle\'s pairs step', () => {
     if (!outcome.ok) throw new Error(outcome.failure.message);
     const { file, pids } = slowExtraction('ffmpeg-assets');
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 500);
+    // Cancelled once the extraction's decoder is running (its pid written), not after a fixed time: a slow machine may take longer to get there.
+    const started = setInterval(() => {
+      if (pidsIn(pids).length > 0) {
+        clearInterval(started);
+        controller.abort();
+      }
+    }, 20);
     const pair = { video: outcome.measurement.video, audio: outcome.measurement.audio ?? null };
     const error = await settled(makePairAssets({ pair, baselinePath, candidatePath, outDir: path.join(tmp, 'assets'), prefix: 'p', ffmpeg: { ffmpegPath: file }, signal: controller.signal }));
+    clearInterval(started);
     expect(error).toBeInstanceOf(FidelityError);
     expect((error as FidelityError).code).toBe('ABORTED');
     expect(pidsIn(pids).length).toBeGreaterThan(0);

@@ -7,13 +7,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** Every .ts, .tsx, .mts, .js and .mjs file below `dir`, sorted by path. */
+/** Every .ts, .tsx, .mts, .cts, .js, .mjs and .cjs file below `dir`, sorted by path. */
 export function sourceFiles(dir: string): string[] {
   return readdirSync(dir)
     .sort()
     .flatMap((name) => {
       const file = path.join(dir, name);
       if (statSync(file).isDirectory()) return sourceFiles(file);
-      return /\.(ts|tsx|mts|js|mjs)$/.test(name) ? [file] : [];
+      return /\.(ts|tsx|mts|cts|js|mjs|cjs)$/.test(name) ? [file] : [];
     });
 }

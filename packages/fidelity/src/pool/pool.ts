@@ -26,9 +26,9 @@ import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
 
-/** The pool's worker script (dist/pool/worker.js, also when running from source). */
+/** The file the pool's threads load (dist/pool/worker-entry.cjs, also when running from source), which imports worker.js. */
 export function workerFile(): string {
-  return workerFilePath('worker.js');
+  return workerFilePath('worker-entry.cjs');
 }
 
 function abortedOutcome(): MeasureOutcome {

@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeasureProgress } from '../../src/pool/api.js';
 import { measurePair } from '../../src/pool/measure-pair.js';
 import { createMeasurePool, workerFile } from '../../src/pool/pool.js';
+import { workerFilePath } from '../../src/pool/worker-file.js';
 import { ClipFactory, ffmpegChildren } from '../media/clips.js';
 
 const clips = new ClipFactory();
@@ -29,8 +33,26 @@ afterAll(() => clips.remove());
 
 describe('measure pool', () => {
   it('runs the compiled worker (from dist when running from source)', () => {
-    expect(workerFile()).toMatch(/dist[\\/]pool[\\/]worker\.js$/);
+    expect(workerFile()).toMatch(/dist[\\/]pool[\\/]worker-entry\.cjs$/);
   });
+
+  it('threads destroyed while they load the worker leave the process running (Node aborts a require() of an ES module cut short)', async () => {
+    // Forty pools of two threads, each destroyed 0 to 240 ms after it started: while its threads load
+    // the worker's modules, as when a command ends early (a refused run, Ctrl-C). With worker.js as
+    // piscina's file, the process died of "FATAL ERROR: v8::Module::IsGraphAsync" within a few rounds.
+    const pool = pathToFileURL(workerFilePath('pool.js')).href;
+    const script = [
+      `import { startPoolThreads } from ${JSON.stringify(pool)};`,
+      'for (let i = 0; i < 40; i++) {',
+      '  const threads = startPoolThreads(2);',
+      '  await new Promise((resolve) => setTimeout(resolve, (i * 37) % 241));',
+      '  await threads.destroy();',
+      '}',
+      "console.log('every pool destroyed');",
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 });
+    expect(stdout.trim()).toBe('every pool destroyed');
+  }, 90_000);
 
   it('fails only the corrupt pair of a batch, and gives the same results as measurePair', async () => {
     const pool = createMeasurePool({ threads: 2 });
