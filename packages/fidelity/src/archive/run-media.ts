@@ -120,10 +120,10 @@ export async function checkRunMedia(run: VerifiedRun, options: RunMediaOptions =
   try {
     slots = await inLanes(records, options.concurrency ?? defaultThreadCount(), async (record): Promise<SlotMediaCheck> => {
       scope.throwIfAborted();
-      const media = run.media.get(record.slot_id)!.path;
-      const base = { slot_id: record.slot_id, kind: record.kind, media };
+      const entry = run.media.get(record.slot_id)!;
+      const base = { slot_id: record.slot_id, kind: record.kind, media: entry.path };
       try {
-        const probe = await probeMedia(scope, probeTools, await run.mediaPath(record.slot_id), record.slot_id);
+        const probe = await probeMedia(scope, probeTools, await run.mediaPath(record.slot_id), record.slot_id, entry.sha256);
         const mismatches = planFieldMismatches(probe, plan);
         return mismatches.length ? { ...base, outcome: 'mismatch', mismatches } : { ...base, outcome: 'conforms' };
       } catch (error) {

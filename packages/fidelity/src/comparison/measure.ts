@@ -7,12 +7,14 @@
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
+import { resolveFfmpeg } from '../media/ffmpeg.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createSharingPool, type PoolThreads } from '../pool/pool.js';
 import type { MediaProbe } from '../media/probe.js';
+import { keepProbe, keptProbe } from '../media/probe-cache.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { PairJob } from '../pool/api.js';
 import type { AnalysedClip, ClipAnalysis, ClipOutcome } from '../schemas/clip.js';
@@ -338,6 +340,12 @@ export async function measureMedia(
   // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
   const cores = settings.threads ?? defaultThreadCount();
   let kept = 0;
+  // The ffprobe the pairs run, so that a probe this process already made of the same bytes is handed
+  // to the pair (media/probe-cache.ts); null when it does not resolve (each pair then reports why).
+  const ffprobe = await resolveFfmpeg(settings.ffmpeg).then(
+    (tools) => tools.ffprobe.path,
+    () => null,
+  );
   const pool = createSharingPool({
     ...(settings.threadsFrom ? { threadsFrom: settings.threadsFrom } : {}),
     threads: Math.max(1, Math.min(cores, Math.max(jobs.length, clips.length))),
@@ -383,14 +391,18 @@ export async function measureMedia(
       const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sha256 && j.sha256.baseline === j.sha256.candidate ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
       const keep = settings.keep;
       const sha = j.sha256;
-      const given = sha ? { baseline: probes.get(sha.baseline), candidate: probes.get(sha.candidate) } : {};
+      const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe(ffprobe, sha256, file));
+      const given = sha ? { baseline: earlier(sha.baseline, job.baseline), candidate: earlier(sha.candidate, job.candidate) } : {};
       const outcome = await pool.measure(job, {
         signal: controller.signal,
         ...(given.baseline || given.candidate ? { probes: { ...(given.baseline ? { baseline: given.baseline } : {}), ...(given.candidate ? { candidate: given.candidate } : {}) } } : {}),
         onProbes: (made) => {
           if (!sha || !made) return;
-          if (!probes.has(sha.baseline)) probes.set(sha.baseline, made[0]);
-          if (!probes.has(sha.candidate)) probes.set(sha.candidate, made[1]);
+          for (const [i, side] of [sha.baseline, sha.candidate].entries()) {
+            if (probes.has(side)) continue;
+            probes.set(side, made[i]!);
+            if (ffprobe !== null) keepProbe(ffprobe, side, made[i]!);
+          }
         },
         ...(keep
           ? {

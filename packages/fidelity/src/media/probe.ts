@@ -19,6 +19,7 @@ import { planeGeometry } from './pixel-formats.js';
 import { hidesHead, hidesTail, readEditLists } from './edit-list.js';
 import type { TrackEdits } from './edit-list.js';
 import type { PlaneGeometry } from './pixel-formats.js';
+import { keepProbe, keptProbe } from './probe-cache.js';
 
 export interface Rational {
   num: number;
@@ -248,9 +249,19 @@ export function checkDecodedAudio(audio: AudioProbe, samples: number, label: str
 /**
  * Probes one file with one ffprobe run. Errors are FidelityErrors with the pair failure codes:
  * UNDECODABLE (ffprobe refuses the file), NO_VIDEO_STREAM, DECODE_TIMEOUT, ABORTED.
- * `label` names the side in messages ("baseline").
+ * `label` names the side in messages ("baseline"). With `sha256`, the file's sealed SHA-256
+ * (checked against its bytes), a probe this process already made of the same bytes with the
+ * same ffprobe is handed out instead of a new run, and a new one is kept (probe-cache.ts).
  */
-export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
+export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string, sha256?: string): Promise<MediaProbe> {
+  const kept = sha256 === undefined ? undefined : keptProbe(tools.ffprobe, sha256, file);
+  if (kept) return kept;
+  const probe = await probeOnce(scope, tools, file, label);
+  if (sha256 !== undefined) keepProbe(tools.ffprobe, sha256, probe);
+  return probe;
+}
+
+async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
   const json = await runToString(
     scope,
     tools.ffprobe,

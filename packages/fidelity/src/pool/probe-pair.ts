@@ -58,7 +58,7 @@ export async function probePair(
       const given = sha === undefined ? undefined : known!.probes.get(sha);
       if (given) return Promise.resolve({ ...given, file });
       // Only a probe that succeeded is kept: a failure is reported with this pair's side, every time.
-      return probeMedia(scope, tools, file, label).then((made) => (sha === undefined ? made : (known!.probes.set(sha, made), made)));
+      return probeMedia(scope, tools, file, label, sha).then((made) => (sha === undefined ? made : (known!.probes.set(sha, made), made)));
     };
     const probes = await bothSides(blame('baseline', side(baseline, 'baseline')), blame('candidate', side(candidate, 'candidate')));
     scope.throwIfAborted();

@@ -1,0 +1,76 @@
+/**
+ * Probes kept for the life of the process, by the probed bytes' SHA-256 and
+ * the ffprobe that read them: a file whose sealed bytes this process has
+ * probed with the same ffprobe binary is not probed again, by any command.
+ * One command already probes each file once (comparison/measure.ts,
+ * pool/probe-pair.ts); this carries a probe from one command to the next in
+ * one process: a library user who verifies runs and then compares them, a
+ * merge after the shards that ran in the same process, a test suite.
+ *
+ * A probe is a function of the bytes and the ffprobe binary (and our own
+ * reading of the edit lists, from the same bytes), so a kept probe is the
+ * one a new run would give. The SHA-256 is the caller's: a sealed file's,
+ * checked against its bytes while the run was verified. Only probes that
+ * succeeded are kept (a failure is reported, and blamed on its side, every
+ * time), each handed out as its own copy (measuring fills in a probe's
+ * audio facts), and the cache is bounded by the frame timestamps it holds.
+ */
+import { statSync } from 'node:fs';
+import type { MediaProbe } from './probe.js';
+
+/** The most frame timestamps the kept probes hold together (8 bytes each: 32 MiB), about 37 hours of 30 fps video. */
+const MAX_TIMESTAMPS = 4_000_000;
+
+/** Oldest first (a Map keeps insertion order): the first entry is the one to drop. */
+const kept = new Map<string, MediaProbe>();
+let timestamps = 0;
+
+const size = (probe: MediaProbe): number => (probe.video?.pts.length ?? 0) + 1;
+
+/**
+ * The key of a file's bytes read by this ffprobe: the binary's path and its file identity (a
+ * binary replaced or rewritten at the same path, a test's wrapper script say, is another ffprobe).
+ * null when the binary cannot be looked at: nothing is kept or found then.
+ */
+function keyOf(ffprobe: string, sha256: string): string | null {
+  try {
+    const s = statSync(ffprobe, { bigint: true });
+    return `${sha256}\0${ffprobe}\0${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** A copy of the kept probe of these bytes by this ffprobe, with `file` as its path; undefined when none is kept. */
+export function keptProbe(ffprobe: string, sha256: string, file: string): MediaProbe | undefined {
+  const key = keyOf(ffprobe, sha256);
+  const probe = key === null ? undefined : kept.get(key);
+  if (!probe) return undefined;
+  // Used again: it moves to the end, last to be dropped.
+  kept.delete(key!);
+  kept.set(key!, probe);
+  return { ...structuredClone(probe), file };
+}
+
+/** Keeps a copy of a probe that succeeded, dropping the oldest ones past the bound. */
+export function keepProbe(ffprobe: string, sha256: string, probe: MediaProbe): void {
+  const key = keyOf(ffprobe, sha256);
+  if (key === null || size(probe) > MAX_TIMESTAMPS) return;
+  const old = kept.get(key);
+  if (old) {
+    kept.delete(key);
+    timestamps -= size(old);
+  }
+  kept.set(key, structuredClone(probe));
+  timestamps += size(probe);
+  for (const [k, p] of kept) {
+    if (timestamps <= MAX_TIMESTAMPS) break;
+    kept.delete(k);
+    timestamps -= size(p);
+  }
+}
+
+/** How many probes are kept (for tests). */
+export function keptProbeCount(): number {
+  return kept.size;
+}
