@@ -366,6 +366,8 @@ export async function measureMedia(
     // Each distinct file is probed once per command too: a pair is given the probes earlier pairs
     // made of its bytes (by sealed SHA-256), as ffprobe printed them, before any decode.
     const probes = new Map<string, MediaProbe>();
+    // ... or an earlier command of this process made (media/probe-cache.ts).
+    const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe(ffprobe, sha256, file));
     const analysing = new Set<string>();
     const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
     const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));
@@ -391,7 +393,6 @@ export async function measureMedia(
       const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sha256 && j.sha256.baseline === j.sha256.candidate ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
       const keep = settings.keep;
       const sha = j.sha256;
-      const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe(ffprobe, sha256, file));
       const given = sha ? { baseline: earlier(sha.baseline, job.baseline), candidate: earlier(sha.candidate, job.candidate) } : {};
       const outcome = await pool.measure(job, {
         signal: controller.signal,
@@ -448,8 +449,9 @@ export async function measureMedia(
       Array.from({ length: Math.max(1, Math.min(cores, queue.length)) }, async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           if (controller.signal.aborted) return;
-          const probe = probes.get(c.sha256);
-          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal, ...(probe ? { probe } : {}) }));
+          const file = await c.file();
+          const probe = earlier(c.sha256, file);
+          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file }, { signal: controller.signal, ...(probe ? { probe } : {}) }));
         }
       }),
     );

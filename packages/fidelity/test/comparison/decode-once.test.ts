@@ -18,14 +18,18 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-decode-once-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const log = path.join(tmp, 'tools.log');
 
-/** ffmpeg and ffprobe that log each run but the `-version` checks (test/media/wrapper.ts). */
-const loggingTools = (): { ffmpegPath: string; ffprobePath: string } => loggingToolsIn(path.join(tmp, 'bin'), log);
+/**
+ * ffmpeg and ffprobe that log each run but the `-version` checks (test/media/wrapper.ts), in a folder of
+ * their own per `name`: another ffprobe binary, so that no probe kept from an earlier compare of the same
+ * bytes in this process (media/probe-cache.ts) stands in for this one's.
+ */
+const loggingTools = (name: string): { ffmpegPath: string; ffprobePath: string } => loggingToolsIn(path.join(tmp, `bin-${name}`), log);
 
 describe('compare decodes nothing twice, whatever the metric set', () => {
   it('starts as many ffmpeg and ffprobe runs with --metrics inferencex as with default, and extracts no still', async () => {
-    const ffmpeg = loggingTools();
     const runs: Record<string, string[]> = {};
     for (const metrics of ['default', 'inferencex'] as const) {
+      const ffmpeg = loggingTools(metrics);
       writeFileSync(log, '');
       const result = await compare(path.join(RUNS, 'h200'), [path.join(RUNS, 'b200')], { out: path.join(tmp, metrics), threads: 2, metrics, ffmpeg });
       expect(result.report.comparisons[0]!.pairs.filter((p) => p.files['baseline_worst_webp']).length, metrics).toBeGreaterThan(1);
