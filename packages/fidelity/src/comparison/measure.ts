@@ -367,7 +367,7 @@ export async function measureMedia(
     // made of its bytes (by sealed SHA-256), as ffprobe printed them, before any decode.
     const probes = new Map<string, MediaProbe>();
     // ... or an earlier command of this process made (media/probe-cache.ts).
-    const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe(ffprobe, sha256, file));
+    const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe<MediaProbe>(ffprobe, sha256, file));
     const analysing = new Set<string>();
     const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
     const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));

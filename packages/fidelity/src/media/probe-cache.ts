@@ -16,16 +16,24 @@
  * audio facts), and the cache is bounded by the frame timestamps it holds.
  */
 import { statSync } from 'node:fs';
-import type { MediaProbe } from './probe.js';
+
+/**
+ * What the cache reads of a probe (probe.ts's MediaProbe, which imports this module: named here by
+ * its shape, not imported, so the two make no cycle): its path, and its frame timestamps for the bound.
+ */
+interface Probe {
+  file: string;
+  video: { pts: readonly number[] } | null;
+}
 
 /** The most frame timestamps the kept probes hold together (8 bytes each: 32 MiB), about 37 hours of 30 fps video. */
 const MAX_TIMESTAMPS = 4_000_000;
 
 /** Oldest first (a Map keeps insertion order): the first entry is the one to drop. */
-const kept = new Map<string, MediaProbe>();
+const kept = new Map<string, Probe>();
 let timestamps = 0;
 
-const size = (probe: MediaProbe): number => (probe.video?.pts.length ?? 0) + 1;
+const size = (probe: Probe): number => (probe.video?.pts.length ?? 0) + 1;
 
 /**
  * The key of a file's bytes read by this ffprobe: the binary's path and its file identity (a
@@ -42,18 +50,19 @@ function keyOf(ffprobe: string, sha256: string): string | null {
 }
 
 /** A copy of the kept probe of these bytes by this ffprobe, with `file` as its path; undefined when none is kept. */
-export function keptProbe(ffprobe: string, sha256: string, file: string): MediaProbe | undefined {
+export function keptProbe<P extends Probe>(ffprobe: string, sha256: string, file: string): P | undefined {
   const key = keyOf(ffprobe, sha256);
   const probe = key === null ? undefined : kept.get(key);
   if (!probe) return undefined;
   // Used again: it moves to the end, last to be dropped.
   kept.delete(key!);
   kept.set(key!, probe);
-  return { ...structuredClone(probe), file };
+  // Only keepProbe<P> puts entries here, and every caller keeps one type (MediaProbe).
+  return { ...structuredClone(probe), file } as P;
 }
 
 /** Keeps a copy of a probe that succeeded, dropping the oldest ones past the bound. */
-export function keepProbe(ffprobe: string, sha256: string, probe: MediaProbe): void {
+export function keepProbe<P extends Probe>(ffprobe: string, sha256: string, probe: P): void {
   const key = keyOf(ffprobe, sha256);
   if (key === null || size(probe) > MAX_TIMESTAMPS) return;
   const old = kept.get(key);

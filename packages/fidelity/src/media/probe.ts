@@ -254,7 +254,7 @@ export function checkDecodedAudio(audio: AudioProbe, samples: number, label: str
  * same ffprobe is handed out instead of a new run, and a new one is kept (probe-cache.ts).
  */
 export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: string, label: string, sha256?: string): Promise<MediaProbe> {
-  const kept = sha256 === undefined ? undefined : keptProbe(tools.ffprobe, sha256, file);
+  const kept = sha256 === undefined ? undefined : keptProbe<MediaProbe>(tools.ffprobe, sha256, file);
   if (kept) return kept;
   const probe = await probeOnce(scope, tools, file, label);
   if (sha256 !== undefined) keepProbe(tools.ffprobe, sha256, probe);

@@ -91,13 +91,13 @@ describe('probes kept for the process', () => {
     const before = keptProbeCount();
     keepProbe(t.tools.ffprobe, 'a', withFrames(1_500_000));
     keepProbe(t.tools.ffprobe, 'b', withFrames(1_500_000));
-    expect(keptProbe(t.tools.ffprobe, 'a', CLIP)?.video?.frames).toBe(1_500_000); // now the most recently used
+    expect(keptProbe<MediaProbe>(t.tools.ffprobe, 'a', CLIP)?.video?.frames).toBe(1_500_000); // now the most recently used
     keepProbe(t.tools.ffprobe, 'c', withFrames(1_500_000));
-    expect(keptProbe(t.tools.ffprobe, 'b', CLIP)).toBeUndefined();
-    expect(keptProbe(t.tools.ffprobe, 'a', CLIP)?.video?.frames).toBe(1_500_000);
-    expect(keptProbe(t.tools.ffprobe, 'c', CLIP)?.video?.frames).toBe(1_500_000);
+    expect(keptProbe<MediaProbe>(t.tools.ffprobe, 'b', CLIP)).toBeUndefined();
+    expect(keptProbe<MediaProbe>(t.tools.ffprobe, 'a', CLIP)?.video?.frames).toBe(1_500_000);
+    expect(keptProbe<MediaProbe>(t.tools.ffprobe, 'c', CLIP)?.video?.frames).toBe(1_500_000);
     keepProbe(t.tools.ffprobe, 'd', withFrames(4_000_001));
-    expect(keptProbe(t.tools.ffprobe, 'd', CLIP)).toBeUndefined();
+    expect(keptProbe<MediaProbe>(t.tools.ffprobe, 'd', CLIP)).toBeUndefined();
     expect(keptProbeCount()).toBeLessThanOrEqual(before + 2);
   });
 
