@@ -363,11 +363,10 @@ export async function measureMedia(
     // analysing waits behind one that does not, while there is one; the figures are the same
     // whichever pair analyses a clip, so the outcome does not depend on that order.
     const analyses = new Map<string, ClipAnalysis>();
-    // Each distinct file is probed once per command too: a pair is given the probes earlier pairs
-    // made of its bytes (by sealed SHA-256), as ffprobe printed them, before any decode.
-    const probes = new Map<string, MediaProbe>();
-    // ... or an earlier command of this process made (media/probe-cache.ts).
-    const earlier = (sha256: string, file: string): MediaProbe | undefined => probes.get(sha256) ?? (ffprobe === null ? undefined : keptProbe<MediaProbe>(ffprobe, sha256, file));
+    // Each distinct file is probed once per command too: a pair is given the probe an earlier pair, or
+    // an earlier command of this process, made of its bytes (by sealed SHA-256, media/probe-cache.ts),
+    // before any decode. The pool's threads probe; what they make is kept here, in this thread.
+    const earlier = (sha256: string, file: string): MediaProbe | undefined => (ffprobe === null ? undefined : keptProbe<MediaProbe>(ffprobe, sha256, file));
     const analysing = new Set<string>();
     const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
     const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));
@@ -398,12 +397,10 @@ export async function measureMedia(
         signal: controller.signal,
         ...(given.baseline || given.candidate ? { probes: { ...(given.baseline ? { baseline: given.baseline } : {}), ...(given.candidate ? { candidate: given.candidate } : {}) } } : {}),
         onProbes: (made) => {
-          if (!sha || !made) return;
-          for (const [i, side] of [sha.baseline, sha.candidate].entries()) {
-            if (probes.has(side)) continue;
-            probes.set(side, made[i]!);
-            if (ffprobe !== null) keepProbe(ffprobe, side, made[i]!);
-          }
+          if (!sha || !made || ffprobe === null) return;
+          // A side handed in came from the cache already.
+          if (!given.baseline) keepProbe(ffprobe, sha.baseline, made[0]);
+          if (!given.candidate && sha.candidate !== sha.baseline) keepProbe(ffprobe, sha.candidate, made[1]);
         },
         ...(keep
           ? {

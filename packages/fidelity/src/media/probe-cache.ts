@@ -2,10 +2,13 @@
  * Probes kept for the life of the process, by the probed bytes' SHA-256 and
  * the ffprobe that read them: a file whose sealed bytes this process has
  * probed with the same ffprobe binary is not probed again, by any command.
- * One command already probes each file once (comparison/measure.ts,
- * pool/probe-pair.ts); this carries a probe from one command to the next in
- * one process: a library user who verifies runs and then compares them, a
- * merge after the shards that ran in the same process, a test suite.
+ * It is the one place that does so: within a command (a baseline clip paired
+ * with several candidates, verify's probe handed to measuring: archive/
+ * run-media.ts, comparison/measure.ts, pool/probe-pair.ts) and from one
+ * command to the next in one process (a library user who verifies runs and
+ * then compares them, a merge after the shards that ran in the same process,
+ * a test suite). The pool's threads do not share it: comparison/measure.ts
+ * keeps what they probe, and hands it to them, from the main thread.
  *
  * A probe is a function of the bytes and the ffprobe binary (and our own
  * reading of the edit lists, from the same bytes), so a kept probe is the
@@ -26,7 +29,11 @@ interface Probe {
   video: { pts: readonly number[] } | null;
 }
 
-/** The most frame timestamps the kept probes hold together (8 bytes each: 32 MiB), about 37 hours of 30 fps video. */
+/**
+ * The most frame timestamps the kept probes hold together (8 bytes each: 32 MiB), about 37 hours of 30 fps
+ * video. A command over more than that probes its oldest files again when it meets them again: the same
+ * probes, more ffprobe runs, bounded memory.
+ */
 const MAX_TIMESTAMPS = 4_000_000;
 
 /** Oldest first (a Map keeps insertion order): the first entry is the one to drop. */

@@ -23,20 +23,13 @@ import { bothSides, blame, pairFailure } from './side-failure.js';
 export type PairFacts = { ok: true; baseline: MediaProbe; candidate: MediaProbe } | { ok: false; failure: MeasureFailure };
 
 /**
- * Probes a command has made, by each file's sealed SHA-256 (the same bytes probe the same), and the
- * two sides' SHA-256 for this pair: a side whose bytes were probed already is not probed again.
- */
-export interface ProbesBySha {
-  sha256: { baseline: string; candidate: string };
-  probes: Map<string, MediaProbe>;
-}
-
-/**
  * Probes both files and judges their compatibility exactly as measurePair
  * does before its first frame, without measuring: for a caller that checks
  * someone else's measurement of the pair against the media (merge). With
- * `known`, a file whose bytes the command has probed already is not probed
- * again (one probe per file per command), and each new probe is added to it.
+ * `sha256`, the two files' sealed SHA-256 (checked against their bytes), a
+ * file whose bytes this process has probed already with the same ffprobe is
+ * not probed again (media/probe-cache.ts): one probe per file per command,
+ * and across commands in one process.
  *
  * @throws FidelityError ABORTED when `signal` aborts; FFMPEG_NOT_FOUND / FFMPEG_BROKEN.
  */
@@ -44,7 +37,7 @@ export async function probePair(
   baseline: string,
   candidate: string,
   options: Pick<MeasureOptions, 'ffmpeg' | 'timeoutMs' | 'signal' | 'plan'> = {},
-  known?: ProbesBySha,
+  sha256?: { baseline: string; candidate: string },
 ): Promise<PairFacts> {
   checkArguments(baseline, candidate, options);
   checkPlanSpec(options.plan);
@@ -53,13 +46,8 @@ export async function probePair(
   const tools: ProbeTools = { ffmpeg: toolchain.ffmpeg.path, ffprobe: toolchain.ffprobe.path, timeoutMs: options.timeoutMs ?? DEFAULT_DECODE_TIMEOUT_MS };
   const scope = new ProcessScope(options.signal);
   try {
-    const side = (file: string, label: 'baseline' | 'candidate'): Promise<MediaProbe> => {
-      const sha = known?.sha256[label];
-      const given = sha === undefined ? undefined : known!.probes.get(sha);
-      if (given) return Promise.resolve({ ...given, file });
-      // Only a probe that succeeded is kept: a failure is reported with this pair's side, every time.
-      return probeMedia(scope, tools, file, label, sha).then((made) => (sha === undefined ? made : (known!.probes.set(sha, made), made)));
-    };
+    // Only a probe that succeeded is kept: a failure is reported with this pair's side, every time.
+    const side = (file: string, label: 'baseline' | 'candidate'): Promise<MediaProbe> => probeMedia(scope, tools, file, label, sha256?.[label]);
     const probes = await bothSides(blame('baseline', side(baseline, 'baseline')), blame('candidate', side(candidate, 'candidate')));
     scope.throwIfAborted();
     const failure = checkCompatibility(probes[0], probes[1], options.plan);

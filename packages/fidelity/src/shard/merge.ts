@@ -43,7 +43,6 @@ import { DEFAULT_POLICY } from '../policy/default.js';
 import { parsePolicy } from '../policy/load.js';
 import { examplePolicyFor } from '../policy/metric-set.js';
 import { probePair, type PairFacts } from '../pool/probe-pair.js';
-import type { MediaProbe } from '../media/probe.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { Policy } from '../schemas/policy.js';
 import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from '../calibrate/apply.js';
@@ -396,8 +395,6 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   }
   let done = 0;
   options.onProgress?.({ stage: 'merge', step: 'media', done, total: jobs.length });
-  // One probe per file: a baseline clip paired with several candidates, or two files of the same bytes, is probed once.
-  const probes = new Map<string, MediaProbe>();
   const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
     const slot = job.ref.pair.slot_id;
     const sealed = sealedMedia(job.ref.pair.baseline.media, job.ref.pair.candidate.media).sha256;
@@ -411,7 +408,8 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },
-      sealed ? { sha256: sealed, probes } : undefined,
+      // One probe per file: a baseline clip paired with several candidates, or two files of the same bytes, is probed once.
+      sealed,
     );
     options.onProgress?.({ stage: 'merge', step: 'media', done: ++done, total: jobs.length });
     return factProblems(job.outcome, facts).map((message) => ({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(job.p, job.ref.index, job.ref.id)}: ${message}` }));

@@ -1,7 +1,7 @@
 /**
- * probePair with the probes a command has made (pool/probe-pair.ts, used by merge): a file whose
- * sealed SHA-256 was probed already is not probed again, a new probe is kept for the next pair, and
- * a failed probe is not kept (each pair reports its own side). ffprobe is a logging wrapper around
+ * probePair with the files' sealed SHA-256 (pool/probe-pair.ts, used by merge): a file whose bytes
+ * this process probed already with the same ffprobe is not probed again (media/probe-cache.ts), a new
+ * probe is kept for the next pair, and a failed probe is not kept (each pair reports its own side). ffprobe is a logging wrapper around
  * the real one (test/media/wrapper.ts), so every probe run is counted per file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probePair } from '../../src/pool/probe-pair.js';
-import type { MediaProbe } from '../../src/media/probe.js';
+import { keptProbe } from '../../src/media/probe-cache.js';
 import { sha256File } from '../../src/hash.js';
 import { loggingTools } from '../media/wrapper.js';
 
@@ -30,18 +30,17 @@ function probed(): string[] {
     .map((file) => (file.startsWith(tmp) ? path.relative(tmp, file) : path.relative(RUNS, file)));
 }
 
-describe('probePair with the probes a command has made', () => {
+describe('probePair with the sealed SHA-256 of both files', () => {
   const slot = 'measurement-r000-c001';
   const files = { h200: path.join(RUNS, 'h200', 'media', `${slot}.mp4`), b200: path.join(RUNS, 'b200', 'media', `${slot}.mp4`), h100: path.join(RUNS, 'h100', 'media', `${slot}.mp4`) };
 
   it('probes a shared baseline once and gives the facts two separate probes give', async () => {
     const sha = { h200: await sha256File(files.h200), b200: await sha256File(files.b200), h100: await sha256File(files.h100) };
-    const probes = new Map<string, MediaProbe>();
     writeFileSync(log, '');
-    const first = await probePair(files.h200, files.b200, { ffmpeg }, { sha256: { baseline: sha.h200, candidate: sha.b200 }, probes });
-    const second = await probePair(files.h200, files.h100, { ffmpeg }, { sha256: { baseline: sha.h200, candidate: sha.h100 }, probes });
+    const first = await probePair(files.h200, files.b200, { ffmpeg }, { baseline: sha.h200, candidate: sha.b200 });
+    const second = await probePair(files.h200, files.h100, { ffmpeg }, { baseline: sha.h200, candidate: sha.h100 });
     expect(probed().sort()).toEqual([`b200/media/${slot}.mp4`, `h100/media/${slot}.mp4`, `h200/media/${slot}.mp4`]);
-    expect([...probes.keys()].sort()).toEqual([sha.h200, sha.b200, sha.h100].sort());
+    for (const name of ['h200', 'b200', 'h100'] as const) expect(keptProbe(ffmpeg.ffprobePath, sha[name], files[name])?.file).toBe(files[name]);
     writeFileSync(log, '');
     const apart = [await probePair(files.h200, files.b200, { ffmpeg }), await probePair(files.h200, files.h100, { ffmpeg })];
     expect(probed()).toHaveLength(4);
@@ -53,15 +52,14 @@ describe('probePair with the probes a command has made', () => {
     writeFileSync(broken, 'not an mp4');
     const brokenSha = await sha256File(broken);
     const h200 = await sha256File(files.h200);
-    const probes = new Map<string, MediaProbe>();
     writeFileSync(log, '');
     for (let i = 0; i < 2; i++) {
-      const facts = await probePair(files.h200, broken, { ffmpeg }, { sha256: { baseline: h200, candidate: brokenSha }, probes });
+      const facts = await probePair(files.h200, broken, { ffmpeg }, { baseline: h200, candidate: brokenSha });
       expect(facts.ok).toBe(false);
       if (!facts.ok) expect(facts.failure.side).toBe('candidate');
     }
     expect(probed().filter((file) => file === 'broken.mp4')).toHaveLength(2);
-    expect(probes.has(brokenSha)).toBe(false);
-    expect(probes.has(h200)).toBe(true);
+    expect(keptProbe(ffmpeg.ffprobePath, brokenSha, broken)).toBeUndefined();
+    expect(keptProbe(ffmpeg.ffprobePath, h200, files.h200)).toBeDefined();
   });
 });
