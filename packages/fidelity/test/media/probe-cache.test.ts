@@ -18,6 +18,7 @@ import { probeMedia } from '../../src/media/probe.js';
 import type { MediaProbe, ProbeTools } from '../../src/media/probe.js';
 import { ProcessScope } from '../../src/media/process.js';
 import { loggingTools } from './wrapper.js';
+import { runDir, smallRuns } from '../../../../test/shared/fixtures.js';
 
 const RUNS = fileURLToPath(new URL('../../../../fixtures/runs/', import.meta.url));
 const CLIP = path.join(RUNS, 'h200', 'media', 'measurement-r000-c000.mp4');
@@ -103,10 +104,12 @@ describe('probes kept for the process', () => {
 
   it('verify, then compare of the same runs in one process: compare starts no ffprobe, and gives the bundle it gives alone', async () => {
     const t = tools('commands');
-    const runs = ['h200', 'b200'].map((r) => path.join(RUNS, r));
+    // The shared small runs (2 sites, 2 cases): what is counted is the same for any size.
+    const small = await smallRuns();
+    const runs = ['H200', 'B200'].map((site) => runDir(small, site));
     for (const run of runs) {
       const verified = await verifyRun(run);
-      if (!verified.ok) throw new Error('the fixture run does not verify');
+      if (!verified.ok) throw new Error('the shared run does not verify');
       try {
         const media = await checkRunMedia(verified.run, { ffmpeg: t.ffmpeg });
         expect(media.checked).toBe(true);
@@ -115,12 +118,12 @@ describe('probes kept for the process', () => {
       }
     }
     const probed = t.runs();
-    expect(probed).toBeGreaterThan(10);
+    expect(probed).toBeGreaterThanOrEqual(4);
     const after = await compare(runs[0]!, [runs[1]!], { out: path.join(tmp, 'after-verify'), threads: 2, ffmpeg: t.ffmpeg });
     expect(t.runs()).toBe(probed);
     const alone = tools('alone');
     const fresh = await compare(runs[0]!, [runs[1]!], { out: path.join(tmp, 'alone-bundle'), threads: 2, ffmpeg: alone.ffmpeg });
-    expect(alone.runs()).toBeGreaterThan(10);
+    expect(alone.runs()).toBeGreaterThan(0);
     // The decoder's path differs (two wrapper folders); every measured value and verdict is the same.
     expect(after.report.comparisons).toEqual(fresh.report.comparisons);
   }, 300_000);
