@@ -7,14 +7,11 @@
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { FidelityError } from '../errors.js';
-import { resolveFfmpeg } from '../media/ffmpeg.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import type { MetricsSpec } from '../metrics/names.js';
 import { createSharingPool, type PoolThreads } from '../pool/pool.js';
-import type { MediaProbe } from '../media/probe.js';
-import { keepProbe, keptProbe } from '../media/probe-cache.js';
 import { defaultThreadCount } from '../pool/threads.js';
 import type { PairJob } from '../pool/api.js';
 import type { AnalysedClip, ClipAnalysis, ClipOutcome } from '../schemas/clip.js';
@@ -340,12 +337,6 @@ export async function measureMedia(
   // `threads` is the cores to use: no more pair threads than pairs, and what is left goes to each pair's video helpers.
   const cores = settings.threads ?? defaultThreadCount();
   let kept = 0;
-  // The ffprobe the pairs run, so that a probe this process already made of the same bytes is handed
-  // to the pair (media/probe-cache.ts); null when it does not resolve (each pair then reports why).
-  const ffprobe = await resolveFfmpeg(settings.ffmpeg).then(
-    (tools) => tools.ffprobe.path,
-    () => null,
-  );
   const pool = createSharingPool({
     ...(settings.threadsFrom ? { threadsFrom: settings.threadsFrom } : {}),
     threads: Math.max(1, Math.min(cores, Math.max(jobs.length, clips.length))),
@@ -363,10 +354,6 @@ export async function measureMedia(
     // analysing waits behind one that does not, while there is one; the figures are the same
     // whichever pair analyses a clip, so the outcome does not depend on that order.
     const analyses = new Map<string, ClipAnalysis>();
-    // Each distinct file is probed once per command too: a pair is given the probe an earlier pair, or
-    // an earlier command of this process, made of its bytes (by sealed SHA-256, media/probe-cache.ts),
-    // before any decode. The pool's threads probe; what they make is kept here, in this thread.
-    const earlier = (sha256: string, file: string): MediaProbe | undefined => (ffprobe === null ? undefined : keptProbe<MediaProbe>(ffprobe, sha256, file));
     const analysing = new Set<string>();
     const shas = (j: MediaJob): string[] => (j.sha256 ? [j.sha256.baseline, j.sha256.candidate] : []);
     const free = (j: MediaJob): boolean => shas(j).every((sha) => analyses.has(sha) || !analysing.has(sha));
@@ -391,17 +378,11 @@ export async function measureMedia(
     const measureJob = async (j: MediaJob, known: PairJob['known']): Promise<void> => {
       const job = { id: j.id, baseline: await j.baseline(), candidate: await j.candidate(), ...(j.sha256 && j.sha256.baseline === j.sha256.candidate ? { sameMedia: true } : {}), ...(known ? { known } : {}) };
       const keep = settings.keep;
-      const sha = j.sha256;
-      const given = sha ? { baseline: earlier(sha.baseline, job.baseline), candidate: earlier(sha.candidate, job.candidate) } : {};
       const outcome = await pool.measure(job, {
         signal: controller.signal,
-        ...(given.baseline || given.candidate ? { probes: { ...(given.baseline ? { baseline: given.baseline } : {}), ...(given.candidate ? { candidate: given.candidate } : {}) } } : {}),
-        onProbes: (made) => {
-          if (!sha || !made || ffprobe === null) return;
-          // A side handed in came from the cache already.
-          if (!given.baseline) keepProbe(ffprobe, sha.baseline, made[0]);
-          if (!given.candidate && sha.candidate !== sha.baseline) keepProbe(ffprobe, sha.candidate, made[1]);
-        },
+        // Each distinct file is probed once per command too, and once per process (the pool's probe cache:
+        // a pair is given the probe an earlier pair or command made of its bytes, before any decode).
+        ...(j.sha256 ? { sha256: j.sha256 } : {}),
         ...(keep
           ? {
               keep: { audioSeconds: keep.audioSeconds },
@@ -446,9 +427,7 @@ export async function measureMedia(
       Array.from({ length: Math.max(1, Math.min(cores, queue.length)) }, async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           if (controller.signal.aborted) return;
-          const file = await c.file();
-          const probe = earlier(c.sha256, file);
-          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file }, { signal: controller.signal, ...(probe ? { probe } : {}) }));
+          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal, sha256: c.sha256 }));
         }
       }),
     );

@@ -4,11 +4,11 @@
  * probed with the same ffprobe binary is not probed again, by any command.
  * It is the one place that does so: within a command (a baseline clip paired
  * with several candidates, verify's probe handed to measuring: archive/
- * run-media.ts, comparison/measure.ts, pool/probe-pair.ts) and from one
+ * run-media.ts, pool/pool.ts, pool/probe-pair.ts) and from one
  * command to the next in one process (a library user who verifies runs and
  * then compares them, a merge after the shards that ran in the same process,
- * a test suite). The pool's threads do not share it: comparison/measure.ts
- * keeps what they probe, and hands it to them, from the main thread.
+ * a test suite). The pool's threads do not share it: the pool (pool/pool.ts)
+ * hands them what it holds and keeps what they probe, from the main thread.
  *
  * A probe is a function of the bytes and the ffprobe binary (and our own
  * reading of the edit lists, from the same bytes), so a kept probe is the

@@ -16,6 +16,7 @@ import { resolveMetrics } from '../metrics/registry.js';
 import { ClipAnalysis } from '../schemas/clip.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import type { MediaProbe } from '../media/probe.js';
+import { keepProbe, keptProbe } from '../media/probe-cache.js';
 import type { KnownProbes } from './measure-pair.js';
 import type { ClipJob, MeasurePool, MeasureRunOptions, PairJob, PoolOptions } from './api.js';
 import type { ClipOutcome } from '../schemas/clip.js';
@@ -91,17 +92,19 @@ export interface SharingPoolOptions extends PoolOptions {
 
 /** Per-pair options of {@link SharingPool.measure} besides {@link MeasureRunOptions}. */
 export interface SharingRunOptions extends MeasureRunOptions {
-  /** Sides this command already probed (the same bytes in another pair): not probed again. */
-  probes?: KnownProbes;
-  /** Both probes of the pair as ffprobe gave them, null when a side's probe failed; before `measure` resolves. */
-  onProbes?: (probes: [MediaProbe, MediaProbe] | null) => void;
+  /**
+   * The two files' sealed SHA-256 (checked against their bytes): a side whose bytes this process
+   * probed already with the pool's ffprobe is given that probe instead of probing again, and each
+   * probe the pair makes is kept for the next (media/probe-cache.ts).
+   */
+  sha256?: { baseline: string; candidate: string };
 }
 
 /** A {@link MeasurePool} whose pairs and clips also share their probes (compare, merge, calibrate: comparison/measure.ts). */
 export interface SharingPool extends MeasurePool {
   measure(job: PairJob, options?: SharingRunOptions): Promise<MeasureOutcome>;
-  /** MeasurePool.analyse, given the clip's probe when a pair of the command already made it. */
-  analyse(job: ClipJob, options?: { signal?: AbortSignal; probe?: MediaProbe }): Promise<ClipOutcome>;
+  /** MeasurePool.analyse, given the clip's kept probe when this process already probed its bytes (`sha256`, sealed). */
+  analyse(job: ClipJob, options?: { signal?: AbortSignal; sha256?: string }): Promise<ClipOutcome>;
 }
 
 /**
@@ -184,6 +187,16 @@ export function createSharingPool(options: SharingPoolOptions = {}): SharingPool
     const { signal, onProgress } = runOptions;
     const toolchain = await ready(signal);
     if (!toolchain) return abortedOutcome();
+    // The process's probe cache lives in this thread: the worker is handed the kept probes and hands back what it probed.
+    const ffprobe = toolchain.ffprobe.path;
+    const sha = runOptions.sha256;
+    const given: KnownProbes = {};
+    if (sha) {
+      const baselineKept = keptProbe<MediaProbe>(ffprobe, sha.baseline, job.baseline);
+      const candidateKept = keptProbe<MediaProbe>(ffprobe, sha.candidate, job.candidate);
+      if (baselineKept) given.baseline = baselineKept;
+      if (candidateKept) given.candidate = candidateKept;
+    }
     const { port1, port2 } = new MessageChannel();
     const task: WorkerTask = {
       kind: 'pair',
@@ -200,24 +213,29 @@ export function createSharingPool(options: SharingPoolOptions = {}): SharingPool
       sameMedia: job.sameMedia === true,
       known: job.known,
       ...(runOptions.keep ? { keep: runOptions.keep } : {}),
-      ...(runOptions.probes ? { probes: runOptions.probes } : {}),
+      ...(given.baseline || given.candidate ? { probes: given } : {}),
       port: port2,
     };
     const result = await runTask(task, port1, signal, onProgress);
     if (result.kind !== 'outcome') throw new FidelityError('INTERNAL', `a pair task answered ${result.kind}`);
     if (runOptions.keep) runOptions.onCapture?.(result.capture ?? null);
-    runOptions.onProbes?.(result.probes);
+    // Only probes that succeeded come back (null when a side's failed); a side given from the cache is there already.
+    if (sha && result.probes) {
+      if (!given.baseline) keepProbe(ffprobe, sha.baseline, result.probes[0]);
+      if (!given.candidate && sha.candidate !== sha.baseline) keepProbe(ffprobe, sha.candidate, result.probes[1]);
+    }
     return unpackOutcome(result.packed);
   }
 
-  async function analyse(job: ClipJob, runOptions: { signal?: AbortSignal; probe?: MediaProbe } = {}): Promise<ClipOutcome> {
+  async function analyse(job: ClipJob, runOptions: { signal?: AbortSignal; sha256?: string } = {}): Promise<ClipOutcome> {
     if (job === null || typeof job !== 'object' || typeof job.id !== 'string') throw invalidParameter('job', 'an object { id, file }', job);
     if (typeof job.file !== 'string' || job.file === '') throw invalidParameter('job.file', 'a file path', job.file);
     const { signal } = runOptions;
     const toolchain = await ready(signal);
     if (!toolchain) return { ok: false, failure: { code: 'ABORTED', message: 'The clip analysis was cancelled' } };
+    const probe = runOptions.sha256 === undefined ? undefined : keptProbe<MediaProbe>(toolchain.ffprobe.path, runOptions.sha256, job.file);
     const { port1, port2 } = new MessageChannel();
-    const task: WorkerTask = { kind: 'clip', id: job.id, file: job.file, ffmpeg: options.ffmpeg, toolchain, timeoutMs, plan: options.plan, ...(runOptions.probe ? { probe: runOptions.probe } : {}), port: port2 };
+    const task: WorkerTask = { kind: 'clip', id: job.id, file: job.file, ffmpeg: options.ffmpeg, toolchain, timeoutMs, plan: options.plan, ...(probe ? { probe } : {}), port: port2 };
     const result = await runTask(task, port1, signal);
     if (result.kind !== 'clip') throw new FidelityError('INTERNAL', `a clip task answered ${result.kind}`);
     return result.outcome;
