@@ -44,8 +44,12 @@
 //   inferencex  InferenceX's recipe, `python3 packages/fidelity/test/metrics/inferencex-recipe.py
 //               --compare-media B C B C ...`: one process (it decodes with PyAV on one core)
 //   version     `fidelity --version`, three times a round, and `node -e 0` three times (the floor)
+//   decoding    each side's decoding alone, nothing measured: the ffmpeg runs fidelity's decoders make
+//               (per pair both videos at -threads 1, then both audio streams at -cpuflags 0, to the null
+//               muxer), one after another; and the recipe's PyAV decoding (rgb24 frames, audio arrays)
 // and prints the ratios of the issue #42 bars: cli wall / inferencex wall, cli CPU / inferencex
-// CPU, cli-ix CPU / cli CPU, and the median --version wall.
+// CPU, cli-ix CPU / cli CPU, and the median --version wall; and what each side spends beyond its
+// decoding (its CPU less its decoding's).
 //
 // Needs the built library (npx tsc -b packages/fidelity). Runs are generated once into bench/out/
 // (git-ignored), one pair per plan case (warmups are not compared), and reused.
@@ -293,6 +297,20 @@ function raceTasks(fixture) {
       for (let i = 0; i < 3; i++) runs.push(await spawnTimed(process.execPath, [cli, '--version']));
       return runs;
     }],
+    // The decoding floor of each side, nothing measured: what fidelity's decoders do (per pair one
+    // ffmpeg for both videos at -threads 1 and one for both audio streams at -cpuflags 0, to the null
+    // muxer), one process after another on one core; and the recipe's own decoding in PyAV (every
+    // video frame to rgb24, every audio frame to an array), one process. What compare spends beyond
+    // its floor is measuring and the bundle; what InferenceX spends beyond its floor, its metrics.
+    ['decode_ffmpeg', async () => {
+      const runs = [];
+      for (const p of fixture.pairs) {
+        runs.push(await spawnTimed(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-threads', '1', '-i', p.a, '-threads', '1', '-i', p.b, '-map', '0:v:0', '-f', 'null', '-', '-map', '1:v:0', '-f', 'null', '-']));
+        runs.push(await spawnTimed(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-cpuflags', '0', '-i', p.a, '-i', p.b, '-map', '0:a:0', '-f', 'null', '-', '-map', '1:a:0', '-f', 'null', '-']));
+      }
+      return { wall: runs.reduce((t, r) => t + r.wall, 0), cpu: runs.reduce((t, r) => t + r.cpu, 0) };
+    }],
+    ['decode_pyav', () => spawnTimed('/usr/bin/python3', ['-c', PYAV_DECODE, ...fixture.pairs.flatMap((p) => [p.a, p.b])])],
     // node's own start beside it: on a loaded machine --version cannot be faster than this floor.
     ['node', async () => {
       const runs = [];
@@ -301,9 +319,18 @@ function raceTasks(fixture) {
     }],
   ];
 }
+/** The recipe's decoding alone (its clip() without keeping anything): PyAV, rgb24 frames and audio arrays. */
+const PYAV_DECODE = `import sys, av
+for path in sys.argv[1:]:
+    with av.open(path) as c:
+        for f in c.decode(c.streams.video[0]): f.to_ndarray(format="rgb24")
+    with av.open(path) as c:
+        for f in c.decode(c.streams.audio[0]): f.to_ndarray()
+`;
 /** One round's race and its ratios (the bars of issue #42). */
 const raceRow = (got) => ({
   cli: got.cli, cli_ix: got.cli_ix, inferencex: got.inferencex, version: got.version, node: got.node,
+  decode_ffmpeg: got.decode_ffmpeg, decode_pyav: got.decode_pyav,
   cli_over_ix_wall: got.cli.wall / got.inferencex.wall,
   cli_over_ix_cpu: got.cli.cpu / got.inferencex.cpu,
   ix_set_over_default_cpu: got.cli_ix.cpu / got.cli.cpu,
@@ -312,7 +339,7 @@ function raceMedians(rows) {
   const med = (f) => median(rows.map(f));
   const all = (k, f) => median(rows.flatMap((r) => r[k].map(f)));
   const out = { version_wall_ms: all('version', (v) => v.wall), version_cpu_ms: all('version', (v) => v.cpu), node_wall_ms: all('node', (v) => v.wall) };
-  for (const k of ['cli', 'cli_ix', 'inferencex']) out[k] = { wall_ms: med((r) => r[k].wall), cpu_ms: med((r) => r[k].cpu) };
+  for (const k of ['cli', 'cli_ix', 'inferencex', 'decode_ffmpeg', 'decode_pyav']) out[k] = { wall_ms: med((r) => r[k].wall), cpu_ms: med((r) => r[k].cpu) };
   for (const k of ['cli_over_ix_wall', 'cli_over_ix_cpu', 'ix_set_over_default_cpu']) out[k] = med((r) => r[k]);
   return out;
 }
@@ -321,6 +348,8 @@ const raceLines = (r) => [
   `    fidelity compare --metrics inferencex --threads 1     ${fmt(r.cli_ix.wall_ms)} wall, ${fmt(r.cli_ix.cpu_ms)} CPU`,
   `    InferenceX's recipe, compare_media over the 4 pairs   ${fmt(r.inferencex.wall_ms)} wall, ${fmt(r.inferencex.cpu_ms)} CPU`,
   `    compare / InferenceX, wall x${r.cli_over_ix_wall.toFixed(2)} (bar 1.0); CPU x${r.cli_over_ix_cpu.toFixed(2)} (bar 1.5); inferencex set CPU / default set CPU x${r.ix_set_over_default_cpu.toFixed(2)} (bar 1.0)`,
+  `    decoding alone: fidelity's ffmpeg runs ${fmt(r.decode_ffmpeg.wall_ms)} wall, ${fmt(r.decode_ffmpeg.cpu_ms)} CPU; the recipe's PyAV ${fmt(r.decode_pyav.wall_ms)} wall, ${fmt(r.decode_pyav.cpu_ms)} CPU`,
+  `    beyond decoding: compare ${fmt(r.cli.cpu_ms - r.decode_ffmpeg.cpu_ms)} CPU, InferenceX ${fmt(r.inferencex.cpu_ms - r.decode_pyav.cpu_ms)} CPU`,
   `    fidelity --version ${(r.version_wall_ms / 1000).toFixed(3)} s wall (median; bar 0.3 s), ${fmt(r.version_cpu_ms)} CPU; node -e 0 ${(r.node_wall_ms / 1000).toFixed(3)} s wall`,
 ];
 
