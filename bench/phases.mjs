@@ -302,14 +302,12 @@ function raceTasks(fixture) {
     // muxer), one process after another on one core; and the recipe's own decoding in PyAV (every
     // video frame to rgb24, every audio frame to an array), one process. What compare spends beyond
     // its floor is measuring and the bundle; what InferenceX spends beyond its floor, its metrics.
-    ['decode_ffmpeg', async () => {
-      const runs = [];
+    ['decode_ffmpeg', () => timed(async () => {
       for (const p of fixture.pairs) {
-        runs.push(await spawnTimed(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-threads', '1', '-i', p.a, '-threads', '1', '-i', p.b, '-map', '0:v:0', '-f', 'null', '-', '-map', '1:v:0', '-f', 'null', '-']));
-        runs.push(await spawnTimed(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-cpuflags', '0', '-i', p.a, '-i', p.b, '-map', '0:a:0', '-f', 'null', '-', '-map', '1:a:0', '-f', 'null', '-']));
+        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-threads', '1', '-i', p.a, '-threads', '1', '-i', p.b, '-map', '0:v:0', '-f', 'null', '-', '-map', '1:v:0', '-f', 'null', '-']);
+        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-cpuflags', '0', '-i', p.a, '-i', p.b, '-map', '0:a:0', '-f', 'null', '-', '-map', '1:a:0', '-f', 'null', '-']);
       }
-      return { wall: runs.reduce((t, r) => t + r.wall, 0), cpu: runs.reduce((t, r) => t + r.cpu, 0) };
-    }],
+    })],
     ['decode_pyav', () => spawnTimed('/usr/bin/python3', ['-c', PYAV_DECODE, ...fixture.pairs.flatMap((p) => [p.a, p.b])])],
     // node's own start beside it: on a loaded machine --version cannot be faster than this floor.
     ['node', async () => {
