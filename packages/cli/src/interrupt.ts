@@ -1,5 +1,5 @@
 /**
- * How a command is stopped from outside (cli-and-report.md): SIGINT (Ctrl-C),
+ * How a command is stopped from outside (docs/report.md, "Stopping a command"): SIGINT (Ctrl-C),
  * SIGTERM (`timeout`, CI cancel, `docker stop`) and SIGHUP (the terminal went
  * away) all abort the command's AbortSignal; the library then kills its
  * ffmpeg/ffprobe children, removes its temp files and leaves `--out` as it

@@ -1,7 +1,7 @@
 /**
  * The options several commands share, each declared once. A command takes one
- * only by naming it in its own `options` (cli-and-report.md: `--threads` and
- * `--policy` only where something is measured or judged; an option a command
+ * only by naming it in its own `options` (`--threads` and `--policy` only
+ * where something is measured or judged; an option a command
  * does not take is refused, never ignored).
  *
  * Loaded at every start (the command table is made of these): it imports the

@@ -75,7 +75,7 @@ describe('per-command options', () => {
 
   it('takes --threads and --policy only where something is measured or judged, --progress only where the work is long', () => {
     const having = (option: string) => commands.filter((c) => option in c.options).map((c) => c.name).sort();
-    // cli-and-report.md: --threads and --policy at most on compare, merge, calibrate, demo. merge measures the pairs
+    // --threads and --policy at most on compare, merge, calibrate, demo. merge measures the pairs
     // it re-measures (--remeasure); calibrate judges nothing, so it refuses the --policy it would ignore.
     expect(having('threads')).toEqual(['calibrate', 'compare', 'demo', 'merge']);
     expect(having('policy')).toEqual(['compare', 'demo', 'merge']);

@@ -90,7 +90,7 @@ function mediaLines(media: RunMediaCheck): string[] {
 }
 
 /**
- * `--clips`'s verdict (docs/cli.md, "verify --clips"): `valid` when every completed measurement clip is
+ * `--clips`'s verdict (docs/report.md, the exit codes of `fidelity compare`): `valid` when every completed measurement clip is
  * valid; `invalid` when one is not (or could not be analysed); `nothing_to_judge` when the run has no
  * completed measurement clip (every request failed): no clip was shown valid, so it is not a pass.
  */

@@ -100,7 +100,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
     findings.error('SEAL_MISSING', 'SHA256SUMS is absent: nothing vouches for the files', { file: SEAL_FILE });
   }
   for (const file of inventory.files.keys()) {
-    // The spec forbids unsealed files, not sealed extras (logs, notes): those are kept as a warning.
+    // The format forbids unsealed files, not sealed extras (logs, notes): those are kept as a warning.
     if (!isKnownFile(file)) findings.warn('ARCHIVE_UNKNOWN_FILE', `${shown(file)} is not a file the run archive format defines (sealed, kept, not used)`, { file });
   }
 

@@ -94,7 +94,7 @@ export async function verifyBundle(dir: string): Promise<BundleCheck> {
     if (ACTIVE_DOCUMENT.test(file)) continue;
     const kind = bundleFileKind(file);
     if (kind === null) {
-      errors.push({ code: 'BUNDLE_FILE_KIND', message: `${file} is not a file compare writes (docs/report.md, "Bundle layout"); a bundle holds nothing else`, where: { file } });
+      errors.push({ code: 'BUNDLE_FILE_KIND', message: `${file} is not a file compare writes (docs/report.md, "The bundle"); a bundle holds nothing else`, where: { file } });
       continue;
     }
     const why = fileKindProblem(kind, await readHead(path.join(dir, file), kind === 'mp4' ? 8 : Infinity));

@@ -25,7 +25,7 @@ const PAIR_FILES: Record<string, FileKind> = {
   ...Object.fromEntries(Object.values(PAIR_FILE_NAMES).map((name) => [name, name.slice(name.lastIndexOf('.') + 1) as FileKind])),
 };
 
-/** Every place compare writes a file (docs/report.md, "Bundle layout"), with its kind. */
+/** Every place compare writes a file (docs/report.md, "The bundle"), with its kind. */
 const PLACES: readonly { pattern: RegExp; kind: (p: string) => FileKind | null }[] = [
   { pattern: /^index(\.zh)?\.html$/, kind: () => 'html' },
   { pattern: /^(report|report\.schema|calibration)\.json$/, kind: () => 'json' },

@@ -1,7 +1,7 @@
 /**
  * A picture of where two frames differ: SSIM on non-overlapping 8x8 blocks of
  * the Y planes, painted on a colour ramp. It is a visual aid only. The
- * reported `ssim` is the Gaussian-window mean (metrics.md); block SSIM with
+ * reported `ssim` is the Gaussian-window mean (docs/metrics.md); block SSIM with
  * uniform weights, no overlap and the partial edge blocks left out is a
  * different (coarser) number and must never be quoted as the metric.
  */

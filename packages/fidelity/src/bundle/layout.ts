@@ -1,6 +1,6 @@
 /**
  * Where things live inside a bundle, and inside a partial, which holds its
- * pair files at the same paths (cli-and-report.md, bundle layout). Every
+ * pair files at the same paths (docs/report.md, "The bundle"). Every
  * writer and reader of those folders names a path through these functions.
  */
 import type { VerifiedRun } from '../archive/types.js';

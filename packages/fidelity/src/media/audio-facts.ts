@@ -3,7 +3,7 @@
  * samples per channel it decodes (container durations do not count the
  * encoder priming it skips), and the timestamp of the first decoded frame
  * (after the edit list and that priming). Both are compatibility checks
- * (metrics.md, "Decoding").
+ * (docs/media.md, "Decoding").
  *
  * They come from the decode itself rather than from extra ffprobe / ffmpeg
  * runs: the video decoder's ffmpeg also decodes the audio stream into a

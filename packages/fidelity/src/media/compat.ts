@@ -1,6 +1,6 @@
 /**
  * Whether two probed files can be compared frame by frame and sample by
- * sample (metrics.md, "Decoding"). The first disagreement wins, in the order
+ * sample (docs/media.md, "Decoding"). The first disagreement wins, in the order
  * below, so a pair carries one stable reason code.
  *
  * The audio's sample count and start are the decoder's (media/audio-facts.ts),
@@ -282,7 +282,7 @@ function checkDecodedAudio(baseline: MediaProbe, candidate: MediaProbe): Measure
 
 /**
  * Whether InferenceX's `compare_media` refuses the pair on what the probes (and the decode's audio
- * facts) say (metrics.md, "InferenceX's own figures"): the two clips differ in width, height, frame
+ * facts) say (docs/metrics.md, "InferenceX's own figures"): the two clips differ in width, height, frame
  * count, start or end time beyond one tick, audio presence, sample rate, channels, channel names or
  * sample count. null when it cannot be told: a sample count the decode has not counted yet (a pair
  * refused before decoding for a reason InferenceX does not check). This library refuses more pairs

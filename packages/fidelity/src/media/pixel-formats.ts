@@ -2,7 +2,7 @@
  * The pixel formats whose planes we hand to the metrics exactly as decoded:
  * 8-bit planar Y, U, V. The `j` (full-range, JPEG) variants have the same
  * layout; only their meaning differs, and luma metrics ignore range by
- * definition (metrics.md). Anything else (10-bit, semi-planar, RGB, gray) is
+ * definition (docs/metrics.md). Anything else (10-bit, semi-planar, RGB, gray) is
  * refused rather than converted, because converting would change the
  * samples the metrics are defined on.
  */

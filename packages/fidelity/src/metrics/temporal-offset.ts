@@ -2,7 +2,7 @@
  * The temporal offset diagnosis (docs/metrics.md, "Temporal offset"): does
  * the candidate look shifted in time against the baseline, as a dropped or
  * repeated frame makes it? A diagnosis only: every metric of the pair stays
- * frame-aligned (metrics.md: no best-offset alignment), and nothing here
+ * frame-aligned (docs/metrics.md: no best-offset alignment), and nothing here
  * changes a metric or a check.
  *
  * What it measures: on K evenly spaced candidate frames n (at most

@@ -32,7 +32,7 @@ export interface OutFile {
   maxBytes: number;
 }
 
-/** Files beside an archive that belong to it (run-archive.md: the digest; provenance.md: the provider's record). */
+/** Files beside an archive that belong to it (docs/run-archive.md: the digest; docs/provenance.md: the provider's record). */
 const SIDECARS: readonly string[] = BESIDE_INPUT;
 
 /**

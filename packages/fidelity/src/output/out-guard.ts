@@ -1,6 +1,6 @@
 /**
  * Everything decided about `--out` before any work starts (docs/report.md,
- * "Where the bundle goes"):
+ * "What happens to an existing `--out`"):
  * - paths are compared as the file system sees them (real paths through every
  *   symbolic link), so no spelling of `--out` can write into an input run or
  *   replace a folder that holds one;

@@ -1,6 +1,6 @@
 /**
- * Two checks every output path gets before any work (docs/report.md, "Where
- * the bundle goes"; docs/ci.md, "Where the files go"):
+ * Two checks every output path gets before any work (docs/report.md, "Output
+ * paths (every command)"; docs/ci.md, "Where the files may go"):
  *
  * - **Limits.** A name or a path the file system cannot hold fails at the
  *   first write, which for `--junit` comes after the whole comparison. So the
@@ -57,9 +57,9 @@ export const SIBLING_RESERVE = 64;
 export const FOLDER_DEPTH_RESERVE = 256;
 /** The longest output name: NAME_MAX less the reserve for the temp and lock names beside it. */
 export const MAX_OUTPUT_NAME_BYTES = NAME_MAX_BYTES - SIBLING_RESERVE;
-/** Entries of one input folder looked at for identities; more is not a run or partial this tool reads (run-archive.md: 10000 entries). */
+/** Entries of one input folder looked at for identities; more is not a run or partial this tool reads (docs/run-archive.md: 10000 entries). */
 const MAX_WALK = 50_000;
-/** The files beside an archive that belong to it (run-archive.md: the digest; provenance.md: the provider's record). */
+/** The files beside an archive that belong to it (docs/run-archive.md: the digest; docs/provenance.md: the provider's record). */
 export const BESIDE_INPUT = ['.sha256', '.provenance.json'] as const;
 
 /**

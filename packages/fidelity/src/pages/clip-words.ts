@@ -1,6 +1,6 @@
 /**
  * A clip's defect in words a person reads, made from the clip's own figures in the page's language
- * (docs/report-pages.md, "Invalid clips"): where it happens as frame numbers and times, and the
+ * (docs/report-pages.md, "How the pages word a result"): where it happens as frame numbers and times, and the
  * figure against its limit. Both languages fill the same figures, formatted once here, so the
  * English and the Chinese sentence carry the same numbers. A code without a sentence of its own
  * here keeps the tool's message (reasons.ts), which already names its figures.

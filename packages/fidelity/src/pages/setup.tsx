@@ -13,7 +13,7 @@ import { checkLabel, extLink, fileLink, headCell, KeyValues, lines, numCell, Tab
 import { planSpecText } from './plan.js';
 import { checkSourceText, policyDescriptionText } from './policy-text.js';
 
-/** The files of a run's sources folder (cli-and-report.md, bundle layout). */
+/** The files of a run's sources folder (docs/report.md, "The bundle"). */
 const SOURCE_FILES = ['ci.json', 'plan.json', 'run.json', 'original-SHA256SUMS'] as const;
 
 /** The run a comparison names, preferring the one with that role (a run may be both, in calibration). */

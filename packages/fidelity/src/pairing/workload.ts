@@ -4,8 +4,7 @@
  * specs, repetitions and case list (ids, prompts, seeds, order). Every
  * differing field is named, so one refusal says all that differs.
  *
- * `repetitions` is part of the workload here although the spec does not list
- * it: with different counts the two runs do not plan the same slots, so
+ * `repetitions` is part of the workload: with different counts the two runs do not plan the same slots, so
  * "planned" would have no single meaning. `warmup_runs` is not: warmups are
  * never compared.
  */

@@ -28,7 +28,7 @@ export interface CheckDeclaration {
   readonly figures: RegExp;
   /** The stream the check needs: an audio check is `not_applicable` (`no_audio`) when the pair has no audio. */
   readonly stream: 'video' | 'audio';
-  /** The example policy's figure, comparator, threshold and where the threshold comes from (metrics.md, "Example thresholds"). */
+  /** The example policy's figure, comparator, threshold and where the threshold comes from (docs/report.md, "Policy and outcomes"). */
   readonly example: { readonly metric: string; readonly comparator: Comparator; readonly threshold: number; readonly source: string };
   /** The judged value from the figure read; the figure itself when absent. */
   readonly value?: (figure: number) => number;

@@ -1,5 +1,5 @@
 /**
- * The example policy of metrics.md, shipped as the default. Its numbers come
+ * The example policy (docs/report.md, "Policy and outcomes"), shipped as the default. Its numbers come
  * from other projects' examples and were never calibrated on this workload,
  * which is why `calibration_status` says so and every report repeats it.
  */

@@ -146,7 +146,7 @@ export interface MeasurePool {
 }
 
 /**
- * Reason codes a MeasureOutcome failure may carry (metrics.md, "Decoding"):
+ * Reason codes a MeasureOutcome failure may carry (docs/media.md, "Decoding"):
  * the pair is `invalid` with this code in the report.
  */
 export const MeasureFailureCodes = [
@@ -162,7 +162,7 @@ export const MeasureFailureCodes = [
   /** A side is not 8-bit planar YUV; converting would change the samples the metrics are defined on. */
   'UNSUPPORTED_PIXEL_FORMAT',
   'NO_VIDEO_STREAM',
-  // Stream layout, display and timing (metrics.md, "Decoding"): a side with an unmeasured stream, a picture
+  // Stream layout, display and timing (docs/media.md, "Decoding"): a side with an unmeasured stream, a picture
   // turned differently, edit lists that show different things, audio that starts elsewhere against the video.
   'EXTRA_VIDEO_STREAM',
   'EXTRA_AUDIO_STREAM',

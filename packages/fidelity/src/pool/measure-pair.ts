@@ -172,7 +172,7 @@ async function measureProbed(pair: ProbedPair): Promise<MeasureOutcome> {
   // A set without `audio` measures none: the field is absent (not computed), not null (no audio stream).
   const measurement: PairMeasurement = withAudio ? { video: video.metrics, audio: audio?.metrics ?? null, clips } : { video: video.metrics, clips };
   if (computesInferencex(metrics)) {
-    // InferenceX refuses a pair whose clip fails one of its unconditional checks (metrics.md, "Clip validity").
+    // InferenceX refuses a pair whose clip fails one of its unconditional checks (docs/metrics.md, "Clip validity").
     const validity = { baseline: clips.baseline.unconditional_valid, candidate: clips.candidate.unconditional_valid };
     measurement.inferencex = withClipValidity(inferencexOf(full, video.metrics, audio?.sums ?? null), validity);
   }

@@ -1,5 +1,5 @@
 /**
- * Board energy over the measurement window (metrics.md, "Power"). Every check
+ * Board energy over the measurement window (docs/power-and-timing.md, "Board energy"). Every check
  * runs and every failing one is named; any failure withholds every energy
  * figure, because a partial sum reads like a whole one.
  */

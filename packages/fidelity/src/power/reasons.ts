@@ -1,5 +1,5 @@
 /**
- * Why a run's board energy is not reported (metrics.md, "Power"). Every code
+ * Why a run's board energy is not reported (docs/power-and-timing.md, "Board energy"). Every code
  * that applies is listed, in this catalogue's order, so two reports of the
  * same telemetry list the same codes in the same order.
  */

@@ -1,5 +1,5 @@
 /**
- * One GPU's power series over one window (metrics.md, "Power"): merge
+ * One GPU's power series over one window (docs/power-and-timing.md, "Board energy"): merge
  * duplicate timestamps, pick the readings that bracket and fill the window,
  * interpolate linearly at both edges, integrate with trapezoids. Times are
  * integer microseconds (see timestamp.ts), power in watts.

@@ -11,7 +11,7 @@ import { CLIP_REASON_CODES, REASONS, type ClipReasonCode, type ReasonDeclaration
 export const IndexRange = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
 export type IndexRange = z.infer<typeof IndexRange>;
 
-/** A fraction over zero frames or samples is null (metrics.md). */
+/** A fraction over zero frames or samples is null (docs/metrics.md). */
 const Fraction = z.number().min(0).max(1).nullable();
 
 /** The video of one clip, from every decoded frame as rgb24 and every frame's presentation timestamp. */

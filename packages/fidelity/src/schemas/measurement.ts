@@ -1,5 +1,5 @@
 /**
- * What measuring one pair produces (metrics.md). These schemas are the
+ * What measuring one pair produces (docs/metrics.md). These schemas are the
  * contract between metrics/, pool/ and the report: the report embeds them as
  * they are. Numbers that cannot exist (PSNR of identical frames, SNR of
  * identical channels) are null with a flag, never Infinity or NaN, because
@@ -176,7 +176,7 @@ export type AudioChannelMetrics = z.infer<typeof AudioChannelMetrics>;
 export const AudioMetrics = z.object({
   sample_rate: z.number().int(),
   channels: z.array(AudioChannelMetrics),
-  /** The pair's aggregate is the worst channel (metrics.md). */
+  /** The pair's aggregate is the worst channel (docs/metrics.md). */
   spectral_cosine: z.number(),
   /** The channel rms_ratio furthest from 1; null when that channel's baseline is silent. */
   rms_ratio: z.number().nullable(),

@@ -1,6 +1,6 @@
 /**
  * Thresholds as data. The shipped default is the example policy of
- * metrics.md: uncalibrated, and every report says so.
+ * docs/report.md, "Policy and outcomes": uncalibrated, and every report says so.
  */
 import { z } from 'zod';
 import { CHECK_NAMES } from '../policy/checks.js';

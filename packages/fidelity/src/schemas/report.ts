@@ -1,6 +1,6 @@
 /**
- * report.json, schema_version 1 (cli-and-report.md). The paths that spec
- * names are the stable surface; the rest is ours and may grow. The bundle
+ * report.json, schema_version 1. The paths docs/report.md lists under "The
+ * stable surface" are what other tools may rely on; the rest may grow. The bundle
  * ships a JSON Schema generated from this file.
  */
 import { z } from 'zod';
@@ -139,8 +139,8 @@ export const CaseWorst = z.object({ check: z.string(), value: z.number().nullabl
 export type CaseWorst = z.infer<typeof CaseWorst>;
 
 /**
- * One repetition of a case in the baseline run against repetition 0 of the same run (spec version
- * 1.4; compare's and merge's `repeatability`). `identical`: the two are the same sealed bytes, not
+ * One repetition of a case in the baseline run against repetition 0 of the same run (report version
+ * 1.3; compare's and merge's `repeatability`). `identical`: the two are the same sealed bytes, not
  * measured, no checks. Otherwise measured like a pair (the same metric set, decoder and media
  * checks) and its figures judged by the policy's checks, as a diagnosis that counts nowhere else
  * (not in the summary, the case's status or the gate): `passed` or `failed` say whether the run's
@@ -159,7 +159,7 @@ export const OwnRepetition = z.object({
 export type OwnRepetition = z.infer<typeof OwnRepetition>;
 
 /**
- * The baseline run's own repetitions of a case, measured (spec version 1.3, present only with the repeatability option): each repetition from 1
+ * The baseline run's own repetitions of a case, measured (report version 1.3, present only with the repeatability option): each repetition from 1
  * up against repetition 0, and per check judged (pass or fail) in at least one of them its worst
  * figure, picked as a case's `worst` is (empty when none was measured and judged).
  */
@@ -206,8 +206,8 @@ export const CaseView = z.object({
    */
   own_repetitions: z.object({ baseline: z.enum(['identical', 'differ']).nullable(), candidate: z.enum(['identical', 'differ']).nullable() }).optional(),
   /**
-   * The baseline run's own repetitions of the case measured against its repetition 0 (spec version
-   * 1.4): only when the comparison was made with `repeatability` and the plan repeats cases; absent
+   * The baseline run's own repetitions of the case measured against its repetition 0 (report version
+   * 1.3): only when the comparison was made with `repeatability` and the plan repeats cases; absent
    * otherwise.
    */
   own_repetitions_measured: OwnRepetitionsMeasured.optional(),
@@ -234,7 +234,7 @@ export const Comparison = z.object({
 export type Comparison = z.infer<typeof Comparison>;
 
 /**
- * `runs[].power`: the power stage's summary. The spec's rule is enforced
+ * `runs[].power`: the power stage's summary. The rule is enforced
  * here so no report can carry a partial figure: energy fields appear only
  * when power_valid, and then total and average are both present.
  */

@@ -28,7 +28,7 @@ function within<T extends z.ZodType<number>>(schema: T, min: number, max: number
   }) as T;
 }
 
-/** Sane ranges for the numbers of run-archive.md (docs/reason-codes.md, "Limits and refusals"). */
+/** Sane ranges for the numbers of docs/run-archive.md (docs/reason-codes.md, "Limits and refusals"). */
 export const RANGES = {
   gpus: 65536,
   videoSide: 65536,

@@ -1,6 +1,6 @@
 /**
  * The controlled differences a candidate run carries, one per case, and the
- * outcome each one must produce under the example thresholds of metrics.md.
+ * outcome each one must produce under the example thresholds (docs/report.md, "Policy and outcomes").
  * The baseline (H200) is always clean. Keyed by case id rather than slot, so
  * the small and the full set give the same case the same difference.
  *

@@ -1,5 +1,5 @@
 /**
- * The compatibility rules on real files (metrics.md, "Decoding"): each pair
+ * The compatibility rules on real files (docs/media.md, "Decoding"): each pair
  * here has the same coded pictures and samples, or nearly, and differs in
  * what a player does with them (audio later against the video, a stream
  * more, a turned picture, another edit list), so a wrong verdict would be

@@ -69,7 +69,7 @@ describe("InferenceX's figures from the sums", () => {
     expect(withClipValidity(f, { baseline: true, candidate: false })).toEqual(inferencexRefused());
     expect(inferencexRefused()).toEqual({ compatible: false, metrics: inferencexTemplate() });
     expect(InferencexFigures.parse(inferencexRefused()).metrics.video_total_frames).toBe(0);
-    // InferenceX's template exactly (spec 1.3): its 13 keys with its values, nothing more.
+    // InferenceX's template exactly (report version 1.3): its 13 keys with its values, nothing more.
     expect(inferencexTemplate()).toStrictEqual({
       video_mae: null,
       video_psnr_db: null,

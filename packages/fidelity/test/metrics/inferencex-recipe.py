@@ -101,7 +101,7 @@ def clip(path):
 
 
 def clip_invalid(c):
-    """InferenceX's unconditional clip checks (metrics.md, "Clip validity"): the first failing code."""
+    """InferenceX's unconditional clip checks (docs/metrics.md, "Clip validity"): the first failing code."""
     pts = c["video_pts"]
     if any(p is None for p in pts) or any(b <= a for a, b in zip(pts, pts[1:])):
         return "CLIP_TIMESTAMPS"

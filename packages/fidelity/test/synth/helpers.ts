@@ -60,7 +60,7 @@ export async function decodeAudio(file: string, channels = 2): Promise<Float32Ar
 }
 
 /**
- * spec metrics.md `video_psnr_db`: pooled over every rgb24 sample of every frame; null when identical. rgb24 from ffmpeg's
+ * docs/metrics.md `video_psnr_db`: pooled over every rgb24 sample of every frame; null when identical. rgb24 from ffmpeg's
  * own default converter with PyAV's matrix and range (BT.601, limited), independent of the library's conversion.
  */
 export async function pooledRgbPsnr(a: string, b: string): Promise<number | null> {
