@@ -153,7 +153,7 @@ describe('each rule has its own reason code', () => {
   });
 });
 
-describe('sealed oddities the spec does not forbid are warnings, not refusals', () => {
+describe('sealed oddities the run archive format does not forbid are warnings, not refusals', () => {
   const warnings: Case[] = [
     ['an unknown file, sealed', (d) => void (d.files['notes.txt'] = 'hello'), ['ARCHIVE_UNKNOWN_FILE']],
     ['expected_gpu_count differs from gpus_participating', (d) => void (d.run.expected_gpu_count = 4), ['RUN_GPU_COUNT_MISMATCH']],
