@@ -18,6 +18,8 @@ describe('fidelity diff', () => {
     expect(await main(['diff', REFERENCE, REFERENCE], human)).toBe(0);
     expect(human.stdout().replace(/\n {4}/g, ' ')).toContain('read as it is: not a bundle, so no seal was checked');
     expect(human.stdout()).toContain('Result: unchanged (exit 0)');
+    expect(human.stdout().split('\n')[0]).toBe('Made the same way: the same fidelity version, decoder, metric set, policy, plans and calibration.');
+    expect(human.stdout()).toContain('\ndifferences: none\n');
     expect(human.stderr()).toBe('');
     const json = capture();
     expect(await main(['diff', REFERENCE, REFERENCE, '--json'], json)).toBe(0);

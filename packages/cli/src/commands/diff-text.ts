@@ -115,7 +115,7 @@ function listed(lines: readonly string[], all: boolean, what: string): string[] 
 }
 
 function madeDifferently(d: ReportDiff, all: boolean): string[] {
-  if (d.context.length === 0) return ['Made the same way: the same fidelity version, decoder, metric set, policy, plans and noise calibration.'];
+  if (d.context.length === 0) return ['Made the same way: the same fidelity version, decoder, metric set, policy, plans and calibration.'];
   const lines = contextLines(d.context);
   return ['Made differently (not measured values, but often why values changed):', ...listed(lines, all, 'of how they were made')];
 }
