@@ -3,9 +3,11 @@
 // sources and their TSDoc, with the compiler the workspace already has (no extra tool).
 //
 //   node scripts/api-report.mjs            rewrite docs/api.md
-//   node scripts/api-report.mjs --check    exit 1 when docs/api.md is not current, an export has no
-//                                          documentation, or a public signature names a type that
-//                                          is not exported (what API Extractor calls a forgotten export)
+//   node scripts/api-report.mjs --check    exit 1 when docs/api.md is not current, an export or an
+//                                          option (a member of an *Options / *Settings type) has no
+//                                          documentation, documentation names a source file, or a
+//                                          public signature names a type that is not exported (what
+//                                          API Extractor calls a forgotten export)
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,6 +149,38 @@ function forgottenTypes(decl, checker, exported) {
   return [...out];
 }
 
+/** A source file's name (`output/atomic.ts`, `errors.ts`): users have the docs, not the sources' layout. */
+export const SOURCE_FILE = /(?<![\w.-])(?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|tsx|mts|cts)\b|(?<![\w.-])(?:[\w.-]+\/)+[\w-]+\.(?:js|mjs|cjs)\b/g;
+
+/** An interface or object type of options: each of its members is an option a caller sets. */
+export const OPTIONS_TYPE = /(?:Options|Settings)$/;
+
+function docText(symbol, checker) {
+  const tags = symbol.getJsDocTags(checker).map((t) => ts.displayPartsToString(t.text ?? []));
+  return [ts.displayPartsToString(symbol.getDocumentationComment(checker)), ...tags].join('\n');
+}
+
+/**
+ * What an export's TSDoc must not leave out or say: an option (a member of an `*Options` or
+ * `*Settings` type) without documentation, and a source file named in the export's documentation
+ * or in any of its members'.
+ */
+function docProblems(name, target, checker) {
+  const undocumented = [];
+  const files = (docText(target, checker).match(SOURCE_FILE) ?? []).map((f) => `${name}: ${f}`);
+  for (const d of target.declarations ?? []) {
+    const members = ts.isInterfaceDeclaration(d) ? d.members : ts.isTypeAliasDeclaration(d) && ts.isTypeLiteralNode(d.type) ? d.type.members : [];
+    for (const m of members) {
+      const symbol = m.name ? checker.getSymbolAtLocation(m.name) : undefined;
+      if (!symbol) continue;
+      const member = `${name}.${symbol.getName()}`;
+      if (OPTIONS_TYPE.test(name) && !ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim()) undocumented.push(`${member} (${rel(d.getSourceFile().fileName)})`);
+      files.push(...(docText(symbol, checker).match(SOURCE_FILE) ?? []).map((f) => `${member}: ${f}`));
+    }
+  }
+  return { undocumented, files };
+}
+
 export function buildReport() {
   const program = loadProgram();
   const checker = program.getTypeChecker();
@@ -161,6 +195,7 @@ export function buildReport() {
   }
   const undocumented = [];
   const forgotten = [];
+  const namedFiles = [];
   for (const exp of exports) {
     const name = exp.getName();
     const target = exp.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exp) : exp;
@@ -172,6 +207,9 @@ export function buildReport() {
     const doc = docOf(target, checker);
     const typeDecl = decls.find((d) => ts.isTypeAliasDeclaration(d) || ts.isInterfaceDeclaration(d));
     if (!doc.text) undocumented.push(`${name} (${rel(value.getSourceFile().fileName)})`);
+    const problems = docProblems(name, target, checker);
+    undocumented.push(...problems.undocumented);
+    namedFiles.push(...problems.files);
     for (const d of decls) forgotten.push(...forgottenTypes(d, checker, targets).map((t) => `${name} -> ${t}`));
     items.push({
       name,
@@ -193,7 +231,7 @@ export function buildReport() {
       .map((e) => `${name}: ${e.getName()}`);
   const baseOnly = [...entryOnly(baseEntry, 'base'), ...entryOnly(verifyEntry, 'verify')];
   const verifyNames = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(verifyEntry))).map((e) => e.getName()).sort();
-  return { markdown: render(items, baseNames, verifyNames), undocumented, forgotten: [...new Set(forgotten)].sort(), baseOnly };
+  return { markdown: render(items, baseNames, verifyNames), undocumented, forgotten: [...new Set(forgotten)].sort(), baseOnly, namedFiles };
 }
 
 const SECTIONS = [
@@ -261,7 +299,7 @@ function anchor(name) {
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const { markdown, undocumented, forgotten, baseOnly } = buildReport();
+  const { markdown, undocumented, forgotten, baseOnly, namedFiles } = buildReport();
   if (process.argv.includes('--check')) {
     let ok = true;
     let current = '';
@@ -274,11 +312,15 @@ if (isMain) {
     }
     if (undocumented.length) {
       ok = false;
-      process.stderr.write(`exports without documentation:\n  ${undocumented.join('\n  ')}\n`);
+      process.stderr.write(`exports or options without documentation:\n  ${undocumented.join('\n  ')}\n`);
     }
     if (baseOnly.length) {
       ok = false;
       process.stderr.write(`media-fidelity/base or media-fidelity/verify exports names the index does not (or other declarations of them):\n  ${baseOnly.join('\n  ')}\n`);
+    }
+    if (namedFiles.length) {
+      ok = false;
+      process.stderr.write(`documentation names a source file (say what it does instead):\n  ${namedFiles.join('\n  ')}\n`);
     }
     if (forgotten.length) {
       ok = false;
@@ -287,7 +329,7 @@ if (isMain) {
     process.exit(ok ? 0 : 1);
   } else {
     writeFileSync(outFile, markdown);
-    process.stderr.write(`wrote ${rel(outFile)}; ${undocumented.length} exports without documentation, ${forgotten.length} forgotten exports\n`);
+    process.stderr.write(`wrote ${rel(outFile)}; ${undocumented.length} exports or options without documentation, ${namedFiles.length} source files named, ${forgotten.length} forgotten exports\n`);
     if (process.argv.includes('--list')) process.stderr.write(`${undocumented.join('\n')}\n--\n${forgotten.join('\n')}\n`);
   }
 }

@@ -11,7 +11,7 @@
  * media-fidelity and media-fidelity-cli, as a user's would, and npm resolves the rest as it
  * would from npmjs.org.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,60 @@ function admitsNode20(range: string): boolean {
     }),
   );
 }
+
+/**
+ * A user's TypeScript over the public API, every entry (`media-fidelity`, `/base`, `/verify`): the
+ * options of each kind, the outcomes narrowed, and a wrong call that must not compile (the types
+ * are real, not `any`).
+ */
+const CONSUMER = `import { compare, createMeasurePool, diffReports, generateRuns, isFidelityError, measurePair, Report, type CompareOptions, type MeasureOptions, type PoolOptions } from 'media-fidelity';
+import { METRIC_SETS, TOOL_VERSION } from 'media-fidelity/base';
+import { resolveFfmpeg, verifyRun } from 'media-fidelity/verify';
+
+const controller = new AbortController();
+const measureOptions: MeasureOptions = { signal: controller.signal, timeoutMs: 60_000, metrics: 'ffmpeg', onProgress: (p) => console.log(p.framesDone, p.framesTotal) };
+const poolOptions: PoolOptions = { threads: 2, ffmpeg: { env: process.env }, metrics: ['ssim', 'psnr_y'] };
+const options: CompareOptions = {
+  out: 'bundle',
+  force: false,
+  signal: controller.signal,
+  ffmpeg: { ffmpegPath: '/usr/bin/ffmpeg' },
+  onProgress: (e) => {
+    if (e.stage === 'measure') console.log(e.pairsDone, e.pairsTotal);
+  },
+};
+
+export async function main(): Promise<number> {
+  const toolchain = await resolveFfmpeg({});
+  console.log(TOOL_VERSION, METRIC_SETS.default[0], toolchain.ffmpeg.path);
+  const checked = await verifyRun('runs/h200.zip', { requireDigest: true, signal: controller.signal });
+  if (!checked.ok) for (const p of checked.problems) console.error(p.code, p.message, p.where);
+  else await checked.run.close();
+  const outcome = await measurePair('a.mp4', 'b.mp4', measureOptions);
+  if (outcome.ok) console.log(outcome.measurement.video.ssim?.min);
+  else console.log(outcome.failure.code);
+  const pool = createMeasurePool(poolOptions);
+  const pooled = await pool.measure({ id: 'x', baseline: 'a.mp4', candidate: 'b.mp4' }, { signal: controller.signal });
+  await pool.destroy();
+  console.log(pooled.ok);
+  await generateRuns({ outDir: 'runs' });
+  const result = await compare('runs/h200', ['runs/b200.zip'], options);
+  const bundle = await compare('runs/h200', ['runs/b200.zip'], { out: 'bundle' });
+  const first = bundle.report.comparisons[0];
+  console.log(first?.candidate_gpu_model, 'report' in result);
+  const partial = await compare('runs/h200', ['runs/b200.zip'], { out: 'partials/0', shard: { index: 0, count: 2 } });
+  console.log(partial.shard.count);
+  const diff = await diffReports('old', bundle.report);
+  console.log(diff.changes.length, Report.safeParse({}).success);
+  try {
+    // @ts-expect-error out is required
+    await compare('runs/h200', [], {});
+  } catch (error) {
+    if (isFidelityError(error)) return error.code === 'INVALID_ARGUMENT' ? 2 : 1;
+  }
+  return 0;
+}
+`;
 
 /** A build output whose source does not exist. */
 const STALE = 'zz-deleted-module.js';
@@ -178,7 +232,38 @@ describe('the packed packages', () => {
     const doc = JSON.parse(doctor.stdout) as { ffmpeg: { source: string; path: string }; ffprobe: { source: string; path: string } };
     expect(doc.ffmpeg.source).toBe(doc.ffprobe.source);
     if (doc.ffmpeg.source === 'installer') expect(doc.ffmpeg.path.startsWith(project)).toBe(true);
+    // npm warns that the npm ffmpeg packages' install scripts (a `chmod u+x` of the binary) are not covered
+    // by allowScripts: the binaries come executable in their tarballs and run whether the script ran or not.
+    for (const pkg of ['@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe']) {
+      const where = await run(process.execPath, ['-p', `require(${JSON.stringify(pkg)}).path`], project);
+      expect(where.code, where.stderr).toBe(0);
+      const binary = where.stdout.trim();
+      expect(binary.startsWith(project), binary).toBe(true);
+      const v = await run(binary, ['-hide_banner', '-version'], project);
+      expect(v.code, v.stderr).toBe(0);
+      expect(v.stdout).toMatch(/^ff(mpeg|probe) version /);
+    }
   }, 600_000);
+
+  it('its types compile in a strict consumer (exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck false)', async () => {
+    // A user's TypeScript ESM file beside the installed tarballs; @types/node as the user installs it (the workspace's copy).
+    mkdirSync(path.join(project, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(realpathSync(path.join(ROOT, 'node_modules', '@types', 'node')), path.join(project, 'node_modules', '@types', 'node'), 'dir');
+    writeFileSync(path.join(project, 'consumer.mts'), CONSUMER);
+    const compilerOptions = { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'] };
+    writeFileSync(path.join(project, 'tsconfig.json'), `${JSON.stringify({ compilerOptions, files: ['consumer.mts'] }, null, 2)}\n`);
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = await run(process.execPath, [tsc, '-p', '.', '--listFiles'], project);
+    expect(r.code, r.stdout.split('\n').filter((l) => !l.startsWith('/')).join('\n')).toBe(0);
+    // The declarations reached from the library's entries name no third-party package but zod, whose schemas are the types.
+    const packages = new Set(
+      r.stdout.split('\n').flatMap((file) => {
+        const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file.slice(file.lastIndexOf('/node_modules/')));
+        return m ? [m[1]!] : [];
+      }),
+    );
+    expect([...packages].sort()).toEqual(['@types/node', 'media-fidelity', 'typescript', 'undici-types', 'zod']);
+  }, 300_000);
 
   it("runs the README's library example on what `fidelity generate` writes", async () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');

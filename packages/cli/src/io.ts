@@ -4,7 +4,7 @@
  * stderr carries progress and human diagnostics.
  */
 import { isFidelityError } from 'media-fidelity/base';
-import { escapeControls, inline } from './text.js';
+import { DEFAULT_COLUMNS, escapeControls, inline } from './text.js';
 
 /**
  * `changed`: fidelity diff found a difference (the same number as `internal`: the JSON document tells them apart, `ok: true` or false).
@@ -19,6 +19,13 @@ export interface Io {
   errIsTty: boolean;
   /** Writes the CLI's own terminal control sequences (progress redraw) to stderr unescaped; absent, `err` is used. */
   errControl?: (text: string) => void;
+  /** The width of the terminal stdout is, when it is one; absent: not a terminal (text is wrapped to DEFAULT_COLUMNS). */
+  columns?: number;
+}
+
+/** The width human output on stdout is wrapped to: the terminal's, else DEFAULT_COLUMNS. */
+export function outputWidth(io: Io): number {
+  return io.columns !== undefined && Number.isInteger(io.columns) && io.columns > 0 ? io.columns : DEFAULT_COLUMNS;
 }
 
 /**
@@ -32,6 +39,7 @@ export function terminalSafe(io: Io): Io {
     err: (text) => io.err(escapeControls(text)),
     errIsTty: io.errIsTty,
     errControl: io.errControl ?? io.err,
+    ...(io.columns !== undefined ? { columns: io.columns } : {}),
   };
 }
 
@@ -44,6 +52,9 @@ export const processIo: Io = {
     if (!process.stderr.destroyed) process.stderr.write(text);
   },
   errIsTty: Boolean(process.stderr.isTTY),
+  get columns() {
+    return process.stdout.isTTY ? process.stdout.columns : undefined;
+  },
 };
 
 export function printJson(io: Io, value: unknown): void {

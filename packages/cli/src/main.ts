@@ -10,19 +10,24 @@
  */
 import { parseArgs } from 'node:util';
 import { FidelityError, TOOL_VERSION } from 'media-fidelity/base';
-import { EXIT, processIo, reportFailure, terminalSafe, type Io } from './io.js';
+import { EXIT, outputWidth, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';
 import type { Command } from './commands/types.js';
-import { commandHelp, EVERY_COMMAND, optionLabel, optionsOf, usageLine } from './options.js';
+import { commandHelp, EVERY_COMMAND, HELP_COLUMNS, helpEntry, optionLabel, optionsOf, usageLine } from './options.js';
+import { wrapLine } from './text.js';
 import { closestName } from './suggest.js';
 
-function usage(): string {
+/** The list of commands, wrapped to `columns` (at most HELP_COLUMNS). */
+function usage(columns: number): string {
+  const cols = Math.min(columns, HELP_COLUMNS);
   const lines = [`fidelity ${TOOL_VERSION}: compare archived video+audio runs across hardware`, '', 'Commands:'];
-  for (const c of commands) lines.push(`  ${usageLine(c)}`, `      ${c.summary}`);
+  for (const c of commands) lines.push(...wrapLine(`  ${usageLine(c)}`, cols, '      '), ...wrapLine(`      ${c.summary}`, cols, ''));
   lines.push('', 'Every command takes:');
-  for (const [name, spec] of Object.entries(EVERY_COMMAND)) lines.push(`  ${optionLabel(name, spec)}  ${spec.description}`);
-  lines.push('', "`fidelity <command> --help` lists a command's own options; an option a command does not take is refused (exit 2).");
+  const every = Object.entries(EVERY_COMMAND).map(([name, spec]) => [optionLabel(name, spec), spec.description] as const);
+  const width = Math.max(...every.map(([label]) => label.length));
+  for (const [label, description] of every) lines.push(...helpEntry(label, description, width, cols));
+  lines.push('', ...wrapLine("`fidelity <command> --help` lists a command's own options; an option a command does not take is refused (exit 2).", cols, ''));
   return `${lines.join('\n')}\n`;
 }
 
@@ -80,7 +85,7 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   const io = terminalSafe(given);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.out(usage());
+    io.out(usage(outputWidth(io)));
     return name ? EXIT.ok : EXIT.refused;
   }
   if (name === '--version' || name === 'version') {
@@ -91,7 +96,7 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   if (!command) {
     const near = closestName(name, commands.map((c) => c.name));
     // A typo gets one line that names the command meant; anything else gets the list of commands.
-    io.err(near === undefined ? `error USAGE: unknown command "${name}"\n\n${usage()}` : `error USAGE: unknown command "${name}"; did you mean ${near}? (fidelity --help lists the commands)\n`);
+    io.err(near === undefined ? `error USAGE: unknown command "${name}"\n\n${usage(outputWidth(io))}` : `error USAGE: unknown command "${name}"; did you mean ${near}? (fidelity --help lists the commands)\n`);
     return EXIT.refused;
   }
   // Whether a usage error is printed as JSON: `--json` among the options, not an operand after `--`.
@@ -107,7 +112,7 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
     return EXIT.refused;
   }
   if (parsed.values.help) {
-    io.out(commandHelp(command));
+    io.out(commandHelp(command, outputWidth(io)));
     return EXIT.ok;
   }
   const interrupt = listenForInterrupts({ watchStdout: given === processIo });

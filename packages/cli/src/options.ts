@@ -9,6 +9,7 @@
  */
 import { DEFAULT_LIMITS, FidelityError } from 'media-fidelity/base';
 import type { Command, OptionSpec } from './commands/types.js';
+import { wrapLine } from './text.js';
 
 /** Options every command takes; main.ts adds them to each command's own. */
 export const EVERY_COMMAND: Record<string, OptionSpec> = {
@@ -90,13 +91,23 @@ export function usageLine(command: Command): string {
   return `fidelity ${command.name}${command.args ? ` ${command.args}` : ''} [options]`;
 }
 
-/** A command's whole help, made from its option table. */
-export function commandHelp(command: Command): string {
+/** The widest help is drawn: a wider terminal still gets lines a reader can follow. */
+export const HELP_COLUMNS = 100;
+
+/** `label` in a column of `width`, then `text` wrapped to `columns` beside it (under it when the label is wider). */
+export function helpEntry(label: string, text: string, width: number, columns: number): string[] {
+  const indent = ' '.repeat(2 + width + 2);
+  const pieces = wrapLine(text, Math.max(20, columns - indent.length), '');
+  const rest = pieces.slice(1).map((p) => `${indent}${p}`);
+  return label.length > width ? [`  ${label}`, `${indent}${pieces[0]!}`, ...rest] : [`  ${label.padEnd(width)}  ${pieces[0]!}`, ...rest];
+}
+
+/** A command's whole help, made from its option table, wrapped to `columns` (at most {@link HELP_COLUMNS}). */
+export function commandHelp(command: Command, columns = HELP_COLUMNS): string {
+  const cols = Math.min(columns, HELP_COLUMNS);
   const entries = Object.entries(optionsOf(command)).map(([name, spec]) => [optionLabel(name, spec), spec.description] as const);
   const width = Math.min(36, Math.max(...entries.map(([label]) => label.length)));
-  const lines = [`usage: ${usageLine(command)}`, '', command.summary, '', 'options:'];
-  for (const [label, description] of entries) {
-    lines.push(label.length > width ? `  ${label}\n  ${' '.repeat(width)}  ${description}` : `  ${label.padEnd(width)}  ${description}`);
-  }
+  const lines = [...wrapLine(`usage: ${usageLine(command)}`, cols, '       '), '', ...wrapLine(command.summary, cols, ''), '', 'options:'];
+  for (const [label, description] of entries) lines.push(...helpEntry(label, description, width, cols));
   return `${lines.join('\n')}\n`;
 }

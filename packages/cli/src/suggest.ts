@@ -31,3 +31,20 @@ export function closestName(word: string, names: Iterable<string>): string | und
   }
   return best?.name;
 }
+
+/**
+ * What `word` was probably meant to be among `names`: the one likely typo ({@link closestName}), or,
+ * when `word` is a whole first part of several names (`psnr` of `psnr_y` and `psnr_db`; parts are
+ * split at `_` or `-`), each of them. Empty when nothing is near.
+ */
+export function nearNames(word: string, names: readonly string[]): string[] {
+  const typo = closestName(word, names);
+  if (typo !== undefined) return [typo];
+  const w = word.toLowerCase().replace(/-/g, '_');
+  return w === '' ? [] : names.filter((n) => n.toLowerCase().startsWith(`${w}_`) || n.toLowerCase().endsWith(`_${w}`));
+}
+
+/** "a", "a or b", "a, b or c". */
+export function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)!}`;
+}

@@ -30,3 +30,43 @@ export function escapeControls(text: string, options: { oneLine?: boolean } = {}
 export function inline(value: string | number): string {
   return escapeControls(String(value), { oneLine: true });
 }
+
+/** The width lines are wrapped to when the output is not a terminal (a pipe, a file, a CI log). */
+export const DEFAULT_COLUMNS = 100;
+
+/**
+ * One line broken at spaces into lines of at most `width` characters. The line's own indent is
+ * kept and each continuation line gets `hanging` more. A word longer than the room left (a path, a
+ * hash, a long value) is never cut: it stands alone on its line, which is then longer.
+ */
+export function wrapLine(line: string, width: number, hanging = '    '): string[] {
+  if (line.length <= width) return [line];
+  const lead = /^ */.exec(line)![0];
+  // Split at each space, so a run of spaces inside the text is kept where no line breaks.
+  const words = line.slice(lead.length).split(' ');
+  const next = `${lead}${hanging}`;
+  const lines: string[] = [];
+  let current = lead;
+  let empty = true;
+  for (const word of words) {
+    if (!empty && current.length + 1 + word.length > width) {
+      lines.push(current.trimEnd());
+      current = next;
+      empty = true;
+    }
+    if (empty && word === '') continue;
+    current += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  lines.push(current);
+  return lines;
+}
+
+/** Every line of `text` wrapped as {@link wrapLine} wraps one; the text's final newline is kept. */
+export function wrapText(text: string, width: number, hanging = '    '): string {
+  const trailing = text.endsWith('\n');
+  const body = trailing ? text.slice(0, -1) : text;
+  const out: string[] = [];
+  for (const line of body.split('\n')) for (const piece of wrapLine(line, width, hanging)) out.push(piece);
+  return `${out.join('\n')}${trailing ? '\n' : ''}`;
+}

@@ -33,7 +33,8 @@ describe('per-command options', () => {
     expect(help).toBe(commandHelp(c));
     for (const [name, spec] of Object.entries(optionsOf(c))) {
       expect(mentions(help, `--${name}`), `--${name} in the help of ${c.name}`).toBe(true);
-      expect(help).toContain(spec.description);
+      // Wrapped to the help's width: the description's words, in order, across its lines.
+      expect(help.replace(/\s+/g, ' ')).toContain(spec.description);
       const parsed = parseCommandLine(c, ['x', ...give(`--${name}`, spec)]);
       expect(parsed.values[name], `--${name} accepted by ${c.name}`).toEqual(spec.multiple ? ['2'] : spec.type === 'string' ? '2' : true);
       if (spec.short) {
@@ -41,6 +42,27 @@ describe('per-command options', () => {
         expect(parseCommandLine(c, give(`-${spec.short}`, spec)).values[name]).toBeDefined();
       }
     }
+  });
+
+  it('no help line is over 100 characters, nor over a narrower terminal\'s width but for a word longer than it', async () => {
+    const helps = async (columns?: number): Promise<string[]> => {
+      const texts: string[] = [];
+      for (const args of [['--help'], ...commands.map((c) => [c.name, '--help'])]) {
+        const io = { ...capture(), ...(columns === undefined ? {} : { columns }) };
+        expect(await main(args, io)).toBe(0);
+        texts.push(io.stdout());
+      }
+      return texts.flatMap((t) => t.split('\n'));
+    };
+    const lines = await helps();
+    expect(lines.length).toBeGreaterThan(150);
+    expect(lines.filter((l) => l.length > 100)).toEqual([]);
+    // A wider terminal keeps 100; a narrower one wraps to its own width.
+    expect((await helps(300)).filter((l) => l.length > 100)).toEqual([]);
+    const narrow = await helps(60);
+    // A line past 60 is one that a single word too long for the room left made so: without that word it fits.
+    expect(narrow.filter((l) => l.length > 60 && l.replace(/ *\S+$/, '').length > 60)).toEqual([]);
+    expect(Math.max(...narrow.map((l) => l.length))).toBeLessThan(Math.max(...lines.map((l) => l.length)));
   });
 
   const foreign = commands.flatMap((c) => {
@@ -159,6 +181,6 @@ describe('per-command options', () => {
     expect(await main(['--help'], io)).toBe(0);
     expect(io.stdout()).toContain('--json');
     expect(io.stdout()).not.toMatch(/--threads|--policy|--progress/);
-    for (const c of commands) expect(io.stdout()).toContain(usageLine(c));
+    for (const c of commands) expect(io.stdout().replace(/\s+/g, ' ')).toContain(usageLine(c));
   });
 });

@@ -37,7 +37,14 @@ import type { CompareProgress, CompareResult } from './comparison/types.js';
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
-  /** The bundle folder. See output/atomic.ts for what happens when it exists. */
+  /**
+   * The bundle folder (with `shard`, the partial's folder). It ends up either the complete new bundle
+   * or exactly as it was: the bundle is built in a hidden folder beside it and renamed into place.
+   * An absent or empty folder is taken; a bundle this tool sealed (a partial, with `shard`) is
+   * replaced; any other folder that is not empty is refused with `OUT_NOT_EMPTY` unless `force`,
+   * and a file or a symbolic link with `OUT_NOT_DIRECTORY`. A bundle is not replaced by a partial,
+   * nor a partial by a bundle, without `force`.
+   */
   out: string;
   /** Replace a non-empty `out` that is not a bundle. */
   force?: boolean;
@@ -53,6 +60,7 @@ export interface CompareOptions {
   requireDigest?: boolean;
   /** Make every run prove its identity with a provenance file from fetchRun beside its zip (docs/provenance.md). */
   requireProvider?: boolean;
+  /** Which ffmpeg and ffprobe measure and extract (default: resolved as {@link resolveFfmpeg} does); the report records both binaries. */
   ffmpeg?: ResolveOptions;
   /**
    * Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds (measuring
@@ -60,11 +68,13 @@ export interface CompareOptions {
    * whole process group and its pair is invalid with DECODE_TIMEOUT.
    */
   timeoutMs?: number;
+  /** Cancels the comparison: the ffmpeg children are killed, `out` is left as it was, and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** The report's generated_at; default SOURCE_DATE_EPOCH when set (a malformed one is refused), else now. */
   generatedAt?: Date;
   /** Where zip / tar.gz runs are unpacked while they are read (default the OS temp folder). */
   tempDir?: string;
+  /** Told each step as it happens: runs verified, pairs measured (with their frames), bundle files written. */
   onProgress?: (event: CompareProgress) => void;
   /**
    * Measure only shard `index` of `count` (pairs whose index j in the ordered

@@ -361,7 +361,7 @@ export type ClipReasonCode = { [K in KnownReasonCode]: (typeof REASONS)[K]['doc'
 /** The clip reason codes in catalogue order: the order a clip's reasons are listed in everywhere (schemas/clip.ts). */
 export const CLIP_REASON_CODES: readonly ClipReasonCode[] = Object.freeze((Object.keys(REASONS) as KnownReasonCode[]).filter((c): c is ClipReasonCode => REASONS[c].doc === DOC.clips));
 
-/** The catalogue as code -> meaning, in catalogue order: the `meaning` of each declaration in errors.ts (docs/reason-codes.md says when each is given). */
+/** Every reason code the library gives, as code -> meaning, in catalogue order (docs/reason-codes.md says when each is given). */
 export const ReasonCodes = Object.fromEntries(Object.entries(REASONS).map(([code, d]) => [code, d.meaning])) as { readonly [K in KnownReasonCode]: string };
 
 /** The declaration of a code; undefined for a code this tool does not know (a report from elsewhere). */

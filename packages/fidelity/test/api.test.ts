@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -20,6 +20,26 @@ describe('API reference', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   }, 120_000);
+
+  it('the check refuses a source file named in TSDoc, not a doc page, a package or a runtime', async () => {
+    const { SOURCE_FILE, OPTIONS_TYPE } = (await import(pathToFileURL(`${ROOT}scripts/api-report.mjs`).href)) as { SOURCE_FILE: RegExp; OPTIONS_TYPE: RegExp };
+    const named = (text: string) => text.match(SOURCE_FILE) ?? [];
+    expect(named('The bundle folder. See output/atomic.ts for what happens when it exists.')).toEqual(['output/atomic.ts']);
+    expect(named('the declarations in errors.ts; (pool/frame-capture.ts: the stills)')).toEqual(['errors.ts', 'pool/frame-capture.ts']);
+    expect(named('loads dist/pool/worker-entry.cjs and index.d.ts')).toEqual(['dist/pool/worker-entry.cjs', 'index.d.ts']);
+    expect(named('docs/report.md, "Policy"; Node.js 20.19; node:fs; media-fidelity/verify; 1.5 s')).toEqual([]);
+    expect(['CompareOptions', 'WriteBundleSettings', 'CompareResult', 'OptionsOf'].filter((n) => OPTIONS_TYPE.test(n))).toEqual(['CompareOptions', 'WriteBundleSettings']);
+  });
+
+  it('CompareOptions documents every option and names no source file', () => {
+    const api = readFileSync(`${ROOT}docs/api.md`, 'utf8');
+    const section = api.slice(api.indexOf('### CompareOptions\n'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)![1]!.split('\n');
+    const members = block.flatMap((line, i) => (/^  [a-zA-Z]+\??:/.test(line) ? [{ name: line.trim().split(/\??:/)[0]!, documented: /\*\/\s*$/.test(block[i - 1] ?? '') }] : []));
+    expect(members.map((m) => m.name)).toEqual(expect.arrayContaining(['out', 'ffmpeg', 'signal', 'onProgress', 'metrics']));
+    expect(members.filter((m) => !m.documented)).toEqual([]);
+    expect(block.join('\n')).not.toMatch(/atomic\.ts|\.ts\b/);
+  });
 
   it("shows every overload a caller can use (compare's three: shard, bundle, either)", () => {
     const api = readFileSync(`${ROOT}docs/api.md`, 'utf8');

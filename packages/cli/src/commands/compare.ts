@@ -3,7 +3,7 @@ import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
-import { closestName } from '../suggest.js';
+import { nearNames, orList } from '../suggest.js';
 import type { CommandArgs, OptionSpec } from './types.js';
 import { readDecodeTimeout } from '../options.js';
 
@@ -77,8 +77,8 @@ export function metricsFromOptions(values: Record<string, unknown>): MetricSelec
       .map((w) => w.trim())
       .filter((w) => w !== '' && !names.includes(w))
       .flatMap((w) => {
-        const near = closestName(w, names);
-        return near === undefined ? [] : [`${JSON.stringify(w)}: did you mean ${near}?`];
+        const near = nearNames(w, names);
+        return near.length === 0 ? [] : [`${JSON.stringify(w)}: did you mean ${orList(near)}?`];
       });
     throw new FidelityError('USAGE', `--metrics: ${(error as Error).message}${hints.length ? `; ${hints.join('; ')}` : ''}`, { cause: error });
   }

@@ -140,6 +140,7 @@ export const commands: Command[] = [
     options: {
       tolerance: { type: 'string', value: 'ABS', description: 'numbers at most this far apart are equal (default 0: exact)' },
       'rel-tolerance': { type: 'string', value: 'REL', description: 'numbers whose difference is at most this fraction of the larger are equal (default 0: exact)' },
+      all: { type: 'boolean', description: 'list every difference (default: the largest 20 changed values, and 20 of each other kind)' },
     },
     run: runFrom(() => import('./diff.js')),
   },

@@ -38,8 +38,11 @@ export interface RunClipsAnalysis {
 
 /** Options of {@link analyseRunClips}. */
 export interface RunClipsOptions {
+  /** Which ffmpeg / ffprobe (default: resolved as {@link resolveFfmpeg} does). */
   ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds (default {@link DEFAULT_DECODE_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** Cancels: the ffmpeg children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** Called after each clip, with how many of how many are done. */
   onProgress?: (progress: { done: number; total: number; slot_id: string }) => void;

@@ -58,9 +58,11 @@ export interface RunMediaCheck {
 
 /** Options of {@link checkRunMedia}. */
 export interface RunMediaOptions {
+  /** Which ffprobe (default: resolved as {@link resolveFfmpeg} does). */
   ffmpeg?: ResolveOptions;
   /** Per ffprobe run (default 2 minutes). */
   timeoutMs?: number;
+  /** Cancels: the ffprobe children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** ffprobe runs at once (default: one per core). */
   concurrency?: number;

@@ -143,9 +143,11 @@ export interface VerifyOptions {
    * present is always checked, with or without this.
    */
   requireProvider?: boolean;
+  /** Bounds on what an archive may hold (entries, sizes, ratios); each one not given is {@link DEFAULT_LIMITS}'s. */
   limits?: Partial<ArchiveLimits>;
   /** Where the run's temp folder is made (default os.tmpdir()). */
   tempDir?: string;
+  /** Cancels: the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
 }
 

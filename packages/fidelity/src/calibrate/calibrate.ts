@@ -31,14 +31,19 @@ export type CalibrateProgress =
 export interface CalibrateOptions {
   /** Cores to keep busy (default: every available one). */
   threads?: number;
+  /** Make a missing artifact digest an error for every run. */
   requireDigest?: boolean;
+  /** Which ffmpeg/ffprobe measure (default: resolved as {@link resolveFfmpeg} does). */
   ffmpeg?: ResolveOptions;
   /** Per ffmpeg process wall-clock limit. */
   timeoutMs?: number;
+  /** Cancels: the ffmpeg children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** The file's generated_at; fix it (SOURCE_DATE_EPOCH) for byte-identical files. */
   generatedAt?: Date;
+  /** Where zip / tar.gz runs are unpacked while they are read (default the OS temp folder). */
   tempDir?: string;
+  /** Told each step as it happens: runs verified, pairs measured. */
   onProgress?: (event: CalibrateProgress) => void;
 }
 

@@ -23,7 +23,7 @@ export interface CalibrateOutputs {
   force?: boolean;
 }
 
-/** calibration.json's bytes, as compare's bundle seals it too (calibrate/apply.ts). */
+/** calibration.json's bytes, as compare's bundle seals it too. */
 export function calibrationJsonText(calibration: Calibration): string {
   return `${escapeDel(JSON.stringify(calibration, null, 1))}\n`;
 }

@@ -33,8 +33,11 @@ export function decoderIdentity(tools: FfmpegToolchain): DecoderIdentity {
 
 /** What the report needs besides the plan and the measurements. */
 export interface AssembleSettings {
+  /** The thresholds every pair is judged by. */
   policy: Policy;
+  /** The ffmpeg/ffprobe that measured, as the report records them ({@link decoderIdentity}). */
   decoder: DecoderIdentity;
+  /** The report's generated_at. */
   generatedAt: Date;
   /** The metric set the pairs were measured with. */
   metrics: MetricSelection;

@@ -38,18 +38,23 @@ export interface MeasuredPairs {
 
 /** What measuring needs from the compare options. */
 export interface MeasureSettings {
+  /** Cores to keep busy (default: every available one): pairs at once, and helper threads per pair from the rest. */
   threads?: number;
+  /** Which ffmpeg/ffprobe measure (default: resolved as {@link resolveFfmpeg} does). */
   ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds; a pair past it is invalid with DECODE_TIMEOUT. */
   timeoutMs?: number;
+  /** Cancels: the ffmpeg children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** The metric set (MeasureOptions.metrics); default `default`. */
   metrics?: MetricsSpec;
   /** The plan every file's media are checked against (MeasureOptions.plan); measurePairs sets it from the runs' plan. */
   plan?: MediaPlanSpec;
+  /** Told as pairs are measured: pairs done of all, and their frames. */
   onProgress?: (event: { pairsDone: number; pairsTotal: number; framesDone: number; framesTotal: number }) => void;
   /**
    * Keep, by pair id, what the bundle shows of each measured pair from its measuring decode
-   * (pool/frame-capture.ts: the stills' frame, the first `audioSeconds` of audio), for compare's
+   * (the stills' frame, the first `audioSeconds` of audio), for compare's
    * writeBundle and a shard's writePartial. Outside the MeasuredPair results, which stay plain data
    * (a partial carries no pixels); calibrate keeps nothing.
    */

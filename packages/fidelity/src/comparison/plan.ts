@@ -15,11 +15,15 @@ import { workloadProblems } from '../pairing/workload.js';
 
 /** What planning needs from the compare options. */
 export interface PlanSettings {
+  /** Make a missing artifact digest (`<archive>.sha256`) an error for every run. */
   requireDigest?: boolean;
   /** Every run must prove its identity with a provenance file (docs/provenance.md). */
   requireProvider?: boolean;
+  /** Where zip / tar.gz runs are unpacked while they are read (default the OS temp folder). */
   tempDir?: string;
+  /** Cancels: the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
+  /** Told after each run is verified, with how many of how many are done. */
   onVerify?: (event: { done: number; total: number; run: string }) => void;
 }
 

@@ -53,20 +53,27 @@ function captureLookup(plan: ComparisonPlan, captures: ReadonlyMap<string, PairC
 
 /** How writeBundle writes (the report and plan say what). */
 export interface WriteBundleSettings {
+  /** Replace a non-empty `out` that is not a bundle (the rules of compare()'s `out`). */
   force?: boolean;
   /** The ffmpeg the pair assets are extracted with (the one that measured). */
   ffmpeg?: ResolveOptions;
   /** Wall-clock limit of each still / audio extraction. */
   timeoutMs?: number;
+  /** Cancels: `out` is left as it was and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
+  /** Told each step's count as files are written: media copied, sources, pairs' files, pages, the seal. */
   onProgress?: (event: { step: 'media' | 'sources' | 'pairs' | 'pages' | 'seal'; done: number; total: number }) => void;
   /** Further sealed files (e.g. calibration.json), written as given. */
   files?: { path: string; text: string }[];
-  /** Pairs whose files are made at once (BundleContents.concurrency); default one per core. */
+  /** Pairs whose files are made at once; default one per core. */
   threads?: number;
   /** What measuring kept of each pair, by pair id (MeasureSettings.keep): its stills and difference audio come from it. */
   captures?: ReadonlyMap<string, PairCapture>;
-  /** See BundleContents.pairFiles (merge). */
+  /**
+   * Puts one pair's files under `prefix` in the bundle folder `dir` and returns them as the pair's
+   * `files`. Default: made from the pair's media (stills, difference audio); merge copies the files
+   * its shards already made instead.
+   */
   pairFiles?: (pair: PairReport, prefix: string, dir: string) => Promise<Record<string, string>>;
 }
 

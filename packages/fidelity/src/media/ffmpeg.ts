@@ -54,8 +54,11 @@ export interface BinaryIdentity {
  * packages, then the first PATH folder holding both. `env` replaces `process.env` for the lookup.
  */
 export interface ResolveOptions {
+  /** The ffmpeg binary to use (a path); ffprobe is then the one beside it unless `ffprobePath` is given. */
   ffmpegPath?: string;
+  /** The ffprobe binary to use (a path); ffmpeg is then the one beside it unless `ffmpegPath` is given. */
   ffprobePath?: string;
+  /** The environment the lookup reads (FIDELITY_FFMPEG, FIDELITY_FFPROBE, PATH) instead of `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 

@@ -51,8 +51,8 @@ export interface FramePlanes {
 }
 
 /**
- * What compare's measuring decode kept for a pair's bundle files
- * (pool/frame-capture.ts): frame `index` of both sides, and the first
+ * What compare's measuring decode kept for a pair's bundle files:
+ * frame `index` of both sides, and the first
  * samples per channel of both sides' decoded audio. Either part is null when
  * nothing was kept; the bundle then extracts that part again.
  */

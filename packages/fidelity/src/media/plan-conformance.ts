@@ -25,7 +25,7 @@ import type { FailureSide, FieldMismatch, MeasureFailure, PlanField, PlanMismatc
 import type { PlanJson } from '../schemas/run-archive.js';
 import type { MediaProbe, Rational, VideoProbe } from './probe.js';
 
-/** The part of plan.json a file's media are checked against (the A/V skew limits only by the clip checks, metrics/clip-checks.ts). */
+/** The part of plan.json a file's media are checked against (the A/V skew limits only by the clip checks of clip validity). */
 export type MediaPlanSpec = Pick<PlanJson, 'video' | 'audio'> & Partial<Pick<PlanJson, 'max_av_start_skew_seconds' | 'max_av_end_skew_seconds'>>;
 
 /**

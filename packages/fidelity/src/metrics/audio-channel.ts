@@ -18,7 +18,7 @@ export function rmsOf(energy: number, samples: number): number {
   return samples === 0 ? 0 : Math.sqrt(energy / samples);
 }
 
-/** The raw sums of one channel that InferenceX's figures are made from (metrics/inferencex.ts). */
+/** The raw sums of one channel that InferenceX's figures are made from ({@link InferencexFigures}). */
 export interface AudioChannelSums {
   samples: number;
   sumAbsDiff: number;

@@ -17,7 +17,7 @@ export interface AudioAccumulator {
   /** Planar chunks, one Float32Array per channel, the same length on both sides and across channels. */
   push(a: Float32Array[], b: Float32Array[]): void;
   finish(): AudioMetrics;
-  /** Per channel, the raw sums InferenceX's figures are made from (metrics/inferencex.ts), from the same pass; only after `finish`. */
+  /** Per channel, the raw sums InferenceX's figures are made from ({@link InferencexFigures}), from the same pass; only after `finish`. */
   sums(): AudioChannelSums[];
 }
 

@@ -18,7 +18,7 @@ export interface DecodedFrame extends FrameGeometry {
   v: Uint8Array;
   /**
    * rgb24 (width * height * 3 bytes) as ffmpeg converted it, for a stream whose RGB conversion is
-   * `ffmpeg` (metrics/rgb24.ts); absent or empty when the metrics convert the planes themselves
+   * `ffmpeg` ({@link rgbConversionFor}); absent or empty when the metrics convert the planes themselves
    * (`fidelity`, the default).
    */
   rgb?: Uint8Array;

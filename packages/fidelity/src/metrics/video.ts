@@ -34,17 +34,18 @@ import type { Kernels } from './wasm.js';
  * exact integer formula, frames carry no rgb24. `by: 'ffmpeg'`: every frame carries its own rgb24.
  */
 export interface VideoMetricOptions {
+  /** How rgb24 is made for the metrics that read it (see above); default converted by the library, BT.601 limited range. */
   rgb?: RgbConversion;
   /**
    * Told every part of every frame as it is filed (addFrame's two, addOrdered's, addValues'), by frame
    * index, in the order they come: for a caller that follows a series while it is measured (the
-   * bundle's stills, pool/frame-capture.ts). It reads; the values are the accumulator's.
+   * bundle's stills). It reads; the values are the accumulator's.
    */
   onValues?: (index: number, values: FrameValues) => void;
 }
 
 /**
- * One role's metrics of one frame: each chosen definition's value under its name (registry.ts), and,
+ * One role's metrics of one frame: each chosen definition's value under its metric name, and,
  * for the order-free role, whether every sample of the frame pair is equal.
  */
 export type FrameValues = RoleValues;

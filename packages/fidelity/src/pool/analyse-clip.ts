@@ -33,6 +33,7 @@ export interface AnalyseClipOptions {
   ffmpeg?: ResolveOptions;
   /** Per child process, milliseconds (default {@link DEFAULT_DECODE_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** Cancels: the ffmpeg children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /**
    * The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone.

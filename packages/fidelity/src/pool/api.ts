@@ -19,11 +19,13 @@ export interface MeasureProgress {
 
 /** Options of {@link measurePair} (and of each pair in a pool). */
 export interface MeasureOptions {
-  /** Which ffmpeg/ffprobe to use (see media/ffmpeg.ts). */
+  /** Which ffmpeg/ffprobe to use (default: resolved as {@link resolveFfmpeg} does). */
   ffmpeg?: ResolveOptions;
+  /** Cancels: the ffmpeg children are killed and the outcome is the failure `ABORTED` (measurePair resolves, it does not reject). */
   signal?: AbortSignal;
   /** Per child process wall-clock limit; a stuck decoder is killed and the pair fails with DECODE_TIMEOUT. */
   timeoutMs?: number;
+  /** The pair's frames measured so far: 0 first and the total last. */
   onProgress?: (progress: MeasureProgress) => void;
   /**
    * Run the audio metrics in a helper thread, beside the video metrics, with
@@ -35,7 +37,7 @@ export interface MeasureOptions {
    */
   audioThread?: boolean;
   /**
-   * Helper threads for the video metrics of this pair (frame-helpers.ts):
+   * Helper threads for the video metrics of this pair:
    * whole frames go to them, and one more thread runs ssim_ffmpeg, which
    * must see the frames in order. 0 computes everything in the calling
    * thread. Default: one per available core on a machine of 4 cores or more,
@@ -43,9 +45,8 @@ export interface MeasureOptions {
    * stream or fewer cores (on 2 cores, the decoders need most of the machine
    * and helpers measured slower for every metric set). Left open with 2 or 3
    * cores, such a stream gets no helpers but the Gaussian SSIM of its frames
-   * that differ runs in one thread of its own beside the measuring thread
-   * (pool/ssim-helper.ts); an explicit 0 keeps everything in the calling
-   * thread. The results are the same bytes for every value.
+   * that differ runs in one thread of its own beside the measuring thread;
+   * an explicit 0 keeps everything in the calling thread. The results are the same bytes for every value.
    */
   videoThreads?: number;
   /**
@@ -86,7 +87,7 @@ export interface PairJob {
   known?: { baseline?: ClipAnalysis; candidate?: ClipAnalysis };
 }
 
-/** One clip for {@link MeasurePool.analyse}: analysed on its own (pool/analyse-clip.ts), no pair metrics. */
+/** One clip for {@link MeasurePool.analyse}: analysed on its own, as {@link analyseClip} does, no pair metrics. */
 export interface ClipJob {
   /** Caller's key. */
   id: string;
@@ -107,7 +108,9 @@ export interface PoolOptions {
    * waits and V8 heaps. None for small streams either.
    */
   videoThreads?: number;
+  /** Which ffmpeg/ffprobe every pair uses (default: resolved as {@link resolveFfmpeg} does, once for the pool). */
   ffmpeg?: ResolveOptions;
+  /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds (default {@link DEFAULT_DECODE_TIMEOUT_MS}). */
   timeoutMs?: number;
   /** The metric set of every pair (MeasureOptions.metrics). */
   metrics?: MetricsSpec;
@@ -117,15 +120,17 @@ export interface PoolOptions {
 
 /** Per-pair options of {@link MeasurePool.measure}. */
 export interface MeasureRunOptions {
+  /** Cancels this pair: queued, it never starts; running, its ffmpeg children are killed; either way it resolves as `ABORTED`. */
   signal?: AbortSignal;
   /** The pair's frames measured so far: 0 first and the total last, counts between at most every 40 ms (each crosses threads). */
   onProgress?: (progress: MeasureProgress) => void;
   /**
    * Also keep what a bundle shows of the pair from its measuring decode (the stills' frame, the
-   * first `keep.audioSeconds` of audio; pool/frame-capture.ts) and hand it to `onCapture` before
+   * first `keep.audioSeconds` of audio) and hand it to `onCapture` before
    * `measure` resolves: null for a pair not measured. Nothing of it is in the outcome.
    */
   keep?: { audioSeconds: number };
+  /** Given what `keep` kept, before `measure` resolves (null for a pair not measured). */
   onCapture?: (capture: PairCapture | null) => void;
 }
 

@@ -9,7 +9,6 @@
  * found when the library runs from source under vitest.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import type { Piscina } from 'piscina';
 import { FidelityError, invalidParameter } from '../errors.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import { resolveMetrics } from '../metrics/registry.js';
@@ -57,11 +56,20 @@ function checkJob(job: PairJob): void {
 export interface PoolThreads {
   readonly count: number;
   /** Resolves once piscina has loaded; the threads themselves start loading the worker at once. */
-  readonly piscina: Promise<Piscina>;
+  readonly piscina: Promise<TaskThreads>;
   destroy(): Promise<void>;
 }
 
-function newPiscina(threads: number, eager: boolean): Promise<Piscina> {
+/**
+ * What the pool asks of its threads: piscina's pool, seen through the two methods used, so that no
+ * declaration the package ships names piscina's own types (a consumer compiles without them).
+ */
+export interface TaskThreads {
+  run(task: WorkerTask, options: { transferList: MessagePort[] }): Promise<unknown>;
+  destroy(): Promise<void>;
+}
+
+function newPiscina(threads: number, eager: boolean): Promise<TaskThreads> {
   return import('piscina').then(
     ({ Piscina }) => new Piscina({ filename: workerFile(), minThreads: eager ? threads : 0, maxThreads: threads, idleTimeout: 30_000, concurrentTasksPerWorker: 1 }),
   );
@@ -133,9 +141,9 @@ export function createSharingPool(options: SharingPoolOptions = {}): SharingPool
   const coresPerPair = Math.max(1, Math.floor(cores / threads));
   // piscina loads with the first task, not with the pool: importing the library (or creating a pool
   // that is never used) does not pay for it (docs/performance.md, "Start-up").
-  let piscina: Promise<Piscina> | undefined;
+  let piscina: Promise<TaskThreads> | undefined;
   const borrowed = options.threadsFrom;
-  const started = (): Promise<Piscina> => (piscina ??= borrowed ? borrowed.piscina : newPiscina(threads, false));
+  const started = (): Promise<TaskThreads> => (piscina ??= borrowed ? borrowed.piscina : newPiscina(threads, false));
   let destroyed = false;
   /** Aborts of the tasks in flight, so destroy() can stop their ffmpeg children before the threads go. */
   const inFlight = new Map<Promise<unknown>, () => void>();

@@ -57,7 +57,9 @@ export interface FetchRunOptions {
   retries?: number;
   /** Time limits (connect, idle, total) and the bound on listing pages (DEFAULT_FETCH_LIMITS). */
   limits?: FetchLimits;
+  /** Cancels: nothing is written and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
+  /** Told each step as it happens: the run looked up, its artifacts listed, bytes downloaded. */
   onProgress?: (event: FetchProgress) => void;
 }
 

@@ -89,7 +89,7 @@ export type ClipAudio = z.infer<typeof ClipAudio>;
 /**
  * The clip reason codes (docs/reason-codes.md, "Clip validity"), in the order a clip's reasons are
  * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): the catalogue's
- * order (errors.ts, where the order and why it is root cause first are declared once, with the codes).
+ * order, root cause first (docs/reason-codes.md gives the order).
  */
 export const ClipCode = z.enum(CLIP_REASON_CODES as [ClipReasonCode, ...ClipReasonCode[]]);
 export type ClipCode = z.infer<typeof ClipCode>;
@@ -123,7 +123,7 @@ export function byClipOrder(counts: Readonly<Record<string, number>>): Record<st
 }
 
 /**
- * One clip analysed on its own (pool/analyse-clip.ts): its analysis, or why it could not be decoded
+ * One clip analysed on its own ({@link analyseClip}): its analysis, or why it could not be decoded
  * (a reason code such as UNDECODABLE or MEDIA_PLAN_MISMATCH, and a message).
  */
 export const ClipOutcome = z.discriminatedUnion('ok', [

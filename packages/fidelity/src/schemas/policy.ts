@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { CHECK_NAMES } from '../policy/checks.js';
 
-/** The name of a check a policy can hold (docs/report.md, "Policy"): one per declaration of policy/checks.ts. */
+/** The name of a check a policy can hold (docs/report.md, "Policy"): one per check the library declares. */
 export const CheckName = z.enum(CHECK_NAMES);
 export type CheckName = z.infer<typeof CheckName>;
 

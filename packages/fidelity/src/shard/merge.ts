@@ -66,6 +66,7 @@ export interface MergeOptions {
   partials: readonly string[];
   /** The bundle folder; the same rules as compare()'s `out`. */
   out: string;
+  /** Replace a non-empty `out` that is not a bundle (the rules of compare()'s `out`). */
   force?: boolean;
   /** When given, every partial must have been judged with exactly this policy; otherwise with the example policy of its metric set (the default). */
   policy?: Policy;
@@ -80,6 +81,7 @@ export interface MergeOptions {
   ffmpeg?: ResolveOptions;
   /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds. */
   timeoutMs?: number;
+  /** Make a missing artifact digest an error for every run. */
   requireDigest?: boolean;
   /** Every run must prove its identity with a provenance file (docs/provenance.md). */
   requireProvider?: boolean;
@@ -92,10 +94,13 @@ export interface MergeOptions {
    * them itself from the runs (a shard never does), so the bundle is the one compare writes.
    */
   repeatability?: boolean;
+  /** Where zip / tar.gz runs are unpacked while they are read (default the OS temp folder). */
   tempDir?: string;
+  /** Cancels: the ffmpeg children are killed, `out` is left as it was, and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** The report's generated_at; default SOURCE_DATE_EPOCH when set, else now. */
   generatedAt?: Date;
+  /** Told each step as it happens, as compare()'s `onProgress` is. */
   onProgress?: (event: CompareProgress) => void;
 }
 

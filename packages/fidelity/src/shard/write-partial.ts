@@ -57,16 +57,25 @@ export function partialRun(run: VerifiedRun, role: PartialRun['role']): PartialR
 
 /** What a partial records besides the plan and the measurements, and how it is written. */
 export interface WritePartialSettings {
+  /** Which shard of how many this partial is. */
   shard: ShardSpec;
+  /** The thresholds the shard's pairs were judged by (merge requires the same in every partial). */
   policy: Policy;
+  /** The metric set the pairs were measured with. */
   metrics: MetricSelection;
+  /** The ffmpeg/ffprobe that measured ({@link decoderIdentity}). */
   decoder: DecoderIdentity;
+  /** The partial's generated_at. */
   generatedAt: Date;
+  /** Replace a non-empty `out` that is not a partial (the rules of compare()'s `out`). */
   force?: boolean;
+  /** The ffmpeg a pair's stills and audio are extracted with when nothing was kept of it (the one that measured). */
   ffmpeg?: ResolveOptions;
+  /** Cancels: `out` is left as it was and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
-  /** Pairs whose files are made at once (BundleContents.concurrency); default 1. */
+  /** Pairs whose files are made at once; default 1. */
   threads?: number;
+  /** Told each step's count as files are written: pairs' files, then the seal. */
   onProgress?: (event: { step: 'pairs' | 'seal'; done: number; total: number }) => void;
   /**
    * What measuring kept of each pair, by pair id (MeasureSettings.keep): its stills and difference
