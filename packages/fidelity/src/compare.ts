@@ -34,6 +34,7 @@ import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from './calibrate/apply.js';
 import { parseCalibration } from './calibrate/load.js';
 import type { Calibration } from './calibrate/schema.js';
 import type { CompareProgress, CompareResult } from './comparison/types.js';
+import { checkTempDirs } from './temp.js';
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
@@ -141,6 +142,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   checkPolicyMetrics(policy, metrics, options.policy ? 'options.policy' : 'the example policy');
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
+  // A temp folder that cannot be made or written is refused before any work, like --out.
+  await checkTempDirs(options.tempDir);
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   // A shard writes a partial, compare a bundle: neither replaces the other's kind (checkOut).
   const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'), shard ? '--partial' : '--out');

@@ -52,7 +52,7 @@ export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';
 // Temp folders named by their owner, swept when a killed process left them (docs/report.md, "Stopping a command").
-export { makeTempDir, removeTempDir, sweepStaleTempDirs } from './archive/temp.js';
+export { checkTempDir, checkTempDirs, makeTempDir, removeTempDir, sweepStaleTempDirs } from './temp.js';
 export type {
   ArchiveKind,
   ArchiveLimits,

@@ -12,11 +12,12 @@
  * versus 2.2 s + 2.9 s for the same zip and 0.6 s + 0 for the folder.
  */
 import { lstat, open, unlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { hashChunks } from './hash.js';
 import type { ArchiveReader } from './source.js';
-import { makeTempDir, removeTempDir } from './temp.js';
+import { makeTempDir, removeTempDir, tempFailure } from '../temp.js';
 import type { ArchiveKind, ArchiveLimits, MediaEntry } from './types.js';
 
 export interface MediaAccess {
@@ -84,10 +85,18 @@ export function mediaAccess(src: MediaSource): MediaAccess {
     if (!SAFE_SLOT.test(entry.slot_id)) throw new FidelityError('INTERNAL', `unverified slot id ${JSON.stringify(entry.slot_id)}`);
     const dest = path.join(dir, `${entry.slot_id}.mp4`);
     // "wx": never overwrite, never follow a link someone planted in the folder.
-    const handle = await open(dest, 'wx');
+    // A temp folder that fills up (or is taken away) while media are copied out is TEMP_NOT_WRITABLE, not a failure of ours.
+    const unusable = (error: unknown): unknown => tempFailure(error, src.tempDir ?? os.tmpdir(), `copying ${entry.path} out`, src.tempDir !== undefined);
+    const handle = await open(dest, 'wx').catch((error: unknown) => {
+      throw unusable(error);
+    });
     let result: { sha256: string; size: number };
     try {
-      result = await hashChunks(chunks, async (c) => void (await handle.write(c)));
+      result = await hashChunks(chunks, async (c) => {
+        await handle.write(c).catch((error: unknown) => {
+          throw unusable(error);
+        });
+      });
     } catch (error) {
       await handle.close();
       await unlink(dest).catch(() => {});

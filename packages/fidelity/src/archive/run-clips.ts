@@ -11,6 +11,7 @@ import { analyseClip } from '../pool/analyse-clip.js';
 import { byClipOrder } from '../schemas/clip.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { VerifiedRun } from './types.js';
+import { checkTempDirs } from '../temp.js';
 
 /** One ok slot's clip: its analysis, or why it could not be decoded. */
 export interface SlotClip {
@@ -66,6 +67,8 @@ export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions
     ...(run.plan.max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds: run.plan.max_av_start_skew_seconds }),
     ...(run.plan.max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds: run.plan.max_av_end_skew_seconds }),
   };
+  // Each clip's decoders read it through links in a temp folder: one that cannot be made is refused before the first clip.
+  await checkTempDirs();
   const records = run.records.filter((r) => r.status === 'ok' && run.media.has(r.slot_id));
   const clips: SlotClip[] = [];
   for (const record of records) {

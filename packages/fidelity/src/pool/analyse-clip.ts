@@ -107,7 +107,7 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
     return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}) };
   } catch (error) {
     if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the clip analysis was cancelled', { cause: error });
-    if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT'].includes(error.code)) {
+    if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT', 'TEMP_NOT_WRITABLE'].includes(error.code)) {
       return { ok: false, failure: { code: error.code, message: error.message } };
     }
     throw error;

@@ -59,6 +59,7 @@ import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec }
 import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
+import { checkTempDirs } from '../temp.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -501,6 +502,7 @@ export async function merge(baseline: string, candidates: readonly string[], opt
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // A partial is an input too: --out may neither write into one nor replace one (real paths), and one writer at a time.
+  await checkTempDirs(options.tempDir);
   const claim = await claimOut(options.out, [...inputs, ...options.partials], Boolean(options.force), checkOut);
   try {
     return await mergeClaimed(baseline, candidates, options, { policy, generatedAt, remeasure });
