@@ -80,6 +80,8 @@ export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    // The bytes analysed are the bytes verified (docs/media.md, "Media that change").
+    await run.checkMedia(record.slot_id);
     const sha256 = run.media.get(record.slot_id)!.sha256;
     clips.push(
       outcome.ok
