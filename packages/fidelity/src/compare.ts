@@ -35,6 +35,7 @@ import { parseCalibration } from './calibrate/load.js';
 import type { Calibration } from './calibrate/schema.js';
 import type { CompareProgress, CompareResult } from './comparison/types.js';
 import { checkTempDirs } from './temp.js';
+import { checkBounded } from './bounds.js';
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
@@ -129,7 +130,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a run path', baseline);
   if (!Array.isArray(candidates) || candidates.length === 0) throw invalidParameter('candidates', 'at least one candidate run path', candidates);
   if (!options || typeof options.out !== 'string' || options.out.length === 0) throw invalidParameter('options.out', 'a folder path', options?.out);
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
+  checkBounded('threads', options.threads);
+  checkBounded('timeoutMs', options.timeoutMs);
   const shard = options.shard === undefined ? null : checkShard(options.shard);
   if (shard && options.calibration) throw invalidParameter('options.calibration', 'no calibration with a shard (merge adds the noise verdicts: give it to merge)', 'a calibration');
   // Every shard count must give the same bundle: the baseline's own repetitions are measured by merge, which has every run, never split across shards.

@@ -145,3 +145,5 @@ export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
 export type { SummaryBundle } from './ci/summary.js';
 export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';
 export type { CiOutputs } from './ci/files.js';
+export { checkBounded, OPTION_BOUNDS, withinBounds } from './bounds.js';
+export type { BoundedOption } from './bounds.js';

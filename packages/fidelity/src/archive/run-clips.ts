@@ -12,6 +12,7 @@ import { byClipOrder } from '../schemas/clip.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { VerifiedRun } from './types.js';
 import { checkTempDirs } from '../temp.js';
+import { checkBounded } from '../bounds.js';
 
 /** One ok slot's clip: its analysis, or why it could not be decoded. */
 export interface SlotClip {
@@ -61,6 +62,7 @@ export interface RunClipsOptions {
  * ```
  */
 export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions = {}): Promise<RunClipsAnalysis> {
+  checkBounded('timeoutMs', options.timeoutMs);
   const plan: MediaPlanSpec = {
     video: { ...run.plan.video },
     audio: { ...run.plan.audio },

@@ -27,6 +27,7 @@ import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { probeMedia } from '../media/probe.js';
 import { forgetProbes } from '../media/probe-cache.js';
 import { ProcessScope } from '../media/process.js';
+import { checkBounded } from '../bounds.js';
 
 /** What the probe found for one ok slot. */
 export interface SlotMediaCheck {
@@ -104,6 +105,8 @@ async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T)
  * ```
  */
 export async function checkRunMedia(run: VerifiedRun, options: RunMediaOptions = {}): Promise<RunMediaCheck> {
+  checkBounded('timeoutMs', options.timeoutMs);
+  checkBounded('threads', options.concurrency, 'options.concurrency');
   const plan: MediaPlanSpec = { video: { ...run.plan.video }, audio: { ...run.plan.audio } };
   const spec = describePlanSpec(plan);
   let tools;

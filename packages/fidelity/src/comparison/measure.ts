@@ -21,6 +21,7 @@ import { noisePairs, type NoisePair } from '../calibrate/pairs.js';
 import type { ComparisonPlan, PairRef } from './plan.js';
 import type { VerifiedRun } from '../archive/types.js';
 import { forgetProbes } from '../media/probe-cache.js';
+import { checkBounded } from '../bounds.js';
 
 /** One pair's result: null when pairing refused it before measuring (its reasons are in the plan). */
 export const MeasuredPair = z.object({
@@ -341,6 +342,8 @@ export async function measureMedia(
   framesPerPair: number,
   settings: CommandMeasureSettings = {},
 ): Promise<{ outcomes: Map<string, MeasureOutcome>; clips: Map<string, ClipOutcome> }> {
+  checkBounded('threads', settings.threads);
+  checkBounded('timeoutMs', settings.timeoutMs);
   const outcomes = new Map<string, MeasureOutcome>();
   const alone = new Map<string, ClipOutcome>();
   if (jobs.length === 0 && clips.length === 0) return { outcomes, clips: alone };

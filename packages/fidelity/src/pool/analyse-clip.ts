@@ -26,6 +26,7 @@ import type { ClipOutcome } from '../schemas/clip.js';
 import { pairDecoders, runFrameLoop } from './frame-loop.js';
 import { observeClip, seconds } from './observe-clip.js';
 import { DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
+import { checkBounded } from '../bounds.js';
 
 /** Options of {@link analyseClip}. */
 export interface AnalyseClipOptions {
@@ -53,6 +54,7 @@ export type { ClipOutcome };
  * @throws FidelityError `ABORTED` when `signal` fires; `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`.
  */
 export async function analyseClip(file: string, options: AnalyseClipOptions = {}): Promise<ClipOutcome> {
+  checkBounded('timeoutMs', options.timeoutMs);
   return analyseClipProbed(file, options, undefined);
 }
 

@@ -60,6 +60,7 @@ import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
 import { checkTempDirs } from '../temp.js';
+import { checkBounded } from '../bounds.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -498,7 +499,8 @@ export async function merge(baseline: string, candidates: readonly string[], opt
   }
   const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : undefined;
   const remeasure = checkRemeasure(options.remeasure);
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
+  checkBounded('threads', options.threads);
+  checkBounded('timeoutMs', options.timeoutMs);
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // A partial is an input too: --out may neither write into one nor replace one (real paths), and one writer at a time.
