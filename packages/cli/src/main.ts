@@ -9,7 +9,7 @@
  * `--version`, `--help` and a usage error pay for none of them.
  */
 import { parseArgs } from 'node:util';
-import { FidelityError, TOOL_VERSION } from 'media-fidelity/base';
+import { FidelityError, OPTION_BOUNDS, TOOL_VERSION, withinBounds } from 'media-fidelity/base';
 import { EXIT, outputWidth, processIo, reportFailure, terminalSafe, type Io } from './io.js';
 import { commands } from './commands/index.js';
 import { listenForInterrupts, type Interrupt } from './interrupt.js';
@@ -67,9 +67,9 @@ export function parseCommandLine(command: Command, args: string[]): { positional
   }
   const values = parsed.values as Record<string, unknown>;
   if (values.threads !== undefined) {
-    const n = Number(values.threads);
-    if (!/^\d+$/.test(String(values.threads)) || !Number.isInteger(n) || n < 1 || n > 256) {
-      throw new FidelityError('USAGE', `Expected an integer between 1 and 256 for --threads but received ${JSON.stringify(values.threads)}`);
+    const { min, max } = OPTION_BOUNDS.threads;
+    if (!/^\d+$/.test(String(values.threads)) || !withinBounds('threads', Number(values.threads))) {
+      throw new FidelityError('USAGE', `Expected an integer between ${min} and ${max} for --threads but received ${JSON.stringify(values.threads)}`);
     }
   }
   return { positionals: parsed.positionals, values };

@@ -7,7 +7,7 @@
  * Loaded at every start (the command table is made of these): it imports the
  * library's light entry only, never a command's module or a library room.
  */
-import { DEFAULT_LIMITS, FidelityError } from 'media-fidelity/base';
+import { DEFAULT_LIMITS, FidelityError, OPTION_BOUNDS, withinBounds } from 'media-fidelity/base';
 import type { Command, OptionSpec } from './commands/types.js';
 import { wrapLine } from './text.js';
 
@@ -20,7 +20,7 @@ export const EVERY_COMMAND: Record<string, OptionSpec> = {
 export const threadsOption: OptionSpec = {
   type: 'string',
   value: 'N',
-  description: 'cores to use, 1 to 256: pairs measured at once, and helper threads per pair (default: one per core)',
+  description: `cores to use, ${OPTION_BOUNDS.threads.min} to ${OPTION_BOUNDS.threads.max}: pairs measured at once, and helper threads per pair (default: one per core)`,
 };
 
 export const policyOption: OptionSpec = { type: 'string', value: '<file>', description: 'thresholds file (JSON, the shape of report.json\'s policy; default: the uncalibrated examples)' };
@@ -53,7 +53,7 @@ export function readDecodeTimeout(values: Record<string, unknown>): number | und
   if (raw === undefined) return undefined;
   const seconds = typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
   const ms = Math.round(seconds * 1000);
-  if (!Number.isFinite(seconds) || ms < 1 || ms > 2_147_483_647) {
+  if (!Number.isFinite(seconds) || !withinBounds('timeoutMs', ms)) {
     throw new FidelityError('USAGE', `Expected a number of seconds (e.g. 600, 0.5) for --decode-timeout but received ${JSON.stringify(raw)}`);
   }
   return ms;

@@ -63,6 +63,8 @@ describe('start-up: a command loads only what it uses', () => {
       expect(modules.filter((m) => m.startsWith('packages/fidelity/')).sort(), args.join(' ')).toEqual([
         'packages/fidelity/dist/archive/limits.js',
         'packages/fidelity/dist/base.js',
+        // The bounds of --threads and --decode-timeout, shared with the library (no room, no zod).
+        'packages/fidelity/dist/bounds.js',
         'packages/fidelity/dist/errors.js',
         'packages/fidelity/dist/metrics/set-names.js',
         'packages/fidelity/dist/version.js',

@@ -34,6 +34,8 @@ import { checkAlpha, DEFAULT_ALPHA, judgeNoise } from './calibrate/apply.js';
 import { parseCalibration } from './calibrate/load.js';
 import type { Calibration } from './calibrate/schema.js';
 import type { CompareProgress, CompareResult } from './comparison/types.js';
+import { checkTempDirs } from './temp.js';
+import { checkBounded } from './bounds.js';
 
 /** Options of compare(); the runs are positional. */
 export interface CompareOptions {
@@ -138,7 +140,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a run path', baseline);
   if (!Array.isArray(candidates) || candidates.length === 0) throw invalidParameter('candidates', 'at least one candidate run path', candidates);
   if (!options || typeof options.out !== 'string' || options.out.length === 0) throw invalidParameter('options.out', 'a folder path', options?.out);
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
+  checkBounded('threads', options.threads);
+  checkBounded('timeoutMs', options.timeoutMs);
   const shard = options.shard === undefined ? null : checkShard(options.shard);
   if (shard && options.calibration) throw invalidParameter('options.calibration', 'no calibration with a shard (merge adds the noise verdicts: give it to merge)', 'a calibration');
   // Every shard count must give the same bundle: the baseline's own repetitions are measured by merge, which has every run, never split across shards.
@@ -151,6 +154,8 @@ export async function compare(baseline: string, candidates: readonly string[], o
   checkPolicyMetrics(policy, metrics, options.policy ? 'options.policy' : 'the example policy');
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
+  // A temp folder that cannot be made or written is refused before any work, like --out.
+  await checkTempDirs(options.tempDir);
   // Every --out refusal (real paths, what it holds, writable, locked) comes before any work.
   // A shard writes a partial, compare a bundle: neither replaces the other's kind (checkOut).
   const claim = await claimOut(options.out, inputs, Boolean(options.force), (out, force) => checkOut(out, force, shard ? 'partial' : 'bundle'), shard ? '--partial' : '--out');

@@ -80,6 +80,7 @@ export const REASONS = {
   // Setup
   FFMPEG_NOT_FOUND: { meaning: 'no usable ffmpeg/ffprobe binary was found', doc: DOC.general },
   FFMPEG_BROKEN: { meaning: 'an ffmpeg/ffprobe binary was found but does not run', doc: DOC.general },
+  TEMP_NOT_WRITABLE: { meaning: 'the temp folder (TMPDIR) cannot hold fidelity\'s temp folders: missing, not a folder, read-only or full', doc: DOC.general },
   INVALID_ARGUMENT: { meaning: 'a parameter has the wrong type or value', doc: DOC.general },
   INTERNAL: { meaning: 'an unexpected internal failure', doc: DOC.general },
   ABORTED: { meaning: 'the operation was cancelled', doc: DOC.general, side: 'neither' },

@@ -52,7 +52,7 @@ export { verifyRun, openVerifiedRun } from './archive/verify.js';
 export { summarizeRun } from './archive/summary.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';
 // Temp folders named by their owner, swept when a killed process left them (docs/report.md, "Stopping a command").
-export { makeTempDir, removeTempDir, sweepStaleTempDirs } from './archive/temp.js';
+export { checkTempDir, checkTempDirs, makeTempDir, removeTempDir, sweepStaleTempDirs } from './temp.js';
 export type {
   ArchiveKind,
   ArchiveLimits,
@@ -145,3 +145,5 @@ export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
 export type { SummaryBundle } from './ci/summary.js';
 export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';
 export type { CiOutputs } from './ci/files.js';
+export { checkBounded, OPTION_BOUNDS, withinBounds } from './bounds.js';
+export type { BoundedOption } from './bounds.js';

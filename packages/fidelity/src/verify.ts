@@ -13,3 +13,4 @@ export { planFpsText } from './media/plan-conformance.js';
 export { resolveFfmpeg } from './media/ffmpeg.js';
 export type { BinaryIdentity, BinarySource, BinaryKind, FfmpegToolchain, ResolveOptions } from './media/ffmpeg.js';
 export type { ArchiveLimits, RunSummary, VerifiedRun, VerifyOptions, VerifyResult } from './archive/types.js';
+export { checkTempDirs } from './temp.js';

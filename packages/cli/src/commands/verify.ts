@@ -8,7 +8,7 @@
  */
 // The verifying entry: the archive, its schemas and the probe, not the whole index (which loads every room
 // of the library); --clips, which measures, loads the index when it is given.
-import { checkRunMedia, DEFAULT_LIMITS, FidelityError, planFpsText, resolveFfmpeg, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity/verify';
+import { checkRunMedia, checkTempDirs, DEFAULT_LIMITS, FidelityError, planFpsText, resolveFfmpeg, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity/verify';
 import type { RunClipsAnalysis } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
@@ -176,6 +176,8 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
   // ffprobe's check (a `-version` run per binary) goes on while the archive is verified; checkRunMedia
   // finds it done (resolveFfmpeg keeps it), or reports its failure as a warning as before.
   resolveFfmpeg().catch(() => {});
+  // --clips decodes every clip through links in a temp folder: one that cannot be made is refused before the run is verified.
+  if (values.clips) await checkTempDirs();
   const result = await verifyRun(source, { requireDigest: Boolean(values['require-digest']), requireProvider: Boolean(values.provider), limits: readLimits(values), ...(signal ? { signal } : {}) });
   if (!result.ok) {
     const errors = result.problems.map((p) => ({ code: p.code, message: p.message, ...(p.where ? { where: p.where } : {}) }));

@@ -12,15 +12,19 @@
  * versus 2.2 s + 2.9 s for the same zip and 0.6 s + 0 for the folder.
  */
 import { lstat, open, unlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
+import { stampChange, stampOf, type FileStamp } from './file-stamp.js';
 import { hashChunks } from './hash.js';
 import type { ArchiveReader } from './source.js';
-import { makeTempDir, removeTempDir } from './temp.js';
+import { makeTempDir, removeTempDir, tempFailure } from '../temp.js';
 import type { ArchiveKind, ArchiveLimits, MediaEntry } from './types.js';
 
 export interface MediaAccess {
   mediaPath(slotId: string): Promise<string>;
+  /** Throws MEDIA_CHANGED when the file mediaPath gave for `slotId` is not, by its stamp, the one verified (or copied out). */
+  checkMedia(slotId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,6 +37,8 @@ export interface MediaSource {
   tempDir?: string;
   /** The limits verification used; a second pass over a .tar.gz is held to them too. */
   limits?: Pick<ArchiveLimits, 'maxDecompressedBytes' | 'maxCompressionRatio'>;
+  /** A folder's files by stored name, each one's stamp taken as verification read it (ArchiveReader.stamps). */
+  stamps?: ReadonlyMap<string, FileStamp>;
 }
 
 const SAFE_SLOT = /^[a-z0-9-]+$/;
@@ -42,6 +48,8 @@ export function mediaAccess(src: MediaSource): MediaAccess {
   let tempDir: Promise<string> | null = null;
   let reader: Promise<ArchiveReader> | null = null;
   const copies = new Map<string, Promise<string>>();
+  /** Each file mediaPath gave, with the stamp it must still have: a folder's as verified, a copy's as written. */
+  const given = new Map<string, { file: string; stamp: FileStamp | null }>();
 
   const lookup = (slotId: string): MediaEntry => {
     if (closed) throw new FidelityError('RUN_CLOSED', `the run ${src.source} was closed; verify it again to read its media`);
@@ -52,11 +60,23 @@ export function mediaAccess(src: MediaSource): MediaAccess {
 
   async function inPlace(entry: MediaEntry): Promise<string> {
     const file = path.resolve(src.source, entry.path);
-    const info = await lstat(file).catch(() => null);
-    if (!info || !info.isFile() || info.size !== entry.size) {
-      throw new FidelityError('MEDIA_CHANGED', `${entry.path} in ${src.source} changed after verification`, { problems: [{ code: 'MEDIA_CHANGED', message: `${entry.path} changed after verification`, where: { file: entry.path } }] });
-    }
+    const stamp = src.stamps?.get(src.prefix + entry.path) ?? null;
+    const info = await lstat(file, { bigint: true }).catch(() => null);
+    if (!info || !info.isFile() || info.size !== BigInt(entry.size)) throw changed(entry, 'changed after verification');
+    given.set(entry.slot_id, { file, stamp });
+    await check(entry.slot_id);
     return file;
+  }
+
+  /** The file given for `slotId` against its stamp: any write since (even of the same bytes, even undone) is MEDIA_CHANGED. */
+  async function check(slotId: string): Promise<void> {
+    const g = given.get(slotId);
+    if (!g) return;
+    const entry = src.media.get(slotId)!;
+    const info = await lstat(g.file, { bigint: true }).catch(() => null);
+    if (!info || !info.isFile()) throw changed(entry, 'is no longer a regular file at its path');
+    const what = g.stamp ? stampChange(g.stamp, stampOf(info)) : info.size === BigInt(entry.size) ? null : 'size';
+    if (what) throw changed(entry, `changed after verification (${what}): the bytes measured may not be the sealed ones`);
   }
 
   /** One pass over the archive copying out every entry asked for. */
@@ -84,20 +104,31 @@ export function mediaAccess(src: MediaSource): MediaAccess {
     if (!SAFE_SLOT.test(entry.slot_id)) throw new FidelityError('INTERNAL', `unverified slot id ${JSON.stringify(entry.slot_id)}`);
     const dest = path.join(dir, `${entry.slot_id}.mp4`);
     // "wx": never overwrite, never follow a link someone planted in the folder.
-    const handle = await open(dest, 'wx');
+    // A temp folder that fills up (or is taken away) while media are copied out is TEMP_NOT_WRITABLE, not a failure of ours.
+    const unusable = (error: unknown): unknown => tempFailure(error, src.tempDir ?? os.tmpdir(), `copying ${entry.path} out`, src.tempDir !== undefined);
+    const handle = await open(dest, 'wx').catch((error: unknown) => {
+      throw unusable(error);
+    });
     let result: { sha256: string; size: number };
     try {
-      result = await hashChunks(chunks, async (c) => void (await handle.write(c)));
+      result = await hashChunks(chunks, async (c) => {
+        await handle.write(c).catch((error: unknown) => {
+          throw unusable(error);
+        });
+      });
     } catch (error) {
       await handle.close();
       await unlink(dest).catch(() => {});
       throw error;
     }
+    // The copy's stamp as written: nothing of ours writes it again, so any later change is someone else's.
+    const stamp = stampOf(await handle.stat({ bigint: true }));
     await handle.close();
     if (result.sha256 !== entry.sha256 || result.size !== entry.size) {
       await unlink(dest).catch(() => {});
       throw changed(entry, `now hashes to ${result.sha256}, the seal says ${entry.sha256}`);
     }
+    given.set(entry.slot_id, { file: dest, stamp });
     return dest;
   }
 
@@ -127,6 +158,10 @@ export function mediaAccess(src: MediaSource): MediaAccess {
       const pass = copyOut(pending);
       for (const e of pending) void remember(e.slot_id, pass);
       return copies.get(slotId)!;
+    },
+    async checkMedia(slotId) {
+      lookup(slotId);
+      await check(slotId);
     },
     async close() {
       if (closed) return;

@@ -11,6 +11,8 @@ import { analyseClip } from '../pool/analyse-clip.js';
 import { byClipOrder } from '../schemas/clip.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
 import type { VerifiedRun } from './types.js';
+import { checkTempDirs } from '../temp.js';
+import { checkBounded } from '../bounds.js';
 
 /** One ok slot's clip: its analysis, or why it could not be decoded. */
 export interface SlotClip {
@@ -63,12 +65,15 @@ export interface RunClipsOptions {
  * ```
  */
 export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions = {}): Promise<RunClipsAnalysis> {
+  checkBounded('timeoutMs', options.timeoutMs);
   const plan: MediaPlanSpec = {
     video: { ...run.plan.video },
     audio: { ...run.plan.audio },
     ...(run.plan.max_av_start_skew_seconds === undefined ? {} : { max_av_start_skew_seconds: run.plan.max_av_start_skew_seconds }),
     ...(run.plan.max_av_end_skew_seconds === undefined ? {} : { max_av_end_skew_seconds: run.plan.max_av_end_skew_seconds }),
   };
+  // Each clip's decoders read it through links in a temp folder: one that cannot be made is refused before the first clip.
+  await checkTempDirs();
   const records = run.records.filter((r) => r.status === 'ok' && run.media.has(r.slot_id));
   const clips: SlotClip[] = [];
   for (const record of records) {
@@ -80,6 +85,8 @@ export async function analyseRunClips(run: VerifiedRun, options: RunClipsOptions
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    // The bytes analysed are the bytes verified (docs/media.md, "Media that change").
+    await run.checkMedia(record.slot_id);
     const sha256 = run.media.get(record.slot_id)!.sha256;
     clips.push(
       outcome.ok

@@ -25,7 +25,9 @@ import type { ResolveOptions } from '../media/ffmpeg.js';
 import { describeFieldMismatches, describePlanSpec, planFieldMismatches } from '../media/plan-conformance.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
 import { probeMedia } from '../media/probe.js';
+import { forgetProbes } from '../media/probe-cache.js';
 import { ProcessScope } from '../media/process.js';
+import { checkBounded } from '../bounds.js';
 
 /** What the probe found for one ok slot. */
 export interface SlotMediaCheck {
@@ -105,6 +107,8 @@ async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T)
  * ```
  */
 export async function checkRunMedia(run: VerifiedRun, options: RunMediaOptions = {}): Promise<RunMediaCheck> {
+  checkBounded('timeoutMs', options.timeoutMs);
+  checkBounded('threads', options.concurrency, 'options.concurrency');
   const plan: MediaPlanSpec = { video: { ...run.plan.video }, audio: { ...run.plan.audio } };
   const spec = describePlanSpec(plan);
   let tools;
@@ -126,6 +130,10 @@ export async function checkRunMedia(run: VerifiedRun, options: RunMediaOptions =
       const base = { slot_id: record.slot_id, kind: record.kind, media: entry.path };
       try {
         const probe = await probeMedia(scope, probeTools, await run.mediaPath(record.slot_id), record.slot_id, entry.sha256);
+        await run.checkMedia(record.slot_id).catch((error: unknown) => {
+          forgetProbes(entry.sha256);
+          throw error;
+        });
         const mismatches = planFieldMismatches(probe, plan);
         return mismatches.length ? { ...base, outcome: 'mismatch', mismatches } : { ...base, outcome: 'conforms' };
       } catch (error) {

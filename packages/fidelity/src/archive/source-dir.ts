@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { stampOf, type FileStamp } from './file-stamp.js';
 import type { ArchiveReader, RawEntry, ReaderOptions } from './source.js';
 
 /**
@@ -36,23 +37,31 @@ export async function openDirectory(root: string, options: ReaderOptions): Promi
     }
   }
   await walk('');
+  const stamps = new Map<string, FileStamp>();
 
   return {
     kind: 'directory',
     listing: () => entries,
     async scan(visit) {
       for (const entry of entries) {
-        await visit(entry, entry.type === 'file' ? () => readNoFollow(path.join(root, entry.name)) : null);
+        await visit(entry, entry.type === 'file' ? () => readNoFollow(path.join(root, entry.name), (s) => stamps.set(entry.name, s)) : null);
       }
     },
+    stamps,
     close: async () => {},
   };
 }
 
-export async function* readNoFollow(file: string): AsyncIterable<Uint8Array> {
+/**
+ * The bytes of `file`, never through a link. `onStamp` gets the file's stamp taken before its first
+ * byte is read: a change made while or after it is read moves its ctime past that stamp.
+ */
+export async function* readNoFollow(file: string, onStamp?: (stamp: FileStamp) => void): AsyncIterable<Uint8Array> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
-    if (!(await handle.stat()).isFile()) throw new Error('not a regular file');
+    const info = await handle.stat({ bigint: true });
+    if (!info.isFile()) throw new Error('not a regular file');
+    onStamp?.(stampOf(info));
     yield* handle.createReadStream({ autoClose: false, highWaterMark: 1024 * 1024 });
   } finally {
     await handle.close();

@@ -6,6 +6,7 @@
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArchiveKind } from './types.js';
+import type { FileStamp } from './file-stamp.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'hardlink' | 'special';
 
@@ -37,6 +38,8 @@ export interface ArchiveReader {
    */
   scan(visit: (entry: RawEntry, body: Body | null) => Promise<void>): Promise<void>;
   close(): Promise<void>;
+  /** A folder's files by stored name: each one's stamp taken just before its bytes were read (source-dir.ts). */
+  readonly stamps?: ReadonlyMap<string, FileStamp>;
 }
 
 export interface ReaderOptions {

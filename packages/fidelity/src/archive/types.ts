@@ -105,6 +105,14 @@ export interface VerifiedRun {
    * owns, re-hashed on the way, and removed by close().
    */
   mediaPath(slotId: string): Promise<string>;
+  /**
+   * Checks that the file `mediaPath` gave for a slot is still the one verified (a folder's file) or
+   * copied out (a zip's or tar.gz's): same device, inode, size, modification and inode change time
+   * (docs/media.md, "Media that change"). Call it after the file's last use; measuring and the bundle do.
+   *
+   * @throws FidelityError `MEDIA_CHANGED` when it is not (a write since, even of the same bytes, even undone).
+   */
+  checkMedia(slotId: string): Promise<void>;
   /** Removes every temp file this run created. Safe to call twice. */
   close(): Promise<void>;
 }

@@ -115,7 +115,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
   }
 
   const metadata = inventory.metadata;
-  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, limits, ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
+  const access = mediaAccess({ source, kind, prefix: inventory.prefix, media, limits, ...(reader.stamps ? { stamps: reader.stamps } : {}), ...(options.tempDir ? { tempDir: options.tempDir } : {}) });
   const verified: VerifiedRun = {
     source: { path: source, kind },
     ci,
@@ -138,6 +138,7 @@ export async function verifyRun(source: string, options: VerifyOptions = {}): Pr
     records: run.records,
     media,
     mediaPath: (slotId) => access.mediaPath(slotId),
+    checkMedia: (slotId) => access.checkMedia(slotId),
     close: () => access.close(),
   };
   return { ok: true, run: verified, warnings: findings.warnings };

@@ -25,6 +25,8 @@ export interface BundleMedia {
   label: string;
   /** A readable file with these bytes (VerifiedRun.mediaPath). */
   open: () => Promise<string>;
+  /** Throws MEDIA_CHANGED when that file is no longer the one verified (VerifiedRun.checkMedia): run once it is copied, its last use. */
+  check?: () => Promise<void>;
 }
 
 export interface BundleSource {
@@ -170,6 +172,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   for (const [i, m] of media.entries()) {
     progress({ step: 'media', done: i, total: media.length });
     await copyVerified(await m.open(), at(mediaPath(m.sha256)), m.sha256, m.label);
+    await m.check?.();
     hashedOnWrite.set(mediaPath(m.sha256), m.sha256);
   }
 

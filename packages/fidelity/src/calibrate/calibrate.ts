@@ -21,6 +21,8 @@ import { CALIBRATED_METRICS, calibratedMetric } from './metrics.js';
 import { hardwareClass, noisePairs, olderFirst, type NoisePair } from './pairs.js';
 import { Calibration } from './schema.js';
 import { worstOf } from './stats.js';
+import { checkTempDirs } from '../temp.js';
+import { checkBounded } from '../bounds.js';
 
 /** Progress of calibrate(), in the stages of compare(). */
 export type CalibrateProgress =
@@ -76,7 +78,9 @@ function checkOneWorkload(runs: readonly VerifiedRun[], labels: readonly string[
  */
 export async function calibrate(inputs: readonly string[], options: CalibrateOptions = {}): Promise<CalibrateResult> {
   if (!Array.isArray(inputs) || inputs.length === 0) throw invalidParameter('runs', 'at least one run path', inputs);
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
+  checkBounded('threads', options.threads);
+  checkBounded('timeoutMs', options.timeoutMs);
+  await checkTempDirs(options.tempDir);
   const tools = await resolveFfmpeg(options.ffmpeg);
   const { runs } = await verifyAll(inputs, {
     ...(options.requireDigest ? { requireDigest: true } : {}),

@@ -19,6 +19,9 @@ import { MeasureOutcome } from '../schemas/measurement.js';
 import type { Reason } from '../schemas/report.js';
 import { noisePairs, type NoisePair } from '../calibrate/pairs.js';
 import type { ComparisonPlan, PairRef } from './plan.js';
+import type { VerifiedRun } from '../archive/types.js';
+import { forgetProbes } from '../media/probe-cache.js';
+import { checkBounded } from '../bounds.js';
 
 /** One pair's result: null when pairing refused it before measuring (its reasons are in the plan). */
 export const MeasuredPair = z.object({
@@ -129,7 +132,7 @@ export function homeClips(plan: ComparisonPlan, refs: readonly PairRef[]): ClipC
     for (const { key, side, run } of sides) {
       if (home.get(key) !== r.index || side.status !== 'ok' || !side.media) continue;
       const slot = r.pair.slot_id;
-      out.push({ sha256: side.media.sha256, file: () => run.mediaPath(slot) });
+      out.push({ sha256: side.media.sha256, file: () => run.mediaPath(slot), check: () => run.checkMedia(slot) });
     }
   }
   return out;
@@ -166,6 +169,7 @@ export async function measurePairsOn(plan: ComparisonPlan, refs: readonly PairRe
       id: r.id,
       baseline: () => plan.baseline.mediaPath(r.pair.slot_id),
       candidate: () => r.candidate.mediaPath(r.pair.slot_id),
+      check: () => bothUnchanged(plan.baseline, r.candidate, r.pair.slot_id, r.pair.slot_id),
       ...sealedMedia(r.pair.baseline.media, r.pair.candidate.media),
     }));
   // Every run of a comparison has the same plan (planComparison refuses others): its media spec is the baseline's.
@@ -201,6 +205,7 @@ export async function measureNoisePairs(pairs: readonly NoisePair[], plan: Media
       id: p.id,
       baseline: () => p.baseline.run.mediaPath(p.baseline.slot_id),
       candidate: () => p.candidate.run.mediaPath(p.candidate.slot_id),
+      check: () => bothUnchanged(p.baseline.run, p.candidate.run, p.baseline.slot_id, p.candidate.slot_id),
       // Same-hardware pairs share clips (one repetition against several): each is analysed once, and
       // repetitions that reproduce each other bit for bit are decoded once.
       ...sealedMedia(p.baseline.media, p.candidate.media),
@@ -283,12 +288,36 @@ export interface MediaJob {
    * once (PairJob.sameMedia). Absent: analysed in every pair.
    */
   sha256?: { baseline: string; candidate: string };
+  /**
+   * Throws MEDIA_CHANGED when a side's file is no longer the one verified (VerifiedRun.checkMedia):
+   * run once the pair is measured, so a file changed at any moment while it was read (even put back
+   * since) never gives a measured pair.
+   */
+  check?: () => Promise<void>;
 }
 
 /** A clip a command shows, to be analysed on its own when none of its pairs analyses it: its sealed SHA-256 and where it is read from. */
 export interface ClipCandidate {
   sha256: string;
   file: () => Promise<string>;
+  /** As MediaJob.check: run once the clip is analysed. */
+  check?: () => Promise<void>;
+}
+
+/** MediaJob.check of two runs' slots: both files still the ones verified. */
+async function bothUnchanged(baseline: VerifiedRun, candidate: VerifiedRun, baselineSlot: string, candidateSlot: string): Promise<void> {
+  await baseline.checkMedia(baselineSlot);
+  await candidate.checkMedia(candidateSlot);
+}
+
+/** Runs a file's check; a file that changed has no probe kept under its sealed SHA-256 either (it may be of other bytes). */
+async function checked(check: (() => Promise<void>) | undefined, shas: readonly string[]): Promise<void> {
+  try {
+    await check?.();
+  } catch (error) {
+    for (const sha of shas) forgetProbes(sha);
+    throw error;
+  }
 }
 
 /** MediaJob.sha256 from both sides' sealed media entries, when both have one. */
@@ -318,6 +347,8 @@ export async function measureMedia(
   framesPerPair: number,
   settings: CommandMeasureSettings = {},
 ): Promise<{ outcomes: Map<string, MeasureOutcome>; clips: Map<string, ClipOutcome> }> {
+  checkBounded('threads', settings.threads);
+  checkBounded('timeoutMs', settings.timeoutMs);
   const outcomes = new Map<string, MeasureOutcome>();
   const alone = new Map<string, ClipOutcome>();
   if (jobs.length === 0 && clips.length === 0) return { outcomes, clips: alone };
@@ -406,6 +437,8 @@ export async function measureMedia(
           report();
         },
       });
+      // The bytes measured are the bytes verified: checked after the last read, before the outcome counts.
+      await checked(j.check, shas(j));
       outcomes.set(j.id, withoutTimings(outcome));
       // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
       const total = frames.get(j.id)?.total ?? framesPerPair;
@@ -432,7 +465,9 @@ export async function measureMedia(
       Array.from({ length: Math.max(1, Math.min(cores, queue.length)) }, async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           if (controller.signal.aborted) return;
-          alone.set(c.sha256, await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal, sha256: c.sha256 }));
+          const outcome = await pool.analyse({ id: c.sha256, file: await c.file() }, { signal: controller.signal, sha256: c.sha256 });
+          await checked(c.check, [c.sha256]);
+          alone.set(c.sha256, outcome);
         }
       }),
     );

@@ -31,7 +31,7 @@ function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
   const media = new Map<string, BundleMedia>();
   const add = (run: VerifiedRun, slotId: string, entry: { sha256: string; path: string } | null): void => {
     if (!entry || media.has(entry.sha256)) return;
-    media.set(entry.sha256, { sha256: entry.sha256, label: `${sourceName(run.source.path)}/${entry.path}`, open: () => run.mediaPath(slotId) });
+    media.set(entry.sha256, { sha256: entry.sha256, label: `${sourceName(run.source.path)}/${entry.path}`, open: () => run.mediaPath(slotId), check: () => run.checkMedia(slotId) });
   };
   for (const cmp of plan.comparisons) {
     for (const pair of cmp.pairs) {

@@ -257,13 +257,42 @@ async function resolvePair(options: ResolveOptions): Promise<FfmpegToolchain> {
   return { ...chosen, passedOver: [{ source: 'path', ffmpeg: first.ffmpeg, ffprobe: first.ffprobe, reason }] };
 }
 
-const cache = new Map<string, Promise<FfmpegToolchain>>();
+/**
+ * Resolved pairs by the options that chose them, each with the stamps of the files it was resolved
+ * from: a binary replaced or rewritten at the same path (another build at one FIDELITY_FFMPEG) is
+ * another file, so it is identified (run and hashed) again.
+ */
+const cache = new Map<string, { stamps: string; toolchain: Promise<FfmpegToolchain> }>();
+
+/** The options and environment that choose the pair. */
+function optionsKey(options: ResolveOptions): string {
+  const env = options.env ?? process.env;
+  return JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
+}
+
+/** A file's device, inode, size, modification and inode change time ('-' when it cannot be looked at). */
+function fileStamp(file: string): string {
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return '-';
+  }
+}
+
+/** The stamps of every binary a resolution with these options may run, in candidate order. */
+function candidateStamps(options: ResolveOptions): string {
+  return toolchainCandidates(options)
+    .map((c) => `${fileStamp(c.ffmpeg)},${fileStamp(c.ffprobe)}`)
+    .join(';');
+}
 
 /**
- * Resolves the ffmpeg + ffprobe pair once per distinct option set and reports what they are: source,
- * path, version line and SHA-256 of each (the decoder identity every report records). Order:
- * options, FIDELITY_FFMPEG / FIDELITY_FFPROBE, the first PATH folder holding both when they are one
- * build, the npm packages.
+ * Resolves the ffmpeg + ffprobe pair once per distinct option set and binary files (a binary
+ * replaced at the same path, told by its device, inode, size, modification and inode change time,
+ * is resolved again) and reports what they are: source, path, version line and SHA-256 of each
+ * (the decoder identity every report records). Order: options, FIDELITY_FFMPEG / FIDELITY_FFPROBE,
+ * the first PATH folder holding both when they are one build, the npm packages.
  *
  * @throws FidelityError `FFMPEG_NOT_FOUND` when no pair exists (or only half of an explicit pair, with
  *   no matching binary beside it), `FFMPEG_BROKEN` when a binary does not run or is not what it claims.
@@ -274,15 +303,17 @@ const cache = new Map<string, Promise<FfmpegToolchain>>();
  * ```
  */
 export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolchain> {
-  const env = options.env ?? process.env;
-  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
-  let hit = cache.get(key);
-  if (!hit) {
-    hit = resolvePair(options);
-    hit.catch(() => cache.delete(key));
-    cache.set(key, hit);
-  }
-  return hit;
+  const key = optionsKey(options);
+  const stamps = candidateStamps(options);
+  const hit = cache.get(key);
+  if (hit && hit.stamps === stamps) return hit.toolchain;
+  const toolchain = resolvePair(options);
+  const entry = { stamps, toolchain };
+  toolchain.catch(() => {
+    if (cache.get(key) === entry) cache.delete(key);
+  });
+  cache.set(key, entry);
+  return toolchain;
 }
 
 /**
@@ -292,7 +323,6 @@ export function resolveFfmpeg(options: ResolveOptions = {}): Promise<FfmpegToolc
  * every worker thread. The identity is the one report.json records either way.
  */
 export function adoptToolchain(options: ResolveOptions, toolchain: FfmpegToolchain): void {
-  const env = options.env ?? process.env;
-  const key = JSON.stringify([options.ffmpegPath, options.ffprobePath, env.FIDELITY_FFMPEG, env.FIDELITY_FFPROBE, env.PATH]);
-  if (!cache.has(key)) cache.set(key, Promise.resolve(toolchain));
+  const key = optionsKey(options);
+  if (!cache.has(key)) cache.set(key, { stamps: candidateStamps(options), toolchain: Promise.resolve(toolchain) });
 }

@@ -25,6 +25,7 @@ import { planeGeometry } from './pixel-formats.js';
 import { INPUT_OPTIONS } from './probe.js';
 import { ProcessScope, exitError } from './process.js';
 import { DECODER_THREADS, rgb24Filter } from './video-decoder.js';
+import { checkBounded } from '../bounds.js';
 
 export interface ExtractOptions {
   ffmpeg?: ResolveOptions;
@@ -185,6 +186,7 @@ export async function extractFrame(
   const { width, height } = size;
   if (!Number.isInteger(width) || width <= 0) throw invalidParameter('size.width', 'a positive integer', width);
   if (!Number.isInteger(height) || height <= 0) throw invalidParameter('size.height', 'a positive integer', height);
+  checkBounded('timeoutMs', options.timeoutMs);
   const tools = await resolveFfmpeg(options.ffmpeg);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const scope = new ProcessScope(options.signal);
@@ -244,6 +246,7 @@ export async function extractAudio(
   const { channels, maxSamples } = layout;
   if (!Number.isInteger(channels) || channels <= 0) throw invalidParameter('layout.channels', 'a positive integer', channels);
   if (!Number.isInteger(maxSamples) || maxSamples < 0) throw invalidParameter('layout.maxSamples', 'a non-negative integer', maxSamples);
+  checkBounded('timeoutMs', options.timeoutMs);
   const tools = await resolveFfmpeg(options.ffmpeg);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // atrim counts samples, so the cut is exact whatever the container's timestamps say. The decoder's

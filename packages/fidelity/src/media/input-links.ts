@@ -9,14 +9,14 @@
  * Two sides of one file get two links: every line names one side.
  *
  * The folder is removed once the process has exited, and at the latest when this process exits;
- * it is named `fidelity-inputs-<host tag>-<pid>-XXXXXX`, so a later process sweeps it up when this
- * one was killed outright (archive/temp.ts).
+ * it is a temp folder of temp.ts (`fidelity-inputs-<host tag>-<pid>-XXXXXX`), so a later process
+ * sweeps it up when this one was killed outright, and a TMPDIR where it cannot be made or written
+ * is TEMP_NOT_WRITABLE.
  */
-import { rmSync } from 'node:fs';
-import { link, mkdtemp, symlink } from 'node:fs/promises';
+import { link, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ownerTag } from '../owner.js';
+import { makeTempDir, removeTempDirSync, tempFailure } from '../temp.js';
 
 /** A process's inputs as links in a folder of their own. */
 export interface InputLinks {
@@ -45,24 +45,12 @@ export function inputLinkName(index: number, file: string): string {
  * folder. A symbolic link where the system allows one, else a hard link.
  */
 export async function linkInputs(files: readonly string[]): Promise<InputLinks> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `fidelity-inputs-${ownerTag()}-`));
-  live.add(dir);
-  if (!hooked) {
-    hooked = true;
-    process.once('exit', () => {
-      for (const d of live) rmSync(d, { recursive: true, force: true });
-    });
-  }
+  const dir = await makeTempDir(undefined, 'inputs');
   let removed = false;
   const remove = (): void => {
     if (removed) return;
     removed = true;
-    try {
-      rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Left for the exit hook's or a later process's sweep.
-    }
-    live.delete(dir);
+    removeTempDirSync(dir);
   };
   try {
     const urls = files.map((file, i) => inputLinkName(i, file));
@@ -71,7 +59,7 @@ export async function linkInputs(files: readonly string[]): Promise<InputLinks> 
       // A link to a missing file is still made: ffmpeg then reports the file as missing, as before.
       await symlink(path.resolve(file), at).catch(async (error: unknown) => {
         await link(path.resolve(file), at).catch(() => {
-          throw error;
+          throw tempFailure(error, os.tmpdir(), 'making a link');
         });
       });
     }

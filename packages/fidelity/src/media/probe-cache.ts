@@ -86,6 +86,15 @@ export function keepProbe<P extends Probe>(ffprobe: string, sha256: string, prob
   }
 }
 
+/** Drops every kept probe of these bytes (by any ffprobe): a file found changed after it was probed may have been probed as other bytes. */
+export function forgetProbes(sha256: string): void {
+  for (const [key, probe] of kept) {
+    if (!key.startsWith(`${sha256}\0`)) continue;
+    kept.delete(key);
+    timestamps -= size(probe);
+  }
+}
+
 /** How many probes are kept (for tests). */
 export function keptProbeCount(): number {
   return kept.size;

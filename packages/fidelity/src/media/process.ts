@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { FidelityError } from '../errors.js';
 import type { SocketChannel } from './socket-channel.js';
+import { checkBounded, withinBounds } from '../bounds.js';
 
 /** Enough of ffmpeg's stderr to show why it failed, without holding a chatty log. */
 const STDERR_TAIL_BYTES = 4096;
@@ -133,6 +134,14 @@ export class ProcessScope {
 
   spawn(file: string, args: string[], options: SpawnOptions): Child {
     const sockets = options.sockets ?? {};
+    // Past Node's longest timer the limit would fire at once: every entry refuses such a value, and so does the last step.
+    if (!withinBounds('timeoutMs', options.timeoutMs)) {
+      for (const channel of Object.values(sockets)) {
+        channel.releaseChildEnd();
+        channel.ours.destroy();
+      }
+      checkBounded('timeoutMs', options.timeoutMs);
+    }
     if (this.#closed || this.aborted) {
       // The caller's socket channels are ours once given: none may stay open.
       for (const channel of Object.values(sockets)) {

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
+import { tempFailure } from '../temp.js';
 import type { OnRead } from './frame-reader.js';
 
 export interface SocketChannel {
@@ -29,7 +30,12 @@ export const SOCKET_CHANNELS = process.platform !== 'win32';
 function address(): { path: string; cleanup(): void } {
   if (process.platform === 'linux') return { path: `\0fidelity-${process.pid}-${randomUUID()}`, cleanup: () => undefined };
   // sun_path is short (104 bytes on macOS): a short private folder under the temp dir.
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fid-'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'fid-'));
+  } catch (error) {
+    throw tempFailure(error, os.tmpdir(), 'making a socket folder');
+  }
   return { path: path.join(dir, 's'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -26,6 +26,7 @@ import type { ClipOutcome } from '../schemas/clip.js';
 import { pairDecoders, runFrameLoop } from './frame-loop.js';
 import { observeClip, seconds } from './observe-clip.js';
 import { DEFAULT_DECODE_TIMEOUT_MS } from './pair-options.js';
+import { checkBounded } from '../bounds.js';
 
 /** Options of {@link analyseClip}. */
 export interface AnalyseClipOptions {
@@ -54,6 +55,7 @@ export type { ClipOutcome };
  * @throws FidelityError `ABORTED` when `signal` fires; `FFMPEG_NOT_FOUND` / `FFMPEG_BROKEN`.
  */
 export async function analyseClip(file: string, options: AnalyseClipOptions = {}): Promise<ClipOutcome> {
+  checkBounded('timeoutMs', options.timeoutMs);
   return analyseClipProbed(file, options, undefined);
 }
 
@@ -108,7 +110,7 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
     return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}) };
   } catch (error) {
     if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the clip analysis was cancelled', { cause: error });
-    if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT'].includes(error.code)) {
+    if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT', 'TEMP_NOT_WRITABLE'].includes(error.code)) {
       return { ok: false, failure: { code: error.code, message: error.message } };
     }
     throw error;

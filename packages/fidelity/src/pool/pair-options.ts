@@ -7,6 +7,7 @@ import { invalidParameter } from '../errors.js';
 import type { VideoProbe } from '../media/probe.js';
 import { resolveMetrics } from '../metrics/registry.js';
 import type { MeasureOptions } from './api.js';
+import { checkBounded } from '../bounds.js';
 
 /**
  * Per child process. Generous on purpose: a decoder waits (blocked on its
@@ -66,9 +67,7 @@ export function checkArguments(baseline: unknown, candidate: unknown, options: M
   if (typeof baseline !== 'string' || baseline.length === 0) throw invalidParameter('baseline', 'a file path', baseline);
   if (typeof candidate !== 'string' || candidate.length === 0) throw invalidParameter('candidate', 'a file path', candidate);
   const { timeoutMs } = options;
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
-  }
+  checkBounded('timeoutMs', timeoutMs);
   checkVideoThreads(options.videoThreads);
   if (options.metrics !== undefined) resolveMetrics(options.metrics);
 }

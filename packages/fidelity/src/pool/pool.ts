@@ -25,6 +25,7 @@ import { checkPlanSpec } from './plan-spec.js';
 import { defaultThreadCount } from './threads.js';
 import { unpackOutcome } from './transfer.js';
 import { workerFilePath } from './worker-file.js';
+import { checkBounded } from '../bounds.js';
 
 /** The file the pool's threads load (dist/pool/worker-entry.cjs, also when running from source), which imports worker.js. */
 export function workerFile(): string {
@@ -121,6 +122,7 @@ export interface SharingPool extends MeasurePool {
  * aborted pair resolves as ABORTED once its ffmpeg children have exited.
  */
 export function createMeasurePool(options: PoolOptions = {}): MeasurePool {
+  checkBounded('threads', options.threads);
   return createSharingPool(options);
 }
 
@@ -129,9 +131,7 @@ export function createSharingPool(options: SharingPoolOptions = {}): SharingPool
   const threads = options.threads ?? defaultThreadCount();
   if (!Number.isInteger(threads) || threads < 1) throw invalidParameter('options.threads', 'a positive integer', threads);
   const { timeoutMs, videoThreads } = options;
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw invalidParameter('options.timeoutMs', 'a positive integer', timeoutMs);
-  }
+  checkBounded('timeoutMs', timeoutMs);
   checkVideoThreads(videoThreads);
   checkPlanSpec(options.plan);
   const metrics = resolveMetrics(options.metrics).list;

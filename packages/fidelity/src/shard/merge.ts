@@ -59,6 +59,8 @@ import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec }
 import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
+import { checkTempDirs } from '../temp.js';
+import { checkBounded } from '../bounds.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -502,10 +504,12 @@ export async function merge(baseline: string, candidates: readonly string[], opt
   }
   const policy = options.policy ? parsePolicy(options.policy, 'options.policy') : undefined;
   const remeasure = checkRemeasure(options.remeasure);
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw invalidParameter('options.threads', 'a positive integer', options.threads);
+  checkBounded('threads', options.threads);
+  checkBounded('timeoutMs', options.timeoutMs);
   const generatedAt = resolveGeneratedAt(options.generatedAt);
   const inputs = [baseline, ...candidates];
   // A partial is an input too: --out may neither write into one nor replace one (real paths), and one writer at a time.
+  await checkTempDirs(options.tempDir);
   const claim = await claimOut(options.out, [...inputs, ...options.partials], Boolean(options.force), checkOut);
   try {
     return await mergeClaimed(baseline, candidates, options, { policy, generatedAt, remeasure });

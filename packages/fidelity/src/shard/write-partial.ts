@@ -109,6 +109,9 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });
+      // The files were made from the verified bytes: both files unchanged since (docs/media.md, "Media that change").
+      if (ref.pair.baseline.media) await plan.baseline.checkMedia(slot);
+      if (ref.pair.candidate.media) await ref.candidate.checkMedia(slot);
       pairs[i] = { index: m.index, pair: m.pair, outcome: m.outcome, files };
     });
     const partial: ShardPartial = {

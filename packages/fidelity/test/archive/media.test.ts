@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { chmod, readdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVerifiedRun } from '../../src/archive/verify.js';
-import { media, mkdir, render, rm, tarItems, tempRoot, validDraft, writeDir, writeFile, writeTarGz, writeZip, zipItems } from './fixture.js';
+import { media, mkdir, readFile, render, rm, tarItems, tempRoot, validDraft, writeDir, writeFile, writeTarGz, writeZip, zipItems } from './fixture.js';
 
 let root: string;
 let temp: string;
@@ -60,6 +60,39 @@ describe('media access after verification', () => {
     await expect(run.mediaPath('measurement-r000-c000')).rejects.toMatchObject({ code: 'MEDIA_CHANGED' });
     await run.close();
     expect(await readdir(temp)).toEqual([]);
+  });
+
+  it('a folder file written after verification with the same bytes, or only chmod-ed, is MEDIA_CHANGED (its ctime moved), also after mediaPath', async () => {
+    const dir = await writeDir(files, path.join(root, 'restored'));
+    const run = await openVerifiedRun(dir, { tempDir: temp });
+    const clip = path.join(dir, 'media', 'measurement-r000-c000.mp4');
+    const given = await run.mediaPath('measurement-r000-c000');
+    await run.checkMedia('measurement-r000-c000');
+    // Overwritten with other bytes of the same size and put back, times and all: only ctime tells.
+    const original = await readFile(clip);
+    const times = await stat(clip);
+    await writeFile(clip, Buffer.alloc(original.length, 0x41));
+    await writeFile(clip, original);
+    await utimes(clip, times.atime, times.mtime);
+    await expect(run.checkMedia('measurement-r000-c000')).rejects.toMatchObject({ code: 'MEDIA_CHANGED', message: expect.stringMatching(/inode change time/) });
+    expect(given).toBe(clip);
+    // A file changed before its first use is refused by mediaPath itself.
+    await chmod(path.join(dir, 'media', 'measurement-r000-c001.mp4'), 0o600);
+    await expect(run.mediaPath('measurement-r000-c001')).rejects.toMatchObject({ code: 'MEDIA_CHANGED' });
+    // Untouched files pass.
+    await run.mediaPath('warmup-000');
+    await run.checkMedia('warmup-000');
+    await run.close();
+  });
+
+  it('a zip copy changed after it was copied out is MEDIA_CHANGED', async () => {
+    const zip = await writeZip(zipItems(files), path.join(root, 'copy.zip'));
+    const run = await openVerifiedRun(zip, { tempDir: temp });
+    const copy = await run.mediaPath('measurement-r000-c000');
+    await run.checkMedia('measurement-r000-c000');
+    await chmod(copy, 0o600);
+    await expect(run.checkMedia('measurement-r000-c000')).rejects.toMatchObject({ code: 'MEDIA_CHANGED' });
+    await run.close();
   });
 
   it('temp copies are removed when the process exits without close()', async () => {

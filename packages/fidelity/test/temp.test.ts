@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir, sweepStaleTempDirs } from '../../src/archive/temp.js';
+import { makeTempDir, removeTempDir, sweepStaleTempDirs } from '../src/temp.js';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-temp-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
