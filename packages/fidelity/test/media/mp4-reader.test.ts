@@ -1,0 +1,161 @@
+/**
+ * The library's MP4 reader against ffprobe: on every MP4 the suite holds
+ * (fixtures) and on small files made here for each case it must get right
+ * (B-frames, edit lists, AAC priming, rotations, aspect ratios, cover art,
+ * full range, 10-bit, HEVC, track layouts, moov before and after mdat), the
+ * probe it gives equals ffprobe's, field for field; the files it must not
+ * read (fragmented, PCM, several edits, garbage) it leaves to ffprobe.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync, writeFileSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probeMedia } from '../../src/media/probe.js';
+import type { MediaProbe, ProbeTools } from '../../src/media/probe.js';
+import { ProcessScope } from '../../src/media/process.js';
+import { readMp4 } from '../../src/media/mp4-reader.js';
+import { ffmpegPath, ffprobePath } from './clips.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'mp4-reader-'));
+const root = path.resolve(__dirname, '../../../..');
+let tools: ProbeTools;
+let ffmpeg: string;
+
+beforeAll(async () => {
+  ffmpeg = await ffmpegPath();
+  tools = { ffmpeg, ffprobe: await ffprobePath(), timeoutMs: 60_000 };
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Outcome = { probe: Omit<MediaProbe, 'containerReader'>; reader: string } | { error: string };
+
+async function probeWith(file: string, containerReader: 'ffprobe' | undefined): Promise<Outcome> {
+  const scope = new ProcessScope();
+  try {
+    const { containerReader: reader, ...probe } = await probeMedia(scope, { ...tools, containerReader }, file, 'clip');
+    return { probe, reader };
+  } catch (error) {
+    return { error: `${(error as { code?: string }).code}` };
+  } finally {
+    await scope.close();
+  }
+}
+
+/** Both probes of `file`; the reader's must equal ffprobe's. Returns whether the reader read it. */
+async function parity(file: string): Promise<boolean> {
+  const [theirs, ours] = await Promise.all([probeWith(file, 'ffprobe'), probeWith(file, undefined)]);
+  const strip = (o: Outcome): unknown => ('error' in o ? o : o.probe);
+  expect(strip(ours), path.basename(file)).toEqual(strip(theirs));
+  return (await readMp4(file)).ok;
+}
+
+const lavfi = (spec: string): string[] => ['-f', 'lavfi', '-i', spec];
+const video = (frames = 24, size = '64x48'): string[] => lavfi(`testsrc2=size=${size}:rate=24,trim=end_frame=${frames}`);
+const tone = (seconds = 1, rate = 48000): string[] => lavfi(`sine=frequency=440:sample_rate=${rate}:duration=${seconds}`);
+const x264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '12'];
+const bframes = ['-c:v', 'libx264', '-preset', 'medium', '-bf', '3', '-g', '12'];
+
+async function make(name: string, args: string[]): Promise<string> {
+  const file = path.join(dir, name);
+  await run(ffmpeg, ['-nostdin', '-hide_banner', '-v', 'error', '-y', ...args, file]);
+  return file;
+}
+
+/** Edge files the reader must read itself, each with ffprobe's probe. */
+const EDGES: [string, () => Promise<string>][] = [
+  ['plain video and AAC (moov after mdat, priming edit)', () => make('plain.mp4', [...video(), ...tone(), ...x264, '-c:a', 'aac', '-shortest'])],
+  ['faststart (moov before mdat)', () => make('faststart.mp4', [...video(), ...tone(), ...x264, '-c:a', 'aac', '-movflags', '+faststart'])],
+  ['B-frames (composition offsets, an edit with a media time)', () => make('bframes.mp4', [...video(30), ...bframes, '-an'])],
+  ['B-frames with negative composition offsets', () => make('negative-cts.mp4', [...video(30), ...bframes, '-movflags', 'negative_cts_offsets', '-an'])],
+  ['B-frames and audio', () => make('bframes-audio.mp4', [...video(30), ...tone(1.25), ...bframes, '-c:a', 'aac'])],
+  ['video only', () => make('video-only.mp4', [...video(), ...x264])],
+  ['two audio tracks', () => make('two-audio.mp4', [...video(), ...tone(), ...tone(1, 44100), '-map', '0', '-map', '1', '-map', '2', ...x264, '-c:a', 'aac', '-ac:a:1', '1'])],
+  ['mono 44.1 kHz', () => make('mono.mp4', [...video(), ...tone(1, 44100), ...x264, '-c:a', 'aac', '-ac', '1'])],
+  ['32 kHz', () => make('32k.mp4', [...video(), ...tone(1, 32000), ...x264, '-c:a', 'aac'])],
+  ['full range (yuvj420p)', () => make('fullrange.mp4', [...video(), ...x264, '-pix_fmt', 'yuvj420p'])],
+  ['10-bit H.264', () => make('10bit.mp4', [...video(), ...x264, '-pix_fmt', 'yuv420p10le'])],
+  ['4:2:2 and 4:4:4', () => make('422.mp4', [...video(), ...x264, '-pix_fmt', 'yuv422p'])],
+  ['4:4:4', () => make('444.mp4', [...video(), ...x264, '-pix_fmt', 'yuv444p'])],
+  ['odd size (cropped SPS)', () => make('odd.mp4', [...video(24, '70x38'), ...x264])],
+  ['non-square pixels (pasp)', () => make('sar.mp4', [...video(), ...x264, '-vf', 'setsar=4/3'])],
+  ['HEVC 10-bit', () => make('hevc.mp4', [...video(12), '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-pix_fmt', 'yuv420p10le', '-vf', 'setsar=1', '-tag:v', 'hvc1'])],
+  ['QuickTime (.mov)', () => make('quicktime.mov', [...video(), ...tone(), ...x264, '-c:a', 'aac'])],
+];
+
+/** Files made from an edge file with a stream copy: edits cut into the media, rotations, an attached picture. */
+const DERIVED: [string, (src: string) => Promise<string>][] = [
+  ['an edit list from -ss (frames before the edit kept and discarded)', (src) => make('ss.mp4', ['-ss', '0.3', '-i', src, '-c', 'copy'])],
+  ['an edit list from -ss on B-frames', (src) => make('ss-b.mp4', ['-ss', '0.4', '-i', path.join(dir, 'bframes-audio.mp4'), '-c', 'copy'])],
+  ['an empty edit (a delayed video start)', (src) => make('delay.mp4', ['-itsoffset', '0.25', '-i', src, ...tone(1.5), '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac'])],
+  ['rotation 90', (src) => make('rot90.mp4', ['-i', src, '-c', 'copy', '-metadata:s:v', 'rotate=90'])],
+  ['rotation 180', (src) => make('rot180.mp4', ['-i', src, '-c', 'copy', '-metadata:s:v', 'rotate=180'])],
+  ['rotation 270', (src) => make('rot270.mp4', ['-i', src, '-c', 'copy', '-metadata:s:v', 'rotate=270'])],
+  ['aspect ratio in the SPS only', (src) => make('vui-sar.mp4', ['-i', src, '-c', 'copy', '-bsf:v', 'h264_metadata=sample_aspect_ratio=12/11'])],
+  ['an attached picture', async (src) => {
+    const png = await make('cover.png', [...lavfi('testsrc2=size=32x32'), '-frames:v', '1']);
+    return make('cover.mp4', ['-i', src, '-i', png, '-map', '0', '-map', '1', '-c', 'copy', '-disposition:v:1', 'attached_pic']);
+  }],
+  ['audio only', (src) => make('audio-only.mp4', ['-i', src, '-map', '0:a', '-c', 'copy'])],
+];
+
+/** Files left to ffprobe: still the same probe. */
+const FALLBACKS: [string, (src: string) => Promise<string>][] = [
+  ['fragmented', (src) => make('frag.mp4', ['-i', src, '-c', 'copy', '-movflags', 'frag_keyframe+empty_moov'])],
+  ['PCM in MOV', (src) => make('pcm.mov', ['-i', src, '-c:v', 'copy', '-c:a', 'pcm_s16le'])],
+  ['MPEG-4 Part 2 video', (src) => make('mpeg4.mp4', ['-i', src, '-c:v', 'mpeg4', '-c:a', 'copy'])],
+  ['Matroska', (src) => make('other.mkv', ['-i', src, '-c', 'copy'])],
+  ['garbage', async () => {
+    const file = path.join(dir, 'garbage.mp4');
+    writeFileSync(file, Buffer.alloc(4096, 0x5a));
+    return file;
+  }],
+  ['truncated mdat (moov first)', async () => {
+    const whole = readFileSync(path.join(dir, 'faststart.mp4'));
+    const file = path.join(dir, 'truncated.mp4');
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length * 0.7)));
+    return file;
+  }],
+];
+
+describe('the MP4 reader', () => {
+  it('gives ffprobe\'s probe of every edge case, reading each itself', { timeout: 240_000 }, async () => {
+    for (const [name, build] of EDGES) {
+      const file = await build();
+      expect(await parity(file), `${name}: ${JSON.stringify(await readMp4(file))}`).toBe(true);
+    }
+    const src = path.join(dir, 'plain.mp4');
+    for (const [name, build] of DERIVED) {
+      const file = await build(src);
+      expect(await parity(file), `${name}: ${JSON.stringify(await readMp4(file))}`).toBe(true);
+    }
+  });
+
+  it('leaves what it cannot vouch for to ffprobe, with the same probe', { timeout: 120_000 }, async () => {
+    const src = path.join(dir, 'plain.mp4');
+    if (!statSync(src, { throwIfNoEntry: false })) await EDGES[0]![1]();
+    if (!statSync(path.join(dir, 'faststart.mp4'), { throwIfNoEntry: false })) await EDGES[1]![1]();
+    for (const [name, build] of FALLBACKS) {
+      const file = await build(src);
+      expect(await parity(file), name).toBe(false);
+    }
+  });
+
+  it('gives ffprobe\'s probe of every MP4 among the fixtures', { timeout: 240_000 }, async () => {
+    const files: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(mp4|mov|m4a)$/i.test(e.name)) files.push(p);
+      }
+    };
+    walk(path.join(root, 'fixtures'));
+    expect(files.length).toBeGreaterThan(20);
+    const left: string[] = [];
+    for (const file of files) if (!(await parity(file))) left.push(`${path.relative(root, file)}: ${JSON.stringify(await readMp4(file))}`);
+    expect(left).toEqual([]);
+  });
+});
