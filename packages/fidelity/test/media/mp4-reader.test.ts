@@ -7,7 +7,7 @@
  * read (fragmented, PCM, several edits, garbage) it leaves to ffprobe.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync, mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync, mkdtempSync, rmSync, readFileSync, truncateSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -157,5 +157,89 @@ describe('the MP4 reader', () => {
     const left: string[] = [];
     for (const file of files) if (!(await parity(file))) left.push(`${path.relative(root, file)}: ${JSON.stringify(await readMp4(file))}`);
     expect(left).toEqual([]);
+  });
+});
+
+/** Offset of the first box of `type` on the path below the top level (payload offsets follow the 8-byte header). */
+function findBox(buf: Buffer, types: string[], from = 0, to = buf.length): number {
+  let at = from;
+  while (at + 8 <= to) {
+    const size = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    if (type === types[0]) {
+      if (types.length === 1) return at;
+      const skip = type === 'stsd' ? 16 : 8;
+      return findBox(buf, types.slice(1), at + skip, at + size);
+    }
+    if (size < 8) break;
+    at += size;
+  }
+  throw new Error(`no ${types.join('/')}`);
+}
+
+const STBL = ['moov', 'trak', 'mdia', 'minf', 'stbl'];
+
+describe('the MP4 reader on hostile files', () => {
+  let base: Buffer;
+  beforeAll(async () => {
+    base = readFileSync(await make('hostile-base.mp4', [...video(12), ...tone(0.5), ...x264, '-c:a', 'aac', '-movflags', '+faststart']));
+  });
+
+  /** A copy of the base file with `patch` applied; the reader must refuse it quickly, and the probe must be ffprobe's. */
+  async function refused(name: string, patch: (b: Buffer) => Buffer): Promise<string> {
+    const file = path.join(dir, name);
+    writeFileSync(file, patch(Buffer.from(base)));
+    const started = Date.now();
+    const reading = await readMp4(file);
+    expect(Date.now() - started, name).toBeLessThan(2000);
+    expect(reading.ok, name).toBe(false);
+    expect(await parity(file), name).toBe(false);
+    return reading.ok ? '' : reading.why;
+  }
+
+  it('refuses sample counts in the billions, tables that disagree and boxes past the end, and ffprobe probes them as before', { timeout: 120_000 }, async () => {
+    const count = (b: Buffer, box: string, at: number, v: number): Buffer => {
+      b.writeUInt32BE(v, findBox(b, [...STBL, box]) + at);
+      return b;
+    };
+    expect(await refused('stsz-billions.mp4', (b) => count(b, 'stsz', 16, 0xfffffff0))).toMatch(/stsz box lists/);
+    expect(await refused('stts-billions.mp4', (b) => count(b, 'stts', 16, 3_000_000_000))).toMatch(/stts/);
+    expect(await refused('stts-disagrees.mp4', (b) => count(b, 'stts', 16, b.readUInt32BE(findBox(b, [...STBL, 'stts']) + 16) + 1))).toMatch(/stts/);
+    expect(await refused('stco-past-end.mp4', (b) => count(b, 'stco', 16, b.length - 10))).toMatch(/past the end of the file/);
+    expect(await refused('moov-past-end.mp4', (b) => {
+      b.writeUInt32BE(b.length * 4, findBox(b, ['moov']));
+      return b;
+    })).toMatch(/runs past the end of the file/);
+    expect(await refused('trak-past-moov.mp4', (b) => {
+      b.writeUInt32BE(0x7fffffff, findBox(b, ['moov', 'trak']));
+      return b;
+    })).toMatch(/does not fit its parent/);
+  });
+
+  it('refuses boxes nested past its depth cap and a moov larger than 64 MiB without reading it', { timeout: 60_000 }, async () => {
+    // ftyp, then a moov of 40 nested trak boxes.
+    const ftyp = base.subarray(0, base.readUInt32BE(0));
+    let inner = Buffer.alloc(0);
+    for (let i = 0; i < 40; i++) {
+      const head = Buffer.alloc(8);
+      head.writeUInt32BE(8 + inner.length);
+      head.write(i === 39 ? 'moov' : 'trak', 4, 'latin1');
+      inner = Buffer.concat([head, inner]);
+    }
+    const deep = path.join(dir, 'deep.mp4');
+    writeFileSync(deep, Buffer.concat([ftyp, inner]));
+    const reading = await readMp4(deep);
+    expect(reading).toMatchObject({ ok: false, why: expect.stringMatching(/nest deeper/) });
+
+    // A sparse file: a 100 MiB moov that is never read.
+    const huge = path.join(dir, 'huge-moov.mp4');
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(100 * 1024 * 1024);
+    head.write('moov', 4, 'latin1');
+    writeFileSync(huge, Buffer.concat([ftyp, head]));
+    truncateSync(huge, ftyp.length + 100 * 1024 * 1024);
+    const started = Date.now();
+    expect(await readMp4(huge)).toMatchObject({ ok: false, why: expect.stringMatching(/more than the 67108864 read/) });
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
