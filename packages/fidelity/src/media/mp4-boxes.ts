@@ -18,6 +18,9 @@ export interface Box {
 /** The deepest box nesting read; real files nest eight or nine deep. */
 export const MAX_BOX_DEPTH = 16;
 
+/** The most boxes read directly inside one parent; a real moov holds a handful, a sample entry a few. */
+export const MAX_CHILDREN = 65_536;
+
 /** A box header that does not fit its parent: the reason, for "not mine" answers. */
 export class BoxError extends Error {}
 
@@ -27,7 +30,9 @@ export class BoxError extends Error {}
  */
 export function* boxes(buf: Buffer, from: number, to: number): Generator<Box> {
   let at = from;
+  let count = 0;
   while (at < to) {
+    if (++count > MAX_CHILDREN) throw new BoxError(`more than ${MAX_CHILDREN} boxes in one parent`);
     if (at + 8 > to) throw new BoxError(`a box header at ${at} runs past its parent`);
     let size = buf.readUInt32BE(at);
     const type = buf.toString('latin1', at + 4, at + 8);

@@ -17,6 +17,7 @@ import type { MediaProbe, ProbeTools } from '../../src/media/probe.js';
 import { ProcessScope } from '../../src/media/process.js';
 import { readMp4 } from '../../src/media/mp4-reader.js';
 import { ffmpegPath, ffprobePath } from './clips.js';
+import { smallRuns } from '../../../../test/shared/fixtures.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mp4-reader-'));
@@ -143,7 +144,7 @@ describe('the MP4 reader', () => {
     }
   });
 
-  it('gives ffprobe\'s probe of every MP4 among the fixtures', { timeout: 240_000 }, async () => {
+  it('gives ffprobe\'s probe of every MP4 among the fixtures and the shared small generated runs', { timeout: 480_000 }, async () => {
     const files: string[] = [];
     const walk = (d: string): void => {
       for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -153,7 +154,10 @@ describe('the MP4 reader', () => {
       }
     };
     walk(path.join(root, 'fixtures'));
-    expect(files.length).toBeGreaterThan(20);
+    const fixtures = files.length;
+    expect(fixtures).toBeGreaterThan(20);
+    for (const r of (await smallRuns()).runs) walk(r.dir);
+    expect(files.length).toBeGreaterThan(fixtures);
     const left: string[] = [];
     for (const file of files) if (!(await parity(file))) left.push(`${path.relative(root, file)}: ${JSON.stringify(await readMp4(file))}`);
     expect(left).toEqual([]);
