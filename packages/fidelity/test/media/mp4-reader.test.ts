@@ -220,6 +220,25 @@ describe('the MP4 reader on hostile files', () => {
     })).toMatch(/does not fit its parent/);
   });
 
+  it('leaves two non-empty edits and an edit at another rate to ffprobe', { timeout: 120_000 }, async () => {
+    const elst = (b: Buffer): number => findBox(b, ['moov', 'trak', 'edts', 'elst']);
+    // The video's one edit (version 0: duration, media time, rate) played at double speed.
+    expect(await refused('edit-rate.mp4', (b) => {
+      b.writeInt32BE(0x20000, elst(b) + 24);
+      return b;
+    })).toMatch(/normal rate/);
+    // A delayed start (an empty edit, then the media): the empty edit made a second non-empty one.
+    const src = await make('two-edits-src.mp4', [...video(12), ...x264]);
+    const delayed = readFileSync(await make('two-edits-delayed.mp4', ['-itsoffset', '0.25', '-i', src, ...tone(0.75), '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac']));
+    const file = path.join(dir, 'two-edits.mp4');
+    const at = elst(delayed);
+    expect(delayed.readUInt32BE(at + 12)).toBe(2);
+    delayed.writeInt32BE(0, at + 20);
+    writeFileSync(file, delayed);
+    expect(await readMp4(file)).toMatchObject({ ok: false, why: expect.stringMatching(/more than one edit/) });
+    expect(await parity(file)).toBe(false);
+  });
+
   it('refuses boxes nested past its depth cap and a moov larger than 64 MiB without reading it', { timeout: 60_000 }, async () => {
     // ftyp, then a moov of 40 nested trak boxes.
     const ftyp = base.subarray(0, base.readUInt32BE(0));
