@@ -84,6 +84,7 @@ const EDGES: [string, () => Promise<string>][] = [
   ['non-square pixels (pasp)', () => make('sar.mp4', [...video(), ...x264, '-vf', 'setsar=4/3'])],
   ['HEVC 10-bit', () => make('hevc.mp4', [...video(12), '-c:v', 'libx265', '-preset', 'ultrafast', '-x265-params', 'log-level=error', '-pix_fmt', 'yuv420p10le', '-vf', 'setsar=1', '-tag:v', 'hvc1'])],
   ['QuickTime (.mov)', () => make('quicktime.mov', [...video(), ...tone(), ...x264, '-c:a', 'aac'])],
+  ['QuickTime mono (a chan box)', () => make('quicktime-mono.mov', [...video(), ...tone(1, 44100), ...x264, '-c:a', 'aac', '-ac', '1'])],
 ];
 
 /** Files made from an edge file with a stream copy: edits cut into the media, rotations, an attached picture. */
