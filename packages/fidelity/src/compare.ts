@@ -13,6 +13,7 @@
 import { checkOut } from './output/atomic.js';
 import { claimOut } from './output/out-guard.js';
 import { assembleReport, decoderIdentity } from './comparison/assemble.js';
+import { withContainerReaders } from './comparison/container-readers.js';
 import { measureOwnRepetitionsOn, measurePairsOn, measureSettingsOf } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
@@ -245,7 +246,8 @@ async function compareOnThreads(
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
-    const assembled = assembleReport(plan, measured, { policy, metrics, decoder: decoderIdentity(tools), generatedAt, ...(repetitions ? { repetitions } : {}) });
+    const decoder = await withContainerReaders(decoderIdentity(tools), plan.runs);
+    const assembled = assembleReport(plan, measured, { policy, metrics, decoder, generatedAt, ...(repetitions ? { repetitions } : {}) });
     const report = noise ? noise.apply(assembled) : assembled;
     return await writeBundle(options.out, plan, report, {
       ...common,

@@ -72,7 +72,7 @@ function path(buf: Buffer, parent: Box, types: string[]): Box | undefined {
 }
 
 /** mvhd and mdhd share their layout up to the duration: version 1 has 64-bit times. */
-function timescaleAndDuration(buf: Buffer, box: Box): { timescale: number; duration: bigint } | null {
+export function timescaleAndDuration(buf: Buffer, box: Box): { timescale: number; duration: bigint } | null {
   const version = buf[box.start];
   if (version === 1) {
     if (box.start + 32 > box.end) return null;
@@ -87,7 +87,7 @@ function trackId(buf: Buffer, tkhd: Box): number | null {
   return tkhd.start + offset + 4 <= tkhd.end ? buf.readUInt32BE(tkhd.start + offset) : null;
 }
 
-function editList(buf: Buffer, elst: Box): Edit[] | null {
+export function editList(buf: Buffer, elst: Box): Edit[] | null {
   const version = buf[elst.start];
   if (elst.start + 8 > elst.end) return null;
   const count = buf.readUInt32BE(elst.start + 4);
@@ -143,7 +143,6 @@ async function readMoov(handle: FileHandle, size: number, label: string): Promis
  * been probed either.
  */
 export async function readEditLists(file: string, label: string): Promise<Map<number, TrackEdits>> {
-  const tracks = new Map<number, TrackEdits>();
   const handle = await open(file, 'r');
   let moov: Buffer | null;
   try {
@@ -151,7 +150,12 @@ export async function readEditLists(file: string, label: string): Promise<Map<nu
   } finally {
     await handle.close();
   }
-  if (!moov) return tracks;
+  return moov ? editListsOf(moov) : new Map<number, TrackEdits>();
+}
+
+/** Every track's edit list, by track id, from a moov box's payload already in memory. */
+export function editListsOf(moov: Buffer): Map<number, TrackEdits> {
+  const tracks = new Map<number, TrackEdits>();
   const root: Box = { type: 'moov', start: 0, end: moov.length };
   const mvhd = child(moov, root, 'mvhd');
   const movie = mvhd ? timescaleAndDuration(moov, mvhd) : null;

@@ -23,6 +23,7 @@ import { resolveFfmpeg } from './ffmpeg.js';
 import type { ResolveOptions } from './ffmpeg.js';
 import { planeGeometry } from './pixel-formats.js';
 import { INPUT_OPTIONS } from './probe.js';
+import { readMp4 } from './mp4-reader.js';
 import { ProcessScope, exitError } from './process.js';
 import { DECODER_THREADS, rgb24Filter } from './video-decoder.js';
 import { checkBounded } from '../bounds.js';
@@ -147,8 +148,15 @@ function recordOf(stream: Readable, size: number, index: number): Promise<PipeRe
   });
 }
 
-/** The first video stream's pixel format, as ffprobe names it (the decoder's output format). */
+/**
+ * The first video stream's pixel format, as ffprobe names it (the decoder's output format): from
+ * the library's MP4 reader when it vouches for the file (mp4-reader.ts), else from ffprobe.
+ */
 async function pixelFormatOf(scope: ProcessScope, ffprobe: string, file: string, timeoutMs: number): Promise<string> {
+  const own = await readMp4(file);
+  const first = own.ok ? own.facts.streams.find((s) => s.codec_type === 'video') : undefined;
+  // A cover picture first (a file without a video track) is left to ffprobe: the reader does not read its pixels.
+  if (first?.pix_fmt && first.disposition['attached_pic'] !== 1) return first.pix_fmt;
   const label = 'ffprobe pixel format';
   const child = scope.spawn(ffprobe, ['-hide_banner', '-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=pix_fmt', '-of', 'csv=p=0', file], { label, pipes: [1], timeoutMs });
   const [out, exit] = await Promise.all([collect(child.pipe(1)), child.exited]);

@@ -17,6 +17,7 @@ import type { ProcessScope } from './process.js';
 import { runToString } from './process.js';
 import { planeGeometry } from './pixel-formats.js';
 import { hidesHead, hidesTail, readEditLists } from './edit-list.js';
+import { readMp4 } from './mp4-reader.js';
 import type { TrackEdits } from './edit-list.js';
 import type { PlaneGeometry } from './pixel-formats.js';
 import { keepProbe, keptProbe } from './probe-cache.js';
@@ -99,7 +100,12 @@ export interface MediaProbe {
   streams: StreamSummary[];
   video: VideoProbe | null;
   audio: AudioProbe | null;
+  /** What read the container: the library's own MP4 reader (mp4-reader.ts) or ffprobe. */
+  containerReader: ContainerReader;
 }
+
+/** What read a file's container: `mp4` is the library's own MP4 / QuickTime reader, `ffprobe` the resolved ffprobe. */
+export type ContainerReader = 'mp4' | 'ffprobe';
 
 export interface ProbeTools {
   ffmpeg: string;
@@ -107,6 +113,8 @@ export interface ProbeTools {
   timeoutMs: number;
   /** ffmpeg's `-version` line: which log lines it writes (decoder-log.ts); absent: the corrupt-frame count is not read. */
   ffmpegVersion?: string;
+  /** `ffprobe` probes every file with ffprobe, MP4s too (the parity tests); default: the library's MP4 reader first. */
+  containerReader?: ContainerReader;
 }
 
 const FfprobeStream = z.object({
@@ -247,7 +255,9 @@ export function checkDecodedAudio(audio: AudioProbe, samples: number, label: str
 }
 
 /**
- * Probes one file with one ffprobe run. Errors are FidelityErrors with the pair failure codes:
+ * Probes one file: an MP4 / QuickTime file the library's own reader vouches
+ * for (mp4-reader.ts) is read in the process, any other with one ffprobe run;
+ * both give the same probe. Errors are FidelityErrors with the pair failure codes:
  * UNDECODABLE (ffprobe refuses the file), NO_VIDEO_STREAM, DECODE_TIMEOUT, ABORTED.
  * `label` names the side in messages ("baseline"). With `sha256`, the file's sealed SHA-256
  * (checked against its bytes), a probe this process already made of the same bytes with the
@@ -262,6 +272,30 @@ export async function probeMedia(scope: ProcessScope, tools: ProbeTools, file: s
 }
 
 async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<MediaProbe> {
+  scope.throwIfAborted();
+  const own = tools.containerReader === 'ffprobe' ? null : await readMp4(file);
+  if (own?.ok) {
+    const { streams, format, packets, editLists } = own.facts;
+    const table: PacketTable = {
+      counts: new Map([...packets].map(([index, p]) => [index, p.count])),
+      shown: (index) => [...(packets.get(index)?.shownPts ?? [])],
+    };
+    return probeFrom({ streams, format, packets: table, editLists, reader: 'mp4' }, file, label);
+  }
+  return probeFrom({ ...(await runFfprobe(scope, tools, file, label)), editLists: undefined, reader: 'ffprobe' }, file, label);
+}
+
+/** What a container reader gives: ffprobe's streams and format, the packet table, and the edit lists when the reader read them. */
+interface ContainerFacts {
+  streams: z.infer<typeof FfprobeStream>[];
+  format: { size?: string; format_name?: string } | undefined;
+  packets: PacketTable;
+  /** undefined: read from the moov box here (MP4 / MOV only). */
+  editLists: Map<number, TrackEdits> | undefined;
+  reader: ContainerReader;
+}
+
+async function runFfprobe(scope: ProcessScope, tools: ProbeTools, file: string, label: string): Promise<Omit<ContainerFacts, 'editLists' | 'reader'>> {
   const json = await runToString(
     scope,
     tools.ffprobe,
@@ -277,8 +311,11 @@ async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, l
   const parsed = FfprobeOutput.safeParse(raw);
   if (!parsed.success) throw undecodable(label, `unexpected ffprobe output (${parsed.error.issues[0]?.message ?? 'invalid'})`);
   const { streams, format } = parsed.data;
-  const packets = parsePackets(parsed.data.packets, label);
+  return { streams, format, packets: parsePackets(parsed.data.packets, label) };
+}
 
+async function probeFrom(facts: ContainerFacts, file: string, label: string): Promise<MediaProbe> {
+  const { streams, format, packets } = facts;
   // Cover art is a video stream too; it is never the clip (compat.ts still counts it as a stream).
   const videoStream = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
   const audioStream = streams.find((s) => s.codec_type === 'audio');
@@ -291,7 +328,7 @@ async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, l
   }));
   const formatName = format?.format_name ?? 'unknown';
   // Edit lists live in the moov box of MP4 / MOV ("mov,mp4,m4a,3gp,3g2,mj2"); other containers have none to read.
-  const tracks = formatName.split(',').includes('mov') ? await readEditLists(file, label) : null;
+  const tracks = facts.editLists ?? (formatName.split(',').includes('mov') ? await readEditLists(file, label) : null);
   const editListOf = (s: z.infer<typeof FfprobeStream>): TrackEdits | null => {
     const id = trackIdOf(s);
     return tracks && id !== null ? (tracks.get(id) ?? null) : null;
@@ -363,5 +400,5 @@ async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, l
     };
   }
 
-  return { file, sizeBytes: Number(format?.size ?? 0), formatName, streams: summaries, video, audio };
+  return { file, sizeBytes: Number(format?.size ?? 0), formatName, streams: summaries, video, audio, containerReader: facts.reader };
 }

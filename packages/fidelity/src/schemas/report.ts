@@ -371,6 +371,19 @@ export const RunReport = z.object({
 });
 export type RunReport = z.infer<typeof RunReport>;
 
+/** One reader of the media files' containers and the files it read (report.json `decoder.container_readers`). */
+export const ContainerReaderEntry = z.object({
+  /** `media-fidelity`: the library's own MP4 / QuickTime reader; `ffprobe`: the resolved ffprobe. */
+  reader: z.enum(['media-fidelity', 'ffprobe']),
+  /** The library's version, or ffprobe's `-version` line. */
+  version: z.string(),
+  /** How many distinct media files (by content) it read. */
+  files: z.number().int().min(0),
+  /** Those files' sealed SHA-256s, sorted: listed for ffprobe, which reads only the files the library's reader leaves to it. */
+  sha256: z.array(z.string()).optional(),
+});
+export type ContainerReaderEntry = z.infer<typeof ContainerReaderEntry>;
+
 /** The whole result of a comparison, `report.json` (schema_version 1; docs/report.md). */
 export const Report = z.object({
   schema_version: z.literal(1),
@@ -384,6 +397,12 @@ export const Report = z.object({
     source: z.string(),
     ffprobe_version: z.string(),
     ffprobe_sha256: z.string(),
+    /**
+     * What read each media file's container (version 1.4; absent in older reports): the library's
+     * own MP4 / QuickTime reader (`media-fidelity` with the library's version) or ffprobe (with its
+     * version line); only readers that read at least one file are listed. docs/media.md.
+     */
+    container_readers: z.array(ContainerReaderEntry).optional(),
   }),
   /** The metric set every pair was measured with (docs/metrics.md, "Metric sets"); absent in reports written before sets existed, which computed every metric. */
   metrics: MetricSelection.optional(),

@@ -29,6 +29,7 @@ import { claimOut } from '../output/out-guard.js';
 import { writeDurable } from '../output/files.js';
 import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
+import { withContainerReaders } from '../comparison/container-readers.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
 import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, pairAnalysedShas, sealedMedia, type MeasuredPair } from '../comparison/measure.js';
 import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
@@ -576,7 +577,8 @@ async function mergeClaimed(
     const measured = { pairs, clips: [...clips.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1)) };
     // The baseline's own repetitions: measured here from the runs, with the partials' metric set, as compare measures them.
     const repetitions = options.repeatability ? await measureOwnRepetitions(plan, measureSettingsOf(options, first.metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
-    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder, generatedAt, measuredHere: again.count, ...(repetitions ? { repetitions } : {}) });
+    const readers = await withContainerReaders(decoder, plan.runs);
+    const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder: readers, generatedAt, measuredHere: again.count, ...(repetitions ? { repetitions } : {}) });
     const report = noise ? noise.apply(assembled) : assembled;
 
     const byPrefix = new Map<string, { partial: LoadedPartial; files: Record<string, string> }>();

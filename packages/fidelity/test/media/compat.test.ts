@@ -15,6 +15,7 @@ function probe(
     file: 'x.mp4',
     sizeBytes: 1,
     formatName: 'mov,mp4',
+    containerReader: 'mp4',
     streams: over.streams ?? [
       { index: 0, type: 'video', codec: 'h264', coverArt: false },
       ...(over.audio === null ? [] : [{ index: 1, type: 'audio', codec: 'aac', coverArt: false }]),

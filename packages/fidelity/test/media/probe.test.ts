@@ -74,7 +74,7 @@ describe('probeMedia', () => {
     writeFileSync(slow, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
     const scope = new ProcessScope();
     const started = Date.now();
-    await expect(probeMedia(scope, { ...tools, ffprobe: slow, timeoutMs: 300 }, await clips.make(), 'candidate')).rejects.toMatchObject({
+    await expect(probeMedia(scope, { ...tools, ffprobe: slow, timeoutMs: 300, containerReader: 'ffprobe' }, await clips.make(), 'candidate')).rejects.toMatchObject({
       code: 'DECODE_TIMEOUT',
     });
     await scope.close();
