@@ -229,6 +229,11 @@ export interface GateResult {
  * one pair was judged (passed or failed); with no pair judged the gate still says 5: "no pair was
  * measured" is not a pass. Every message counts the invalid pairs beside the failed ones.
  */
+/** "4 planned pairs", "1 planned pair": the count and its noun agree. */
+function plannedPairs(planned: number): string {
+  return `${planned} planned ${planned === 1 ? 'pair' : 'pairs'}`;
+}
+
 export function gateVerdict(result: CompareResult, options: GateOptions): GateResult {
   const comparisons = result.report.comparisons;
   const failed = comparisons.reduce((n, c) => n + c.summary.failed, 0);
@@ -239,24 +244,24 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
   const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
   const why = [
     measured > 0 ? `${measured} measured, not judged` : '',
-    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge them by` : '',
+    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${invalid - measured === 1 ? 'it' : 'them'} by` : '',
   ].filter(Boolean).join(', ');
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
   if (failed > 0) {
     const alsoInvalid = invalid > 0 ? `; ${invalid} more ${invalid === 1 ? 'is' : 'are'} invalid (${why})` : '';
-    return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check${alsoInvalid}` };
+    return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${plannedPairs(planned)} failed a check${alsoInvalid}` };
   }
   if (invalid > 0 && (!options.allowInvalid || judged === 0)) {
     // --allow-invalid lets invalid pairs stand beside judged ones; it never turns "nothing was judged" into a pass.
     if (judged === 0) {
       const what = measured === 0 ? 'no pair was measured' : 'no pair was judged';
       const allowed = options.allowInvalid ? '; --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged' : '';
-      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: all ${planned} planned pairs are invalid (${why})${allowed}` };
+      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${planned === 1 ? 'the 1 planned pair is' : `all ${planned} planned pairs are`} invalid (${why})${allowed}` };
     }
-    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (${why}; --allow-invalid accepts that)` };
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${invalid === 1 ? 'is' : 'are'} invalid (${why}; --allow-invalid accepts that)` };
   }
-  const allowed = invalid > 0 ? ` (${invalid} invalid pairs allowed by --allow-invalid)` : '';
-  return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${planned} planned pairs measured and judged, every one passed every check${allowed}` };
+  const allowed = invalid > 0 ? ` (${invalid} invalid ${invalid === 1 ? 'pair' : 'pairs'} allowed by --allow-invalid)` : '';
+  return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${plannedPairs(planned)} measured and judged, every one passed every check${allowed}` };
 }
 
 /** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */

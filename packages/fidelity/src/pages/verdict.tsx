@@ -163,16 +163,15 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
     // The row's class is what the status filters select (style.ts).
     return (
       <tr class={`st-${pair.status}`}>
-        <td>
+        <td class="nowrap">
           {badge(pair.status, m[`status_${pair.status}`])}{' '}
           <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
             <code>{pair.slot_id}</code>
           </a>
-          <br />
-          <span class="muted small">
-            {pair.case_id}
-            {many ? [' · ', c.candidate_gpu_model] : null}
-          </span>
+        </td>
+        <td class="small nowrap">
+          {pair.case_id}
+          {many ? [' · ', c.candidate_gpu_model] : null}
         </td>
         <td class="why">{what}</td>
         {numCell(v ? num(chartedSeries(v)?.series.min, SSIM_DIGITS, m.unavailable) : '—')}
@@ -182,7 +181,7 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
       </tr>
     );
   });
-  const head = [m.pair_col, m.what_failed, m.col_ssim_min, m.col_psnr, m.col_snr, m.col_cos];
+  const head = [m.pair_col, m.case, m.what_failed, m.col_ssim_min, m.col_psnr, m.col_snr, m.col_cos];
   return (
     <section id="overview">
       <h2>{m.overview}</h2>
