@@ -12,6 +12,7 @@ import { num } from './format.js';
 import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
 import { causeLead } from './cause.js';
 import { reasonText } from './reasons.js';
+import { clipSentence } from './clip-words.js';
 import { fill } from './i18n.js';
 import { langOf, type MessageKey, type Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
@@ -66,7 +67,10 @@ export function pairHeadline(pair: PairReport, m: Messages): Child[] {
     const code = pair.reason_details[0]?.code ?? pair.reasons[0];
     if (code === undefined) return [];
     const detail = pair.reason_details.find((d) => d.code === code);
-    return [<code>{code}</code>, ' ', reasonText(code, detail?.message ?? null, m)];
+    // A clip's defect in its own sentence, from the clip's figures, in the page's language (clip-words.ts).
+    const clips = pair.clips;
+    const own = clips && code.startsWith('CLIP_') ? (['baseline', 'candidate'] as const).filter((s) => clips[s].reasons.some((r) => r.code === code)).map((s) => clipSentence(code, clips[s], m)) : [];
+    return [<code>{code}</code>, ' ', own.length ? own.join('; ') : reasonText(code, detail?.message ?? null, m)];
   }
   if (isIdentical(pair)) return [<strong>{m.identical_pair}</strong>];
   const parts: Child[] = [];
