@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIO_DIFF_SECONDS } from '../../packages/fidelity/src/bundle/assets-keys.js';
 import { messages } from '../../packages/fidelity/src/pages/i18n.js';
@@ -79,6 +79,19 @@ async function openPage(lang: Lang, view: 'desktop' | 'phone'): Promise<{ page: 
   page.on('requestfailed', (r) => seen.problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
   await page.goto(pathToFileURL(bundle.pages[lang]).href, { waitUntil: 'load' });
   return { page, seen, close: () => context.close() };
+}
+
+/**
+ * Opens a pair's section as a reader does: a passed pair sits in its comparison's closed group of
+ * passed pairs, so that line is opened first.
+ */
+async function openPair(section: Locator): Promise<void> {
+  const opened = await section.evaluate((d) => {
+    const group = d.parentElement?.closest('details.pair-group') as HTMLDetailsElement | null;
+    return group === null || group.open;
+  });
+  if (!opened) await section.locator('xpath=ancestor::details[contains(@class,"pair-group")][1]/summary').click();
+  await section.locator('summary').first().click();
 }
 
 const mp4s = (seen: Observed): string[] => seen.requests.filter((u) => /\.mp4(?:$|[?#])/.test(u));
@@ -170,7 +183,7 @@ describe.skipIf(!HAVE_CHROMIUM).each([
     const { page, seen, close } = await openPage(lang, view);
     try {
       const section = page.locator(`#${FIRST_PAIR}`);
-      await section.locator('summary').click();
+      await openPair(section);
       expect(await section.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
       const video = section.locator('video').first();
       await expect.poll(() => video.isVisible()).toBe(true);
@@ -246,7 +259,7 @@ describe.skipIf(!HAVE_CHROMIUM).each([
     try {
       const m = messages(lang);
       const section = page.locator(`#pair-0-${pair.slot_id}`);
-      await section.locator('summary').click();
+      await openPair(section);
       const ab = section.locator('.ab');
       const bar = ab.locator('.ab-bar');
       await expect.poll(() => bar.isVisible()).toBe(true);
@@ -300,7 +313,7 @@ describe.skipIf(!HAVE_CHROMIUM).each([
     const { page, seen, close } = await openPage(lang, view);
     try {
       const section = page.locator(`#${FIRST_PAIR}`);
-      await section.locator('summary').click();
+      await openPair(section);
       const ab = section.locator('.ab');
       const bar = ab.locator('.ab-bar');
       await expect.poll(() => bar.isVisible()).toBe(true);
@@ -387,7 +400,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a pair whose video is bit-identical', () => {
       const { page, seen, close } = await openPage(lang, 'desktop');
       try {
         const section = page.locator(`#pair-${c}-${pair.slot_id}`);
-        await section.locator('summary').click();
+        await openPair(section);
         const still = section.locator('img.still');
         expect(await still.count()).toBe(1);
         expect(await section.locator('img.heat').count()).toBe(0);
@@ -418,9 +431,9 @@ describe.skipIf(!HAVE_CHROMIUM)('identical audio, and the list of failed pairs',
         const anchor = `pair-0-${pair.slot_id}`;
         const overviewRow = page.locator('#overview tbody tr', { has: page.locator(`a[href="#${anchor}"]`) });
         const cells = await overviewRow.locator('td').allInnerTexts();
-        expect(cells[4]).toBe('∞');
+        expect(cells[5]).toBe('∞');
         const section = page.locator(`#${anchor}`);
-        await section.locator('summary').click();
+        await openPair(section);
         const snrRow = section.locator('tr', { has: page.locator(`th:text-is("${m.snr_db}")`) });
         expect(await snrRow.count()).toBe(1);
         const values = (await snrRow.locator('td').allInnerTexts()).map((t) => t.trim());
@@ -429,9 +442,9 @@ describe.skipIf(!HAVE_CHROMIUM)('identical audio, and the list of failed pairs',
         // A bit-identical video's pooled PSNR: ∞ in the overview and in the pair, the same symbol.
         const same = bundle.report.comparisons[0]!.pairs.find((p) => p.status === 'passed' && p.video?.identical && p.video.psnr_db === null)!;
         const sameRow = page.locator('#overview tbody tr', { has: page.locator(`a[href="#pair-0-${same.slot_id}"]`) });
-        expect((await sameRow.locator('td').allInnerTexts())[3]).toBe('∞');
+        expect((await sameRow.locator('td').allInnerTexts())[4]).toBe('∞');
         const sameSection = page.locator(`#pair-0-${same.slot_id}`);
-        await sameSection.locator('summary').click();
+        await openPair(sameSection);
         const pooled = sameSection.locator('dl.kv dt', { hasText: m.psnr_pooled }).locator('xpath=following-sibling::dd[1]');
         expect(await pooled.innerText()).toBe('∞');
         expect(await sameSection.innerText()).not.toContain(m.unavailable);
@@ -480,7 +493,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a pair whose audio differs', () => {
     const { page, seen, close } = await openPage('en', 'desktop');
     try {
       const section = page.locator(`#pair-${c}-${pair.slot_id}`);
-      await section.locator('summary').click();
+      await openPair(section);
       const player = section.locator('audio');
       expect(await player.count()).toBe(1);
       expect(await player.getAttribute('src')).toBe(file);

@@ -5,6 +5,7 @@
  */
 import { rmdirSync } from 'node:fs';
 import path from 'node:path';
+import { calibrate } from '../../packages/fidelity/src/calibrate/calibrate.js';
 import { compare } from '../../packages/fidelity/src/compare.js';
 import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
 import { parseOptions } from '../../packages/fidelity/src/synth/options.js';
@@ -75,6 +76,22 @@ export async function archivedRuns(options: Parameters<typeof generatedRuns>[0],
     return { ...folders, runs };
   });
   return entry.meta;
+}
+
+/**
+ * The demo's bundle, made as `fidelity demo` makes it (docs: README, "Quick start"): the small
+ * generated H200, B200, H100 and H200 rerun runs with four repetitions, the H200 noise floor
+ * calibrated from H200 and its rerun, then H200 compared against B200 and H100, at SHARED_EPOCH.
+ */
+export function demoBundle(): Promise<Shared<null>> {
+  return shared('demo-bundle', { epoch: SHARED_EPOCH, threads: 2 }, async (dir) => {
+    const runs = await generatedRuns({ sites: ['H200', 'B200', 'H100', 'H200R'], repetitions: 4 });
+    const site = (name: string) => runs.runs.find((r) => r.site === name)!.dir;
+    const { calibration } = await calibrate([site('H200'), site('H200R')], { threads: 2 });
+    rmdirSync(dir);
+    await compare(site('H200'), [site('B200'), site('H100')], { out: dir, calibration, threads: 2, generatedAt: generatedAt() });
+    return null;
+  });
 }
 
 /** The smallest generated runs a comparison can be made of: H200 and B200, two plan cases of small clips. */

@@ -194,7 +194,7 @@ describe('the gate\'s message says whether invalid pairs were measured', () => {
     expect(gateVerdict(result([passed, refused]), { failOnThreshold: true, allowInvalid: true })).toEqual({
       exit: 0,
       code: null,
-      message: 'passed: 1 of 2 planned pairs measured and judged, every one passed every check (1 invalid pairs allowed by --allow-invalid)',
+      message: 'passed: 1 of 2 planned pairs measured and judged, every one passed every check (1 invalid pair allowed by --allow-invalid)',
     });
   });
 
@@ -202,17 +202,23 @@ describe('the gate\'s message says whether invalid pairs were measured', () => {
     expect(gateVerdict(result([blank, refused]), { failOnThreshold: true, allowInvalid: true })).toMatchObject({
       exit: 5,
       code: 'GATE_INVALID_PAIRS',
-      message: expect.stringMatching(/^no pair was judged: all 2 planned pairs are invalid \(1 measured, not judged, 1 with nothing measured to judge them by\)/),
+      message: expect.stringMatching(/^no pair was judged: all 2 planned pairs are invalid \(1 measured, not judged, 1 with nothing measured to judge it by\)/),
     });
   });
 
   it('a measured pair with an invalid clip is "measured, not judged", a pair with no metrics has nothing to judge it by', () => {
-    expect(gateVerdict(result([blank, passed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('no pair failed a check, but 1 of 2 planned pairs are invalid (1 measured, not judged; --allow-invalid accepts that)');
+    expect(gateVerdict(result([blank, passed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('no pair failed a check, but 1 of 2 planned pairs is invalid (1 measured, not judged; --allow-invalid accepts that)');
     expect(gateVerdict(result([blank, passed, refused, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe(
       'no pair failed a check, but 3 of 4 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by; --allow-invalid accepts that)',
     );
     expect(gateVerdict(result([blank, refused, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe(
       'no pair was judged: all 3 planned pairs are invalid (1 measured, not judged, 2 with nothing measured to judge them by)',
     );
+  });
+
+  it('counts agree in number: one planned pair, one invalid pair', () => {
+    expect(gateVerdict(result([refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe('no pair was measured: the 1 planned pair is invalid (1 with nothing measured to judge it by)');
+    expect(gateVerdict(result([failed]), { failOnThreshold: true, allowInvalid: false }).message).toBe('1 of 1 planned pair failed a check');
+    expect(gateVerdict(result([failed, passed, passed, refused]), { failOnThreshold: true, allowInvalid: false }).message).toBe('1 of 4 planned pairs failed a check; 1 more is invalid (1 with nothing measured to judge it by)');
   });
 });

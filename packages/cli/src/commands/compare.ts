@@ -6,6 +6,8 @@ import { inline } from '../text.js';
 import { nearNames, orList } from '../suggest.js';
 import type { CommandArgs, OptionSpec } from './types.js';
 import { readDecodeTimeout } from '../options.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 function usageError(io: Io, json: boolean, message: string): number {
   if (json) printJson(io, { ok: false, errors: [{ code: 'USAGE', message }] });
@@ -168,7 +170,84 @@ function fmt(value: number | null): string {
   return value === null ? 'n/a' : String(Number(value.toPrecision(4)));
 }
 
-/** A few lines per comparison: counts, then each failed and invalid pair with why. */
+/**
+ * What is at `out` before a command writes there: a previous bundle (its report.json and
+ * SHA256SUMS), another non-empty folder, or nothing to replace (null). Read before writing, so the
+ * command can say afterwards what it replaced.
+ */
+export function existingOut(out: string): 'bundle' | 'folder' | null {
+  try {
+    if (!statSync(out).isDirectory() || readdirSync(out).length === 0) return null;
+  } catch {
+    return null;
+  }
+  return existsSync(path.join(out, 'report.json')) && existsSync(path.join(out, 'SHA256SUMS')) ? 'bundle' : 'folder';
+}
+
+/** The line that says a written bundle replaced what was at `out`; null when nothing was there. */
+export function replacedLine(command: string, out: string, before: 'bundle' | 'folder' | null): string | null {
+  if (before === null) return null;
+  return before === 'bundle' ? `fidelity ${command}: replaced the bundle that was in ${inline(out)}\n` : `fidelity ${command}: replaced the folder ${inline(out)} and what it held (--force)\n`;
+}
+
+/**
+ * What --repeatability skipped, when it measured nothing: with one repetition per case the
+ * baseline has no repetitions of its own to compare with each other. Null when it measured some.
+ */
+export function repeatabilitySkipped(result: CompareResult): string | null {
+  const cases = result.report.comparisons.flatMap((c) => c.cases);
+  if (cases.some((c) => c.repetitions > 1)) return null;
+  return "fidelity compare: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other\n";
+}
+
+type Pair = CompareResult['report']['comparisons'][number]['pairs'][number];
+
+/** Why a pair failed or is invalid, in one line: its failed checks with value and rule, or its reasons. */
+function pairWhy(p: Pair): string {
+  if (p.status === 'failed') {
+    return p.checks
+      .filter((k) => k.outcome === 'fail')
+      .map((k) => `${k.name} ${fmt(k.value)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`)
+      .join('; ');
+  }
+  return p.reason_details.map((d) => `${d.code}${d.message ? `: ${inline(d.message.split('\n')[0]!.slice(0, 120))}` : ''}`).join('; ');
+}
+
+/**
+ * The failed and invalid pairs by case, as the page lists them: one line per case and outcome with
+ * the same reason ("failed   night-market-s29: failed in 4 of 4 repetitions: min_ssim 0.4372 not >=
+ * 0.92"), repetitions whose reasons differ on lines of their own ("in repetitions 1, 3 of 4"); a case
+ * of one repetition by its slot, as before. Failed cases first, then invalid ones, each in plan order.
+ */
+export function caseLines(pairs: readonly Pair[]): string[] {
+  const byCase = new Map<string, Pair[]>();
+  for (const p of pairs) byCase.set(p.case_id, [...(byCase.get(p.case_id) ?? []), p]);
+  const out: { rank: number; line: string }[] = [];
+  for (const [caseId, all] of byCase) {
+    const groups = new Map<string, Pair[]>();
+    for (const p of all) {
+      if (p.status === 'passed') continue;
+      const key = `${p.status}\u0000${pairWhy(p)}`;
+      groups.set(key, [...(groups.get(key) ?? []), p]);
+    }
+    for (const [key, list] of groups) {
+      const [status, why] = key.split('\u0000') as [string, string];
+      const label = status.padEnd(8);
+      let line: string;
+      if (all.length === 1) line = `  ${label} ${inline(list[0]!.slot_id)} ${inline(caseId)}: ${why}`;
+      else {
+        const reps = list.map((p) => p.repetition);
+        const where = list.length === all.length ? `${status} in ${list.length} of ${all.length} repetitions` : `${status} in ${reps.length === 1 ? 'repetition' : 'repetitions'} ${reps.join(', ')} of ${all.length}`;
+        line = `  ${label} ${inline(caseId)}: ${where}: ${why}`;
+      }
+      out.push({ rank: status === 'failed' ? 0 : 1, line });
+    }
+  }
+  // Array.prototype.sort is stable: plan order stays within each outcome.
+  return out.sort((a, b) => a.rank - b.rank).map((x) => x.line);
+}
+
+/** A few lines per comparison: counts, then the failed and invalid pairs by case (caseLines), with why. */
 export function humanSummary(result: CompareResult): string {
   const r = result.report;
   const lines: string[] = [];
@@ -183,18 +262,7 @@ export function humanSummary(result: CompareResult): string {
       lines.push(`  noise floor: n = ${c.noise.n} same-hardware pairs, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
       if (c.noise.note) lines.push(`  noise floor: ${c.noise.note}`);
     }
-    for (const p of c.pairs) {
-      if (p.status === 'failed') {
-        const why = p.checks
-          .filter((k) => k.outcome === 'fail')
-          .map((k) => `${k.name} ${fmt(k.value)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`)
-          .join('; ');
-        lines.push(`  failed   ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
-      } else if (p.status === 'invalid') {
-        const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${inline(d.message.split('\n')[0]!.slice(0, 120))}` : ''}`).join('; ');
-        lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
-      }
-    }
+    lines.push(...caseLines(c.pairs));
   }
   const origin = r.measurement_origin;
   if (origin && origin.taken_from_shards > 0) {
@@ -221,6 +289,11 @@ export interface GateResult {
   message: string;
 }
 
+/** "4 planned pairs", "1 planned pair": the count and its noun agree. */
+function plannedPairs(planned: number): string {
+  return `${planned} planned ${planned === 1 ? 'pair' : 'pairs'}`;
+}
+
 /**
  * The CI gate (docs/report.md, "Exit codes"): with --fail-on-threshold, 4 when a pair failed a
  * check, else 5 when a planned pair is invalid, whatever its reason code (a failed request, an
@@ -239,24 +312,24 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
   const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
   const why = [
     measured > 0 ? `${measured} measured, not judged` : '',
-    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge them by` : '',
+    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${invalid - measured === 1 ? 'it' : 'them'} by` : '',
   ].filter(Boolean).join(', ');
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
   if (failed > 0) {
     const alsoInvalid = invalid > 0 ? `; ${invalid} more ${invalid === 1 ? 'is' : 'are'} invalid (${why})` : '';
-    return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${planned} planned pairs failed a check${alsoInvalid}` };
+    return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${plannedPairs(planned)} failed a check${alsoInvalid}` };
   }
   if (invalid > 0 && (!options.allowInvalid || judged === 0)) {
     // --allow-invalid lets invalid pairs stand beside judged ones; it never turns "nothing was judged" into a pass.
     if (judged === 0) {
       const what = measured === 0 ? 'no pair was measured' : 'no pair was judged';
       const allowed = options.allowInvalid ? '; --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged' : '';
-      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: all ${planned} planned pairs are invalid (${why})${allowed}` };
+      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${planned === 1 ? 'the 1 planned pair is' : `all ${planned} planned pairs are`} invalid (${why})${allowed}` };
     }
-    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${planned} planned pairs are invalid (${why}; --allow-invalid accepts that)` };
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${invalid === 1 ? 'is' : 'are'} invalid (${why}; --allow-invalid accepts that)` };
   }
-  const allowed = invalid > 0 ? ` (${invalid} invalid pairs allowed by --allow-invalid)` : '';
-  return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${planned} planned pairs measured and judged, every one passed every check${allowed}` };
+  const allowed = invalid > 0 ? ` (${invalid} invalid ${invalid === 1 ? 'pair' : 'pairs'} allowed by --allow-invalid)` : '';
+  return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${plannedPairs(planned)} measured and judged, every one passed every check${allowed}` };
 }
 
 /** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */
@@ -365,8 +438,14 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       }
       return EXIT.ok;
     }
+    const before = existingOut(String(values.out));
     const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
     progress.finish();
+    // Nothing replaced or skipped goes unsaid (on stderr, beside the progress: stdout stays the result).
+    const replaced = replacedLine('compare', String(values.out), before);
+    if (replaced) io.err(replaced);
+    const skipped = values.repeatability ? repeatabilitySkipped(result) : null;
+    if (skipped) io.err(skipped);
     if (targets) await writeCiTargets(targets, result);
     return reportBundle(io, json, result, gate);
   } catch (error) {

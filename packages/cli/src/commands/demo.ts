@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { calibrate, compare, generateRuns, loadPolicy, makeTempDir, removeTempDir, type Policy } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
-import { abortOnSigint, generatedAtFromEnv, humanSummary, progressPrinter, resultDocument } from './compare.js';
+import { abortOnSigint, existingOut, generatedAtFromEnv, humanSummary, progressPrinter, replacedLine, resultDocument } from './compare.js';
 import type { CommandArgs } from './types.js';
 import { DEFAULT_DEMO_OUT, readDecodeTimeout } from '../options.js';
 
@@ -61,6 +61,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     });
     if (!json) io.err(`fidelity demo: comparing ${baseline.site} against ${candidates.map((c) => c.site).join(' and ')}...\n`);
     const generatedAt = generatedAtFromEnv();
+    const before = existingOut(out);
     const result = await compare(baseline.dir, candidates.map((c) => c.dir), {
       out,
       calibration,
@@ -73,6 +74,8 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
     progress.finish();
+    const replaced = replacedLine('demo', out, before);
+    if (replaced) io.err(replaced);
     if (json) printJson(io, { ...resultDocument(result), runs: keepRuns ? generated.runs.map((r) => ({ site: r.site, role: r.role, dir: r.dir })) : null });
     else {
       io.out(humanSummary(result));

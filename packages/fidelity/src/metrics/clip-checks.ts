@@ -85,7 +85,7 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
     const limit = Math.max(audio.time_base_seconds, 1 / audio.sample_rate) + EPS;
     if (audio.max_timestamp_gap_seconds > limit) {
       const at = (audio.max_timestamp_gap_at_sample ?? 0) / audio.sample_rate;
-      add('CLIP_AUDIO_GAP', `audio jumps ${fmt(1000 * audio.max_timestamp_gap_seconds, 1)} ms at ${fmt(at, 2)} s (sample ${audio.max_timestamp_gap_at_sample}); at most ${fmt(1000 * limit, 3)} ms is continuous`);
+      add('CLIP_AUDIO_GAP', `audio jumps ${fmt(1000 * audio.max_timestamp_gap_seconds, 1)} ms at ${fmt(at, 2)} s (sample ${audio.max_timestamp_gap_at_sample}), where a jump over ${fmt(1000 * limit, 3)} ms (one sample or one timestamp tick) already breaks the audio`);
     }
   }
   if (e.fps !== undefined && video.min_frame_interval_seconds !== null && video.max_frame_interval_seconds !== null) {

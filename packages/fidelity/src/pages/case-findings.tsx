@@ -15,7 +15,9 @@ import type { CheckResult } from '../schemas/policy.js';
 import type { CaseView, CaseWorst, Comparison, OwnRepetitionsMeasured, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
 import { fill, type Messages } from './i18n.js';
-import { badge, joined, pairAnchor, tx, type Child } from './parts.js';
+import { badge, fillChildren, joined, pairAnchor, tx, type Child } from './parts.js';
+import { pairCauses } from './cause.js';
+import { clipSentence } from './clip-words.js';
 import { reasonText } from './reasons.js';
 import { checkDigits, checkShort, checkValueText, failedCheckText, pairHeadline } from './verdict.js';
 
@@ -77,8 +79,9 @@ function outcomeCounts(f: CaseFinding, m: Messages): string {
   const parts: string[] = [];
   const failed = f.pairs.filter((p) => p.status === 'failed').length;
   const invalid = f.pairs.filter((p) => p.status === 'invalid').length;
-  if (failed > 0) parts.push(fill(m.case_failed_in, { n: failed, total }));
-  if (invalid > 0) parts.push(fill(m.case_invalid_in, { n: invalid, total }));
+  // The noun agrees with the count: "failed in 4 of 4 repetitions", "invalid in 1 repetition of 1".
+  if (failed > 0) parts.push(total === 1 ? m.case_failed_in_only : fill(m.case_failed_in, { n: failed, total }));
+  if (invalid > 0) parts.push(total === 1 ? m.case_invalid_in_only : fill(m.case_invalid_in, { n: invalid, total }));
   return parts.join(', ');
 }
 
@@ -111,22 +114,70 @@ function failedFigures(f: CaseFinding, m: Messages): Child[] {
   return joined(out, '; ');
 }
 
-/** Why the invalid repetitions are invalid: each code once, in words. */
+/**
+ * A clip reason as the pair's section says it, from the clip's own figures and named by its run's
+ * GPU ("B200's clip: the audio jumps 256 ms at 0.512 s (sample 16384)"), in the page's language;
+ * null when no repetition's clip carries the code.
+ */
+function clipWhy(f: CaseFinding, code: string, m: Messages): string | null {
+  for (const pair of f.pairs) {
+    if (!pair.clips) continue;
+    const sides = (['baseline', 'candidate'] as const).filter((s) => pair.clips![s].reasons.some((r) => r.code === code));
+    if (sides.length === 0) continue;
+    const gpu = (s: 'baseline' | 'candidate'): string => (s === 'baseline' ? f.c.baseline_gpu_model : f.c.candidate_gpu_model);
+    return sides.map((s) => fill(m.clip_reason, { gpu: gpu(s), reason: clipSentence(code, pair.clips![s], m) })).join('; ');
+  }
+  return null;
+}
+
+/** Why the invalid repetitions are invalid: each code once, in words (a clip's defect from its own figures). */
 function invalidWhy(f: CaseFinding, m: Messages): Child[] {
   const codes = f.view.reasons?.filter((r) => r.status === 'invalid').map((r) => r.code) ?? [...new Set(f.pairs.filter((p) => p.status === 'invalid').flatMap((p) => p.reasons))];
   return joined(
     codes.map((code) => {
       const detail = f.pairs.flatMap((p) => p.reason_details).find((d) => d.code === code);
-      return [<code>{code}</code>, ' ', reasonText(code, detail?.message ?? null, m)];
+      return [<code>{code}</code>, ' ', (code.startsWith('CLIP_') ? clipWhy(f, code, m) : null) ?? reasonText(code, detail?.message ?? null, m)];
     }),
     '; ',
   );
+}
+
+/**
+ * The cause the measurement diagnoses in the failed repetitions (cause.tsx: a channel that went
+ * silent, a temporal offset), as each pair's line says it: once with "each time" when every failed
+ * repetition has the same, else each with the repetitions it was seen in. Empty when none.
+ */
+function failedCauses(f: CaseFinding, m: Messages): Child[] {
+  const failed = f.pairs.filter((p) => p.status === 'failed');
+  const byKey = new Map<string, { causes: Child[]; repetitions: number[] }>();
+  for (const pair of failed) {
+    const causes = pairCauses(pair, m);
+    if (causes.length === 0) continue;
+    const key = causeKey(pair);
+    const entry = byKey.get(key) ?? { causes, repetitions: [] };
+    entry.repetitions.push(pair.repetition);
+    byKey.set(key, entry);
+  }
+  if (byKey.size === 0) return [];
+  const out = [...byKey.values()].map(({ causes, repetitions }) => {
+    const cause = joined(causes, '; ');
+    if (repetitions.length === failed.length) return failed.length > 1 ? fillChildren(m.case_cause_each_time, { cause }) : cause;
+    return fillChildren(m.case_cause_in, { cause, list: repetitionList(repetitions) });
+  });
+  return [<span class="cause"><strong>{m.cause_label}:</strong> {joined(out, '; ')}</span>];
+}
+
+/** What pairCauses reads of a pair, as a key: the same key, the same words. */
+function causeKey(pair: PairReport): string {
+  return JSON.stringify([pair.audio?.newly_silent_channels ?? [], pair.video?.temporal_offset?.frames ?? 0]);
 }
 
 /** The case's one line: what, where, how often, the worst figure and the rule, the frame, and whether the repetitions agree. */
 function caseLine(f: CaseFinding, m: Messages): Child[] {
   const where = tx(m, 'case_on', { case: <span class="case">{f.view.case_id}</span>, gpu: <strong>{f.c.candidate_gpu_model}</strong> });
   const parts: Child[] = [outcomeCounts(f, m)];
+  // The repetitions' diagnosed cause first, as each pair's own line leads with it; then the figures.
+  parts.push(...failedCauses(f, m));
   const figures = failedFigures(f, m);
   if (figures.length) parts.push(figures);
   if (f.pairs.some((p) => p.status === 'invalid')) parts.push(invalidWhy(f, m));

@@ -50,6 +50,21 @@ function gapSentence(clip: ClipAnalysis, m: Messages): string | null {
   return fill(m.clip_gap, { ms: figure(1000 * a.max_timestamp_gap_seconds), at: figure(a.max_timestamp_gap_at_sample / a.sample_rate), sample: a.max_timestamp_gap_at_sample });
 }
 
+/** At most this many runs of frames are named; the rest are counted. */
+const RUNS_NAMED = 6;
+
+/**
+ * Where a run list happens, as frame numbers: "frame 12", "frames 0–3, 10, 40–47", past
+ * `RUNS_NAMED` runs "…, 3 more". Each run `[i, j]` is frames i to j; empty for no runs.
+ */
+export function framesText(runs: readonly (readonly [number, number])[], m: Messages): string {
+  if (runs.length === 0) return '';
+  const named = runs.slice(0, RUNS_NAMED).map(([a, b]) => (a === b ? String(a) : `${a}–${b}`));
+  if (runs.length > RUNS_NAMED) named.push(fill(m.clip_more_runs, { n: runs.length - RUNS_NAMED }));
+  const one = runs.length === 1 && runs[0]![0] === runs[0]![1];
+  return fill(one ? m.clip_at_frame : m.clip_at_frames, { list: named.join(', ') });
+}
+
 const SENTENCES: Record<string, (clip: ClipAnalysis, m: Messages) => string | null> = {
   CLIP_BLANK: blankSentence,
   CLIP_NO_MOTION: motionSentence,

@@ -15,6 +15,7 @@ import type { VNode } from 'preact';
 import { auto, duration, isNumber, kilojoules, num, runRef, shortHash } from './format.js';
 import { badge, fileLink, headCell, lines, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
+import { checkDigits } from './verdict.js';
 
 type ReasonFamily = 'power' | 'accounting' | 'timing';
 
@@ -231,17 +232,21 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
         ? '—'
         : lines(
             cv.worst.map((w) => {
-              const value = w.value === null ? m.unavailable : auto(w.value);
+              // The check's own precision, as everywhere else on the page (0.437206 beside 0.437206, never 0.4372).
+              const value = num(w.value, checkDigits(w.check), m.unavailable);
               const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{w.slot_id}</a>;
               return tx(m, 'worst_item', { check: checkLabel(w.check), value, repetition: String(w.repetition), slot });
             }),
           ),
     ]);
+    // Closed: the failed and invalid cases are at the top of the page already; this is the whole table.
     parts.push(
-      <h4>
-        {c.candidate_gpu_model} / {c.baseline_gpu_model}
-      </h4>,
-      <Table head={[m.case, m.seed, m.status, m.repetitions, m.worst_figures]} rows={rows} />,
+      <details class="noise-box">
+        <summary>
+          {c.candidate_gpu_model} / {c.baseline_gpu_model}: {fill(c.cases.length === 1 ? m.cases_count_one : m.cases_count_many, { n: c.cases.length })}
+        </summary>
+        <Table head={[m.case, m.seed, m.status, m.repetitions, m.worst_figures]} rows={rows} />
+      </details>,
     );
   });
   return parts.length ? [<h3>{m.cases}</h3>, <p class="muted">{m.cases_intro}</p>, parts] : null;

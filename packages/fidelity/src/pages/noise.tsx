@@ -48,7 +48,7 @@ export function comparisonNoiseBlock(c: Comparison, m: Messages): VNode | null {
 }
 
 /** One pair's metrics against the noise floor; null when the pair has no noise verdict. */
-export function pairNoiseBlock(pair: PairReport, m: Messages): VNode | null {
+export function pairNoiseBlock(pair: PairReport, m: Messages, alpha?: number): VNode | null {
   const noise: PairNoise | undefined = pair.noise;
   if (!noise) return null;
   const value = (key: string): number | null | undefined => CALIBRATED_METRICS.find((x) => x.key === key)?.read({ video: pair.video!, audio: pair.audio });
@@ -58,10 +58,13 @@ export function pairNoiseBlock(pair: PairReport, m: Messages): VNode | null {
     return [headCell(<code>{x.key}</code>), numCell(shown(value(x.key), x.key)), numCell(shown(n.noise_worst, x.key)), numCell(pText(n.p)), verdict(n.beyond, m)];
   });
   const p = noise.pair;
+  const n = CALIBRATED_METRICS.map((x) => noise[x.key]?.n).find((v) => v !== undefined);
   return (
     <>
       <h4>{m.noise_title}</h4>
       <Table head={[m.noise_metric, m.value, m.noise_worst, m.noise_p, m.noise_beyond]} rows={rows} />
+      {/* "Beyond noise" is a p-value against the whole same-hardware spread, not a comparison with its worst value: said where it is shown. */}
+      {n === undefined ? null : <p class="muted small">{tx(m, 'noise_pair_how', { n, alpha: alpha ?? 0.05 })}</p>}
       <p>{tx(m, 'noise_pair_verdict', { k: p.k, p: pText(p.p), verdict: p.beyond === null ? m.noise_undecided : p.beyond ? m.noise_yes : m.noise_no })}</p>
     </>
   );

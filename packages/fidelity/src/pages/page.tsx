@@ -12,19 +12,19 @@
  */
 import type { VNode } from 'preact';
 import { FidelityError } from '../errors.js';
-import type { Comparison, Report } from '../schemas/report.js';
+import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { EvidenceSection } from './evidence.js';
 import { runRef } from './format.js';
 import { comparisonNoiseBlock } from './noise.js';
-import { PairSection } from './pair.js';
-import { checkLabel, extLink, tx, type Child } from './parts.js';
+import { PairSection, type PairContext } from './pair.js';
+import { badge, checkLabel, extLink, tx, type Child } from './parts.js';
 import { renderHtml, trustedHtml } from './render.js';
 import { PAGE_DATA_ID, PAGE_SCRIPT, PAGE_SCRIPT_HASH, pageDataJson } from './script.js';
 import { findRun, SetupSection } from './setup.js';
 import { pageCss } from './style.js';
 import { OverviewBlock, VerdictBlock } from './verdict.js';
 import { CaseFindings } from './case-findings.js';
-import { messages, PAGE_FILE } from './i18n.js';
+import { fill, messages, PAGE_FILE } from './i18n.js';
 import type { Lang, Messages } from './i18n.js';
 
 /**
@@ -69,6 +69,30 @@ function disclaimerBox(report: Report, m: Messages): VNode {
   );
 }
 
+/**
+ * A comparison's pair sections in slot order, failed and invalid ones first in their own lines; the
+ * passed ones together in one closed `<details>`, so a campaign of mostly passing pairs costs a
+ * line per passed group until it is opened (a `#pair-…` link opens it, with or without the script).
+ */
+export function pairSections(pairs: readonly PairReport[], ctx: PairContext): Child {
+  const { m } = ctx;
+  const bad = pairs.filter((p) => p.status !== 'passed');
+  const passed = pairs.filter((p) => p.status === 'passed');
+  return [
+    bad.map((p) => <PairSection pair={p} ctx={ctx} />),
+    passed.length ? (
+      <details class="pair-group">
+        <summary>
+          {badge('passed', m.status_passed)} {fill(passed.length === 1 ? m.passed_group_one : m.passed_group_many, { n: passed.length })}
+        </summary>
+        {passed.map((p) => (
+          <PairSection pair={p} ctx={ctx} />
+        ))}
+      </details>
+    ) : null,
+  ];
+}
+
 function pairsSection(report: Report, m: Messages): VNode {
   const parts = report.comparisons.map((c, ci) => {
     const ctx = {
@@ -78,6 +102,7 @@ function pairsSection(report: Report, m: Messages): VNode {
       baselineRun: findRun(report, 'baseline', c.baseline_run_id, c.baseline_run_attempt),
       candidateRun: findRun(report, 'candidate', c.candidate_run_id, c.candidate_run_attempt),
       ...(c.noise?.ssim_floor_per_frame?.length ? { ssimFloor: c.noise.ssim_floor_per_frame } : {}),
+      ...(c.noise ? { noiseAlpha: c.noise.alpha } : {}),
     };
     const noise = comparisonNoiseBlock(c, m);
     return (
@@ -91,7 +116,7 @@ function pairsSection(report: Report, m: Messages): VNode {
             {noise}
           </details>
         ) : null}
-        {c.pairs.length ? c.pairs.map((p) => <PairSection pair={p} ctx={ctx} />) : <p class="muted">{m.no_pairs}</p>}
+        {c.pairs.length ? pairSections(c.pairs, ctx) : <p class="muted">{m.no_pairs}</p>}
       </section>
     );
   });
@@ -106,7 +131,7 @@ function pairsSection(report: Report, m: Messages): VNode {
 
 /** The strings the page script shows; everything else it needs is already in the HTML. */
 function scriptData(m: Messages): Record<string, unknown> {
-  return { m: { play: m.play, pause: m.pause, frame_pos: m.frame_pos, showing_a: m.showing_a, showing_b: m.showing_b } };
+  return { m: { play: m.play, pause: m.pause, frame_pos: m.frame_pos, showing_a: m.showing_a, showing_b: m.showing_b, no_decode: m.no_decode } };
 }
 
 function compactRun(report: Report, c: Comparison, side: 'baseline' | 'candidate', m: Messages): Child {

@@ -17,7 +17,7 @@ import { AudioLag, lagMs, lagNotEstimated, PairPlan, TemporalOffsetBlock } from 
 import { bundleHref } from './link-gates.js';
 import { num, runRef } from './format.js';
 import { reasonText } from './reasons.js';
-import { clipSentence, figure } from './clip-words.js';
+import { clipSentence, framesText } from './clip-words.js';
 import { checkDigits, checkNoteText, isIdentical, pairHeadline } from './verdict.js';
 import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, KeyValues, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
@@ -31,6 +31,8 @@ export interface PairContext {
   policy?: Policy;
   baselineRun: RunReport | undefined;
   candidateRun: RunReport | undefined;
+  /** The noise floor's alpha (a pair's metric is beyond noise when p ≤ alpha); absent when not calibrated. */
+  noiseAlpha?: number;
   /** Per frame, the lowest same-hardware SSIM (the chart's noise band); absent when not calibrated. */
   ssimFloor?: number[];
 }
@@ -101,18 +103,22 @@ function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baseli
   const { m } = ctx;
   if (pair.status !== 'invalid' || !pair.clips) return null;
   const sides = [pair.clips.baseline, pair.clips.candidate];
-  const share = (fraction: number | null, of: number): string => (fraction === null ? m.unavailable : `${figure(100 * fraction)}% (${Math.round(fraction * of)}/${of})`);
+  // One precision per kind of figure in this table: shares 1 decimal (%), the mean change 2, RMS 6, times 3.
+  const share = (fraction: number | null, of: number, where = ''): string =>
+    fraction === null ? m.unavailable : `${(100 * fraction).toFixed(1)}% (${Math.round(fraction * of)}/${of})${where && fraction > 0 ? `: ${where}` : ''}`;
+  // Blank runs are black frames when no frame is white (the clip's figures count both as blank).
+  const blackRuns = (v: (typeof sides)[number]['video']): string => (v.white_fraction === 0 ? framesText(v.blank_runs, m) : '');
   const row = (label: string, f: (c: (typeof sides)[number]) => Child): Child[] => [headCell(label), ...sides.map((c) => f(c))];
   const rows = [
     row(m.clip_fig_valid, (c) => badge(c.valid ? 'pass' : 'fail', c.valid ? m.yes : m.no)),
-    row(m.clip_fig_black, (c) => share(c.video.black_fraction, c.video.frame_count)),
-    row(m.clip_fig_frozen, (c) => share(c.video.frozen_fraction, Math.max(0, c.video.frame_count - 1))),
+    row(m.clip_fig_black, (c) => share(c.video.black_fraction, c.video.frame_count, blackRuns(c.video))),
+    row(m.clip_fig_frozen, (c) => share(c.video.frozen_fraction, Math.max(0, c.video.frame_count - 1), framesText(c.video.frozen_runs, m))),
     row(m.clip_fig_duplicate, (c) => share(c.video.duplicate_fraction, Math.max(0, c.video.frame_count - 1))),
-    row(m.clip_fig_motion, (c) => (c.video.mean_adjacent_frame_mae === null ? m.unavailable : figure(100 * c.video.mean_adjacent_frame_mae))),
-    row(m.clip_fig_rms, (c) => (c.audio ? c.audio.rms_channels.map((r) => (r === null ? '—' : figure(r))).join(m.clip_list_and) : m.clip_fig_no_audio)),
+    row(m.clip_fig_motion, (c) => (c.video.mean_adjacent_frame_mae === null ? m.unavailable : (100 * c.video.mean_adjacent_frame_mae).toFixed(2))),
+    row(m.clip_fig_rms, (c) => (c.audio ? c.audio.rms_channels.map((r) => (r === null ? '—' : r.toFixed(6))).join(m.clip_list_and) : m.clip_fig_no_audio)),
     row(m.clip_fig_gap, (c) =>
       c.audio?.max_timestamp_gap_seconds != null && c.audio.max_timestamp_gap_at_sample !== null
-        ? `${figure(1000 * c.audio.max_timestamp_gap_seconds)} ms @ ${figure(c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate)} s`
+        ? `${(1000 * c.audio.max_timestamp_gap_seconds).toFixed(3)} ms @ ${(c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate).toFixed(3)} s`
         : c.audio
           ? '—'
           : m.clip_fig_no_audio,
@@ -142,7 +148,20 @@ function runLabel(run: RunReport | undefined, m: Messages, side: 'baseline' | 'c
   return tx(m, 'video_label', { side: role, gpu: run.hardware.gpu_model, run: runRef(run.run_id, run.run_attempt) });
 }
 
-function videoFigure(media: string | null, caption: Child, video: VideoMetrics | null, m: Messages, poster: string | undefined, cls: string): VNode {
+/** The narrowest a video is shown (CSS pixels): a smaller clip is scaled up to it, its pixels kept crisp. */
+export const MIN_VIDEO_WIDTH = 320;
+
+/**
+ * The width a clip of `width` pixels is shown at: its own when that is at least `MIN_VIDEO_WIDTH`,
+ * else the smallest whole multiple of it that reaches `MIN_VIDEO_WIDTH` (so every pixel is the same
+ * size). CSS still scales it down to fit a narrow screen, keeping the aspect.
+ */
+export function videoDisplayWidth(width: number): number {
+  if (width <= 0 || width >= MIN_VIDEO_WIDTH) return width;
+  return width * Math.ceil(MIN_VIDEO_WIDTH / width);
+}
+
+function videoFigure(media: string | null, caption: Child, video: { width: number; height: number } | null, m: Messages, poster: string | undefined, cls: string): VNode {
   const href = media === null ? null : bundleHref(media);
   if (href === null) {
     return (
@@ -153,11 +172,22 @@ function videoFigure(media: string | null, caption: Child, video: VideoMetrics |
     );
   }
   const posterHref = poster === undefined ? null : bundleHref(poster);
-  // Native size: the width and height attributes are the clip's own, and CSS only ever scales down.
+  // The width and height attributes are the clip's own (its aspect); `--vw` is the width it is shown at.
+  const shown = video ? videoDisplayWidth(video.width) : null;
   return (
     <figure class={cls}>
       <figcaption>{caption}</figcaption>
-      <video controls preload="none" playsinline width={video ? video.width : undefined} height={video ? video.height : undefined} poster={posterHref ?? undefined} src={href}>
+      <video
+        controls
+        preload="none"
+        playsinline
+        class={shown !== null && video !== null && shown > video.width ? 'crisp' : undefined}
+        style={shown === null ? undefined : `--vw:${shown}px`}
+        width={video ? video.width : undefined}
+        height={video ? video.height : undefined}
+        poster={posterHref ?? undefined}
+        src={href}
+      >
         {m.video_fallback} <a href={href}>{media ?? ''}</a>
       </video>
     </figure>
@@ -168,9 +198,11 @@ function videoFigure(media: string | null, caption: Child, video: VideoMetrics |
 function abPlayer(pair: PairReport, ctx: PairContext): Child {
   const { m } = ctx;
   const v = pair.video;
+  // A pair not measured (most invalid ones) is shown at the plan's size until its file says otherwise.
+  const size = v ?? (ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec)?.video ?? null;
   const figs = [
-    videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), v, m, pair.files[PAIR_FILE_KEYS.baselineWorst], 'ab-a'),
-    videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), v, m, pair.files[PAIR_FILE_KEYS.candidateWorst], 'ab-b'),
+    videoFigure(pair.baseline_media, runLabel(ctx.baselineRun, m, 'baseline'), size, m, pair.files[PAIR_FILE_KEYS.baselineWorst], 'ab-a'),
+    videoFigure(pair.candidate_media, runLabel(ctx.candidateRun, m, 'candidate'), size, m, pair.files[PAIR_FILE_KEYS.candidateWorst], 'ab-b'),
   ];
   const poster = v && pair.files[PAIR_FILE_KEYS.baselineWorst] ? <p class="muted small">{tx(m, 'poster_note', { frame: worstFrameOf(v) })}</p> : null;
   if (!v || pair.baseline_media === null || pair.candidate_media === null) return [<div class="sides">{figs}</div>, poster];
@@ -293,14 +325,14 @@ function ruleText(c: { comparator: string; threshold: number }): VNode {
 
 function checksBlock(checks: CheckResult[], m: Messages): Child {
   if (checks.length === 0) return null;
+  // A check's note goes under its name, so four narrow columns fit a phone, the outcome included (style.ts `fits`).
   const rows = checks.map((c) => [
-    headCell(checkLabel(m, c.name)),
+    headCell(c.note === null ? checkLabel(m, c.name) : [checkLabel(m, c.name), <span class="note">{checkNoteText(m, c.note)} <code>{c.note}</code></span>]),
     numCell(c.value === null && c.note === 'identical' ? '∞' : num(c.value, checkDigits(c.name), m.unavailable)),
     ruleText(c),
     badge(c.outcome, m[`outcome_${c.outcome}`]),
-    c.note === null ? '' : [checkNoteText(m, c.note), ' ', <code class="muted">{c.note}</code>],
   ]);
-  return [<h4>{m.checks}</h4>, <Table head={[m.check, m.value, m.rule, m.outcome, m.note]} rows={rows} />];
+  return [<h4>{m.checks}</h4>, <Table cls="fits" head={[m.check, m.value, m.rule, m.outcome]} rows={rows} />];
 }
 
 function seriesRow(label: string, s: SsimSeries | PsnrSeries, digits: number, m: Messages, hmean: boolean): Child[] {
@@ -480,7 +512,7 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
           }),
         ]
       : null,
-    pairNoiseBlock(pair, m),
+    pairNoiseBlock(pair, m, ctx.noiseAlpha),
     stillsBlock(pair, ctx),
     pair.video ? videoBlock(pair.video, m) : null,
     <TemporalOffsetBlock offset={pair.video?.temporal_offset} m={m} />,
@@ -504,8 +536,8 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
         {clipFiguresBlock(pair, ctx)}
         <PairPlan pair={pair} spec={ctx.candidateRun?.plan_spec ?? ctx.baselineRun?.plan_spec} m={m} />
         {recordsBlock(pair, m)}
-        {/* An invalid pair measured anyway has no judged check: its metrics follow, collapsed, as a diagnosis. */}
-        {anyway ? null : checksBlock(pair.checks, m)}
+        {/* An invalid pair has no judged check (its reasons say why); one measured anyway has its metrics below, collapsed, as a diagnosis. */}
+        {pair.status === 'invalid' ? null : checksBlock(pair.checks, m)}
         <h4>{m.videos}</h4>
         {abPlayer(pair, ctx)}
         {anyway ? <details class="anyway"><summary>{m.measured_anyway}</summary>{metrics}</details> : metrics}

@@ -74,10 +74,10 @@ export function Row({ cells, header = false }: { cells: Child[]; header?: boolea
 }
 
 /** A table in its own horizontal scroller (phones). */
-export function Table({ head, rows, caption }: { head: Child[]; rows: Child[][]; caption?: Child }): VNode {
+export function Table({ head, rows, caption, cls }: { head: Child[]; rows: Child[][]; caption?: Child; cls?: string }): VNode {
   return (
     <div class="scroll">
-      <table>
+      <table class={cls}>
         {caption === undefined ? null : <caption class="muted">{caption}</caption>}
         {head.length ? (
           <thead>

@@ -141,6 +141,27 @@ function Player(root){
   if(details)details.addEventListener('toggle',function(){if(details.open)current=p;});
   sound();show();
 }
+// A video with no poster (an invalid pair has no stills) shows its first frame once its pair is opened,
+// and a file the browser cannot decode is replaced by a sentence that says so, never an endless spinner.
+function firstFrames(d){
+  d.querySelectorAll('video').forEach(function(v){
+    if(v.hasAttribute('poster')||v.hasAttribute('data-first'))return;
+    v.setAttribute('data-first','');
+    v.addEventListener('loadedmetadata',function(){if(v.currentTime===0)v.currentTime=0.001;},{once:true});
+    v.preload='metadata';
+    v.load();
+  });
+}
+document.addEventListener('error',function(ev){
+  var v=ev.target;
+  if(!v||v.tagName!=='VIDEO'||!v.parentNode)return;
+  var div=document.createElement('div');div.className='empty no-decode';div.textContent=msg.no_decode||'';
+  v.parentNode.replaceChild(div,v);
+},true);
+document.querySelectorAll('details.pair').forEach(function(d){
+  d.addEventListener('toggle',function(){if(d.open)firstFrames(d);});
+  if(d.open)firstFrames(d);
+});
 document.querySelectorAll('.ab').forEach(function(el){if(el.querySelectorAll('video').length===2)players.push(new Player(el));});
 
 document.addEventListener('keydown',function(ev){

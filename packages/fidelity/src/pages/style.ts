@@ -70,7 +70,8 @@ details.pair[open]>summary{background:var(--soft);border-bottom:1px solid var(--
 figure{margin:0}
 figcaption{font-size:.88rem;color:var(--muted);margin-bottom:4px;overflow-wrap:anywhere}
 img.still,img.heat{display:block;width:100%;height:auto;background:#000;border-radius:4px}
-video{display:block;max-width:100%;height:auto;background:#000;border-radius:4px}
+video{display:block;width:var(--vw,auto);max-width:100%;height:auto;background:#000;border-radius:4px}
+video.crisp{image-rendering:pixelated}
 img.heat{image-rendering:pixelated}
 img.wave{display:block;max-width:100%;height:auto;border:1px solid var(--line);border-radius:4px}
 video:not([width]){width:100%;aspect-ratio:16/9}
@@ -121,6 +122,7 @@ ul.reps li{padding:2px 0}
 details.cause-group{border:1px solid var(--line);border-radius:8px;padding:2px 10px;margin:6px 0}
 details.cause-group>summary{cursor:pointer;font-weight:600;padding:4px 0}
 .why{overflow-wrap:anywhere}
+table.fits .note{display:block;font-weight:400;font-size:.86rem;color:var(--muted)}
 .allgood{font-weight:600;color:var(--pass)}
 .identical-note{font-weight:600;color:var(--pass)}
 .filters{display:flex;flex-wrap:wrap;gap:6px;margin:.3em 0}
@@ -133,6 +135,10 @@ details.cause-group>summary{cursor:pointer;font-weight:600;padding:4px 0}
 #overview:has(#flt-failed:checked) tbody tr:not(.st-failed),#overview:has(#flt-invalid:checked) tbody tr:not(.st-invalid),#overview:has(#flt-passed:checked) tbody tr:not(.st-passed){display:none}
 details.pair:target{outline:2px solid var(--accent)}
 details.pair:target::details-content{content-visibility:visible;display:block}
+details.pair-group{border:1px solid var(--line);border-radius:8px;padding:0 10px;margin:8px 0}
+details.pair-group>summary{cursor:pointer;padding:8px 2px}
+details.pair-group:has(:target)::details-content{content-visibility:visible;display:block}
+.no-decode{min-height:0}
 details.quote>summary{cursor:pointer;font-size:.9rem;color:var(--muted)}
 details.noise-box{border:1px solid var(--line);border-radius:8px;padding:4px 12px;margin:6px 0 10px}
 details.noise-box>summary{cursor:pointer;font-weight:600}
@@ -169,6 +175,8 @@ footer{margin-top:2em;padding-top:.6em;border-top:1px solid var(--line);color:va
   .scroll th[scope=row]{min-width:8em}
   .scroll td{min-width:4.5em}
   #overview td{min-width:0}
+  /* The checks table fits a phone whole: its cells wrap instead of scrolling the outcome out of sight. */
+  .scroll table.fits th,.scroll table.fits td{min-width:0;padding:3px 5px}
   #overview td.why{min-width:10em}
   #overview .why .nowrap{white-space:normal}
   #overview thead th{min-width:5em}

@@ -12,6 +12,7 @@ import { num } from './format.js';
 import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type Child } from './parts.js';
 import { causeLead } from './cause.js';
 import { reasonText } from './reasons.js';
+import { clipSentence } from './clip-words.js';
 import { fill } from './i18n.js';
 import { langOf, type MessageKey, type Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
@@ -66,7 +67,10 @@ export function pairHeadline(pair: PairReport, m: Messages): Child[] {
     const code = pair.reason_details[0]?.code ?? pair.reasons[0];
     if (code === undefined) return [];
     const detail = pair.reason_details.find((d) => d.code === code);
-    return [<code>{code}</code>, ' ', reasonText(code, detail?.message ?? null, m)];
+    // A clip's defect in its own sentence, from the clip's figures, in the page's language (clip-words.ts).
+    const clips = pair.clips;
+    const own = clips && code.startsWith('CLIP_') ? (['baseline', 'candidate'] as const).filter((s) => clips[s].reasons.some((r) => r.code === code)).map((s) => clipSentence(code, clips[s], m)) : [];
+    return [<code>{code}</code>, ' ', own.length ? own.join('; ') : reasonText(code, detail?.message ?? null, m)];
   }
   if (isIdentical(pair)) return [<strong>{m.identical_pair}</strong>];
   const parts: Child[] = [];
@@ -163,16 +167,15 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
     // The row's class is what the status filters select (style.ts).
     return (
       <tr class={`st-${pair.status}`}>
-        <td>
+        <td class="nowrap">
           {badge(pair.status, m[`status_${pair.status}`])}{' '}
           <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
             <code>{pair.slot_id}</code>
           </a>
-          <br />
-          <span class="muted small">
-            {pair.case_id}
-            {many ? [' · ', c.candidate_gpu_model] : null}
-          </span>
+        </td>
+        <td class="small nowrap">
+          {pair.case_id}
+          {many ? [' · ', c.candidate_gpu_model] : null}
         </td>
         <td class="why">{what}</td>
         {numCell(v ? num(chartedSeries(v)?.series.min, SSIM_DIGITS, m.unavailable) : '—')}
@@ -182,7 +185,7 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
       </tr>
     );
   });
-  const head = [m.pair_col, m.what_failed, m.col_ssim_min, m.col_psnr, m.col_snr, m.col_cos];
+  const head = [m.pair_col, m.case, m.what_failed, m.col_ssim_min, m.col_psnr, m.col_snr, m.col_cos];
   return (
     <section id="overview">
       <h2>{m.overview}</h2>
