@@ -121,14 +121,14 @@ export function mediaAccess(src: MediaSource): MediaAccess {
       await unlink(dest).catch(() => {});
       throw error;
     }
-    // The copy's stamp as written: nothing of ours writes it again, so any later change is someone else's.
-    const stamp = stampOf(await handle.stat({ bigint: true }));
     await handle.close();
     if (result.sha256 !== entry.sha256 || result.size !== entry.size) {
       await unlink(dest).catch(() => {});
       throw changed(entry, `now hashes to ${result.sha256}, the seal says ${entry.sha256}`);
     }
-    given.set(entry.slot_id, { file: dest, stamp });
+    // The copy's stamp once closed (a network file system may set its times on close): nothing of
+    // ours writes it again, in a folder only this user can enter, so any later change is someone else's.
+    given.set(entry.slot_id, { file: dest, stamp: stampOf(await lstat(dest, { bigint: true })) });
     return dest;
   }
 
