@@ -233,7 +233,9 @@ function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
   if (!outcome) return [];
   if (!outcome.ok) {
     const f = outcome.failure;
-    return [{ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) }];
+    const first: Reason = { code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) };
+    // Media off the plan first (the root cause), the pair's own difference after it.
+    return f.also ? [first, { code: f.also.code, message: f.also.message, side: f.also.side ?? null }] : [first];
   }
   return outcome.measurement.clips ? clipReasons(outcome.measurement.clips) : [];
 }

@@ -320,6 +320,11 @@ export const MeasureFailure = z.object({
   side: FailureSide.optional(),
   /** `MEDIA_PLAN_MISMATCH` only: every field where a side's media differ from the plan, baseline first. */
   plan_mismatches: z.array(PlanMismatch).optional(),
+  /**
+   * `MEDIA_PLAN_MISMATCH` only: the difference between the two files that the plan's explains, when
+   * they also differ from each other (an `INCOMPATIBLE_*` code), listed after it; absent otherwise.
+   */
+  also: z.object({ code: z.string(), message: z.string(), side: FailureSide.optional() }).optional(),
 });
 export type MeasureFailure = z.infer<typeof MeasureFailure>;
 
