@@ -8,7 +8,7 @@ import type { CiDescription, VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize, worstChecks } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
 import type { GpuAccounting } from '../power/accounting.js';
-import { runAccounting, runPower } from '../power/run.js';
+import { runAccounting, runPower, validClipsOf } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
@@ -141,7 +141,8 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
   const judged = clips?.filter((c): c is ClipAnalysis | string => c !== null);
   const counts = judged ? clipCounts(judged) : null;
   // Power and accounting count valid clips once every ok record's clip was judged; else ok records, and the report says which.
-  const validClips = counts && counts.analysed === ok ? counts.valid : undefined;
+  const basis = validClipsOf(run.records, counts);
+  const validClips = basis.basis === 'valid_clips' ? basis.valid_clips : undefined;
   return {
     role,
     ...reportCi(describeCi(run.ci)),

@@ -145,6 +145,24 @@ export function checkPlanConformance(baseline: MediaProbe, candidate: MediaProbe
 }
 
 /**
+ * The fields where a clip's own analysis (its figures, not its probe) differs from the plan: width,
+ * height, frames, audio presence, sample rate, channels. The frame rate is not among them (it comes
+ * from the probe's exact timestamps, which an analysis does not keep). Merge holds a partial's clip
+ * verdicts to these.
+ */
+export function analysisPlanMismatches(clip: { video: { width: number; height: number; frame_count: number }; audio: { sample_rate: number; channel_count: number } | null }, plan: MediaPlanSpec): FieldMismatch[] {
+  const out: FieldMismatch[] = [];
+  const v = clip.video;
+  if (v.width !== plan.video.width) out.push({ field: 'width', plan: plan.video.width, media: v.width });
+  if (v.height !== plan.video.height) out.push({ field: 'height', plan: plan.video.height, media: v.height });
+  if (v.frame_count !== plan.video.frames) out.push({ field: 'frames', plan: plan.video.frames, media: v.frame_count });
+  const a = clip.audio;
+  if (!a || a.sample_rate !== plan.audio.sample_rate) out.push({ field: 'sample_rate', plan: plan.audio.sample_rate, media: a ? a.sample_rate : null });
+  if (!a || a.channel_count !== plan.audio.channels) out.push({ field: 'channels', plan: plan.audio.channels, media: a ? a.channel_count : null });
+  return out;
+}
+
+/**
  * The one judgement of a clip against the plan, whichever command asks (verify --clips, compare,
  * merge, calibrate, power through the report): a clip whose media differ from the plan in any field
  * it states (width, height, fps, frames, audio presence, sample rate, channels) is invalid with
