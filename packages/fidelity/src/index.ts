@@ -142,6 +142,7 @@ export type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffOptions, 
 export { DEFAULT_MAX_REPORT_BYTES } from './diff/load.js';
 // Reports that CI systems read: JUnit XML and the GitHub job summary (docs/ci.md).
 export { junitXml } from './ci/junit.js';
+export { clipsText } from './ci/format.js';
 export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
 export type { SummaryBundle } from './ci/summary.js';
 export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';

@@ -1,4 +1,4 @@
-import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
+import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -195,6 +195,10 @@ export function humanSummary(result: CompareResult): string {
         lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
       }
     }
+  }
+  // Each run's clips checked on their own, the invalid ones named by slot and first code (runs[].clips).
+  for (const run of r.runs) {
+    if (run.clips) lines.push(`Clips of ${inline(run.hardware.gpu_model)} (run ${run.run_id}-${run.run_attempt}): ${inline(clipsText(run.clips))}`);
   }
   const origin = r.measurement_origin;
   if (origin && origin.taken_from_shards > 0) {

@@ -23,14 +23,19 @@ export function runLabel(gpu: string, id: number, attempt: number): string {
 }
 
 /**
- * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1": a run's clips checked on their own
- * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in the order
- * report.json lists them: the clip codes' own order (root cause first), then the others by name.
+ * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1; invalid: <slot> <code>, <slot> <code>": a
+ * run's clips checked on their own (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid
+ * ones by reason code in the order report.json lists them (the clip codes' own order, root cause
+ * first, then the others by name), then each invalid clip by its slot and first code where the
+ * report names them (version 1.4). The one text of these counts in the terminal, JUnit and the job summary.
+ *
+ * @example clipsText(report.runs[1].clips) // "7 of 9 valid; MEDIA_PLAN_MISMATCH 2; invalid: measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH"
  */
-export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
+export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number>; invalid?: readonly { slot_id: string; code: string }[] | undefined }): string {
   // Ordered again, not trusted as given: the report may be one this tool did not write.
   const by = Object.entries(byClipOrder(clips.invalid_by_code)).map(([code, n]) => `${code} ${n}`).join(', ');
-  return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
+  const named = (clips.invalid ?? []).map((c) => `${c.slot_id} ${c.code}`).join(', ');
+  return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}${named ? `; invalid: ${named}` : ''}`;
 }
 
 

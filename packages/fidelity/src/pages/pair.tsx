@@ -68,10 +68,10 @@ function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'cand
   if (!pair.clips || !code.startsWith('CLIP_')) return null;
   const sides = side === 'both' ? (['baseline', 'candidate'] as const) : side === 'baseline' || side === 'candidate' ? [side] : [];
   const parts = sides.flatMap((s) => {
-    const reason = pair.clips![s].reasons.find((r) => r.code === code);
-    if (!reason) return [];
+    const clip = pair.clips![s];
+    if (!clip?.reasons.some((r) => r.code === code)) return [];
     const gpu = (s === 'baseline' ? ctx.baselineRun : ctx.candidateRun)?.hardware.gpu_model ?? sideName(m, s);
-    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, pair.clips![s], m) })];
+    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, clip, m) })];
   });
   return parts.length ? parts.join('; ') : null;
 }
@@ -102,7 +102,8 @@ function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baseli
   if (pair.status !== 'invalid' || !pair.clips) return null;
   const sides = [pair.clips.baseline, pair.clips.candidate];
   const share = (fraction: number | null, of: number): string => (fraction === null ? m.unavailable : `${figure(100 * fraction)}% (${Math.round(fraction * of)}/${of})`);
-  const row = (label: string, f: (c: (typeof sides)[number]) => Child): Child[] => [headCell(label), ...sides.map((c) => f(c))];
+  // A side whose clip was not analysed (its request failed, or its file could not be decoded) has no figures.
+  const row = (label: string, f: (c: NonNullable<(typeof sides)[number]>) => Child): Child[] => [headCell(label), ...sides.map((c) => (c ? f(c) : '—'))];
   const rows = [
     row(m.clip_fig_valid, (c) => badge(c.valid ? 'pass' : 'fail', c.valid ? m.yes : m.no)),
     row(m.clip_fig_black, (c) => share(c.video.black_fraction, c.video.frame_count)),

@@ -59,9 +59,9 @@ describe('jobSummary', () => {
   });
 
   it('each run\'s clips checked on their own, and an invalid clip\'s row names its code and side', () => {
-    expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 7 of 9 valid; MEDIA_PLAN_MISMATCH 2; `H100 run 30049902211-1` 10 of 10 valid');
+    expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 7 of 9 valid; MEDIA_PLAN_MISMATCH 2; invalid: measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH; `H100 run 30049902211-1` 10 of 10 valid');
     const md = jobSummary(invalidClip(fresh()), BUNDLE);
-    expect(md).toContain('`B200 run 30061277519-2` 6 of 9 valid; MEDIA_PLAN_MISMATCH 2, CLIP_BLANK 1');
+    expect(md).toContain('`B200 run 30061277519-2` 6 of 9 valid; MEDIA_PLAN_MISMATCH 2, CLIP_BLANK 1; invalid: measurement-r000-c003 CLIP_BLANK, measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH');
     const row = md.split('\n').find((l) => l.includes('CLIP_BLANK`'))!;
     expect(cells(row).slice(3)).toEqual(['invalid', "`CLIP_BLANK`: `candidate's clip: the clip is black in every frame`", '', '']);
     const none = fresh();
