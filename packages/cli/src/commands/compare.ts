@@ -127,7 +127,8 @@ export function partialDocument(result: PartialResult): Record<string, unknown> 
  * The --json document of a written bundle: counts and where things are, not the whole report (that is report.json).
  * Fields that report.json also has carry its names (`baseline_gpu_model`, `reason_details`), so one jq
  * filter reads both. `ok: true` says the command did its work (the bundle is written and sealed); it is
- * not a verdict on the pairs: that is `gate` (with --fail-on-threshold) and each comparison's `summary`.
+ * not a verdict on the pairs: `exit` (added by reportBundle) is the command's exit code, and `passed`
+ * whether that code is 0 (docs/report.md, "Exit codes").
  */
 export function resultDocument(result: CompareResult): Record<string, unknown> {
   const r = result.report;
@@ -266,7 +267,8 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
 /** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */
 export function reportBundle(io: Io, json: boolean, result: CompareResult, options: GateOptions): number {
   const gate = gateVerdict(result, options);
-  if (json) printJson(io, { ...resultDocument(result), ...(options.failOnThreshold ? { gate } : {}) });
+  // `exit` and `passed` say what the exit code says, beside `ok` (the bundle was written): one meaning each.
+  if (json) printJson(io, { ...resultDocument(result), exit: gate.exit, passed: gate.exit === EXIT.ok, ...(options.failOnThreshold ? { gate } : {}) });
   else io.out(`${humanSummary(result)}${options.failOnThreshold ? `Gate: exit ${gate.exit}${gate.code ? ` ${gate.code}` : ''}: ${gate.message}\n` : ''}`);
   return gate.exit;
 }

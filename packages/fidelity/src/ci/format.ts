@@ -1,6 +1,12 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
+import { nullFigureText } from '../policy/checks.js';
 import { byClipOrder } from '../schemas/clip.js';
 import type { CaseView } from '../schemas/report.js';
+
+/** A check's judged figure: `∞` for a null that means infinite (PSNR of identical frames, nullFigureText), else {@link figure}. */
+export function checkFigure(name: string, value: number | null, threshold?: number): string {
+  return value === null ? nullFigureText(name, 'null') : figure(value, threshold);
+}
 
 /**
  * Six significant digits, or every digit when six would make a value look equal to its threshold
@@ -14,7 +20,7 @@ export function figure(value: number | null, threshold?: number): string {
 
 /** "<check> 0.85 not >= 0.92", "<check> null (baseline_silent) not <= 0.1": the name, the value, its note and the rule. */
 export function failedCheckText(k: { name: string; value: number | null; comparator: string; threshold: number; note: string | null }): string {
-  return `${k.name} ${figure(k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
+  return `${k.name} ${checkFigure(k.name, k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
 }
 
 /** "H200 run 30054883436-1". */
@@ -51,7 +57,11 @@ export function caseText(v: CaseView): string {
   const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetition${v.repetitions === 1 ? '' : 's'}`];
   if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: repetitions ${(v.differing ?? []).join(', ')} differ` : 'consistent');
   for (const r of v.reasons ?? []) parts.push(`${r.code} in ${r.repetitions.join(', ')}`);
-  for (const s of v.spread ?? []) parts.push(`${s.check} ${s.min === null ? 'null' : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} null)` : ''}`);
+  // A null figure as every output writes it: ∞ for PSNR of identical frames (nullFigureText), else null.
+  for (const s of v.spread ?? []) {
+    const none = nullFigureText(s.check, 'null');
+    parts.push(`${s.check} ${s.min === null ? none : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} ${none})` : ''}`);
+  }
   const frame = v.worst_frame;
   if (frame) parts.push(frame.same ? `worst frame ${frame.frame} in every measured repetition` : `worst frames ${frame.by_repetition.map((r) => `${r.frame} (repetition ${r.repetition})`).join(', ')}`);
   if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}${ownMeasuredText(v)}`);

@@ -71,7 +71,7 @@ describe('jobSummary', () => {
 
   it('the bundle: path, size and seal; none when there is no bundle', () => {
     const md = jobSummary(fresh(), BUNDLE);
-    expect(md).toContain('### Bundle\n\n- Path: `out/bundle`\n- Size: 1.2 MB in 91 files, of which source MP4s 200.4 kB\n- SHA-256 of SHA256SUMS: `abab');
+    expect(md).toContain('### Bundle\n\n- Path: `out/bundle`\n- Files: 90 files sealed\n- Size: 1.2 MB with SHA256SUMS, of which source MP4s 200.4 kB\n- SHA-256 of SHA256SUMS: `abab');
     expect(jobSummary(fresh(), null)).not.toContain('### Bundle');
   });
 
