@@ -24,8 +24,8 @@ const EXPECTED: Record<string, Record<string, Expected>> = {
     'cafe-duet-s11': { status: 'failed', failed: ['rms_ratio_deviation'] }, // gain 0.8
     'cafe-duet-s29': { status: 'failed', failed: ['spectral_cosine', 'rms_ratio_deviation'] }, // right channel silenced
     'caption-markup-s11': { status: 'invalid', reasons: ['FAILED_CANDIDATE'] }, // request failed
-    'caption-markup-s29': { status: 'invalid', reasons: ['INCOMPATIBLE_FRAME_COUNT'] }, // shorter stream
-    'ocean-waves-s11': { status: 'invalid', reasons: ['INCOMPATIBLE_AUDIO_PRESENCE'] }, // no audio track
+    'caption-markup-s29': { status: 'invalid', reasons: ['MEDIA_PLAN_MISMATCH', 'INCOMPATIBLE_FRAME_COUNT'] }, // shorter stream: off the plan first
+    'ocean-waves-s11': { status: 'invalid', reasons: ['MEDIA_PLAN_MISMATCH', 'INCOMPATIBLE_AUDIO_PRESENCE'] }, // no audio track: off the plan first
   },
   H100: {
     'spoken-greeting-s29': PASS, // slight blur

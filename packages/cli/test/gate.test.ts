@@ -165,7 +165,7 @@ describe('--fail-on-threshold: one incompatible pair, every other pair identical
     const gated = await compare(path.join(RUNS, 'h200'), short, 'short-gate', '--fail-on-threshold');
     expect(gated.doc.errors).toBeUndefined();
     const pairs = gated.doc.comparisons[0]!.pairs;
-    expect(pairs.filter((p) => p.status === 'invalid').map((p) => p.reasons)).toEqual([['INCOMPATIBLE_FRAME_COUNT']]);
+    expect(pairs.filter((p) => p.status === 'invalid').map((p) => p.reasons)).toEqual([['MEDIA_PLAN_MISMATCH', 'INCOMPATIBLE_FRAME_COUNT']]);
     expect(pairs.filter((p) => p.status === 'passed')).toHaveLength(9);
     expect(gated.doc.gate).toMatchObject({ exit: 5, code: 'GATE_INVALID_PAIRS' });
     expect(gated.code).toBe(5);

@@ -101,15 +101,28 @@ async function cli(...argv: string[]) {
 describe('fidelity power', () => {
   it('prints energy, accounting and timing of a valid run (--json)', async () => {
     const run = makeRun('valid', { 'telemetry/gpu_metrics.csv': gpuCsv() });
-    const { code, out } = await cli('power', run, '--json');
+    // --ok-records: the ok records counted without decoding (this hand-written archive's media are not MP4s).
+    const { code, out } = await cli('power', run, '--json', '--ok-records');
     expect(code).toBe(0);
     const doc = JSON.parse(out);
-    expect(doc.power).toMatchObject({ power_valid: true, reasons: [], expected_gpu_count: 2, observed_gpu_count: 2, total_gpu_energy_j: 2000, avg_total_gpu_power_w: 200, joules_per_valid_clip: 2000, valid_clips: 1 });
+    expect(doc.power).toMatchObject({ power_valid: true, reasons: [], expected_gpu_count: 2, observed_gpu_count: 2, total_gpu_energy_j: 2000, avg_total_gpu_power_w: 200, joules_per_valid_clip: 2000, valid_clips: 1, valid_clips_basis: 'ok_records' });
     expect(doc.power_audit.per_gpu.map((g: { energy_j: number }) => g.energy_j)).toEqual([1000, 1000]);
     expect(doc.accounting.participating).toMatchObject({ gpus: 2, gpu_seconds: 20, energy_j_per_valid_clip: 2000 });
     expect(doc.accounting.allocated).toMatchObject({ gpus: 8, gpu_seconds: 80, energy_j: null, reasons: ['ENERGY_NOT_MEASURED_ON_BASIS'] });
     expect(doc.timing.summary.server_ready_ms.median).toBe(5512);
     expect(doc.timing.clock_id).toBe(CLOCK);
+  });
+
+  it('judges the clips as the report does by default: a clip that cannot be decoded is not a valid clip', async () => {
+    const run = makeRun('judged', { 'telemetry/gpu_metrics.csv': gpuCsv() });
+    const doc = JSON.parse((await cli('power', run, '--json')).out);
+    expect(doc.power).toMatchObject({ power_valid: true, total_gpu_energy_j: 2000, valid_clips: 0, valid_clips_basis: 'valid_clips' });
+    expect(doc.power.joules_per_valid_clip).toBeUndefined();
+    expect(doc.clips).toMatchObject({ analysed: 1, valid: 0 });
+    expect(doc.accounting.valid_clips).toBe(0);
+    const text = (await cli('power', run)).out;
+    expect(text).toContain('valid clips: 0 of 1 completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)');
+    expect(text).toMatch(/invalid measurement-r000-c000: [A-Z_]+/);
   });
 
   it('says plainly when power is not valid, and still exits 0', async () => {
@@ -156,7 +169,8 @@ describe('fidelity power', () => {
     expect(out).toContain('power: the run has no telemetry');
     const doc = JSON.parse((await cli('power', run, '--json')).out);
     expect(doc.power).toBeNull();
-    expect(doc.accounting.participating.reasons).toEqual(['POWER_UNAVAILABLE']);
+    // Its one clip is not an MP4 (not a valid clip): NO_VALID_CLIPS beside the missing power.
+    expect(doc.accounting.participating.reasons).toEqual(['NO_VALID_CLIPS', 'POWER_UNAVAILABLE']);
   });
 
   it('exits 2 with the reason codes when the archive is invalid', async () => {

@@ -116,7 +116,8 @@ export { runArchiveJsonSchemas } from './schemas/run-archive-json-schema.js';
 // Board energy, GPU accounting and server timing (issue 6).
 export { integratePower } from './power/integrate.js';
 export type { PowerOptions } from './power/integrate.js';
-export { runPower, runAccounting, countValidClips } from './power/run.js';
+export { runPower, runAccounting, countValidClips, validClipsOf } from './power/run.js';
+export type { ValidClipsBasis } from './power/run.js';
 export { gpuAccounting, GpuAccounting, AccountingBasis, AccountingReasons } from './power/accounting.js';
 export type { AccountingInput, AccountingReasonCode } from './power/accounting.js';
 export { PowerSummary, PowerAudit, GpuPowerAudit, PowerResult, POWER_METHOD, DEFAULT_MAX_GAP_S } from './power/schemas.js';
@@ -141,6 +142,7 @@ export type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffOptions, 
 export { DEFAULT_MAX_REPORT_BYTES } from './diff/load.js';
 // Reports that CI systems read: JUnit XML and the GitHub job summary (docs/ci.md).
 export { junitXml } from './ci/junit.js';
+export { clipsText } from './ci/format.js';
 export { jobSummary, refusalSummary, SUMMARY_MAX_ROWS } from './ci/summary.js';
 export type { SummaryBundle } from './ci/summary.js';
 export { checkCiOutputs, writeJunitFile, appendJobSummary } from './ci/files.js';

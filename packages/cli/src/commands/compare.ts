@@ -1,4 +1,4 @@
-import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
+import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -129,7 +129,8 @@ export function partialDocument(result: PartialResult): Record<string, unknown> 
  * The --json document of a written bundle: counts and where things are, not the whole report (that is report.json).
  * Fields that report.json also has carry its names (`baseline_gpu_model`, `reason_details`), so one jq
  * filter reads both. `ok: true` says the command did its work (the bundle is written and sealed); it is
- * not a verdict on the pairs: that is `gate` (with --fail-on-threshold) and each comparison's `summary`.
+ * not a verdict on the pairs: `exit` (added by reportBundle) is the command's exit code, and `passed`
+ * whether that code is 0 (docs/report.md, "Exit codes").
  */
 export function resultDocument(result: CompareResult): Record<string, unknown> {
   const r = result.report;
@@ -264,6 +265,10 @@ export function humanSummary(result: CompareResult): string {
     }
     lines.push(...caseLines(c.pairs));
   }
+  // Each run's clips checked on their own, the invalid ones named by slot and first code (runs[].clips).
+  for (const run of r.runs) {
+    if (run.clips) lines.push(`Clips of ${inline(run.hardware.gpu_model)} (run ${run.run_id}-${run.run_attempt}): ${inline(clipsText(run.clips))}`);
+  }
   const origin = r.measurement_origin;
   if (origin && origin.taken_from_shards > 0) {
     lines.push(`Measured: ${origin.measured_here} of ${origin.pairs} pairs re-measured by merge (identical); the rest taken from the shards after merge's checks`);
@@ -335,7 +340,8 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
 /** Prints a written bundle's result (the --json document or the human summary) and gives the gate's exit code (0, 4 or 5). */
 export function reportBundle(io: Io, json: boolean, result: CompareResult, options: GateOptions): number {
   const gate = gateVerdict(result, options);
-  if (json) printJson(io, { ...resultDocument(result), ...(options.failOnThreshold ? { gate } : {}) });
+  // `exit` and `passed` say what the exit code says, beside `ok` (the bundle was written): one meaning each.
+  if (json) printJson(io, { ...resultDocument(result), exit: gate.exit, passed: gate.exit === EXIT.ok, ...(options.failOnThreshold ? { gate } : {}) });
   else io.out(`${humanSummary(result)}${options.failOnThreshold ? `Gate: exit ${gate.exit}${gate.code ? ` ${gate.code}` : ''}: ${gate.message}\n` : ''}`);
   return gate.exit;
 }

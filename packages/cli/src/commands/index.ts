@@ -50,9 +50,11 @@ export const commands: Command[] = [
   {
     name: 'power',
     args: '<run>',
-    summary: 'board energy, GPU accounting and server timing of one run archive (exit 0 when the archive is valid, 2 when not)',
+    summary: 'board energy, GPU accounting and server timing of one run archive (exit 0 when the archive is valid, 2 when not); valid clips judged as the report judges them',
     options: {
       'max-gap': { type: 'string', value: 'S', description: 'largest allowed step between two readings of one GPU, in seconds (default 3)' },
+      'ok-records': { type: 'boolean', description: 'count ok measurement records as valid clips without decoding them (valid_clips_basis ok_records); default: decode and judge every ok clip, as compare does' },
+      'decode-timeout': decodeTimeoutOption,
     },
     run: runFrom(() => import('./power.js')),
   },

@@ -3,9 +3,16 @@
  * board energy (or why there is none), GPU accounting and server timing.
  * Exit 0 whenever the archive is valid, even when its power is not: invalid
  * telemetry is a finding about the run, not a refusal of the command.
+ * Valid clips are judged as the report judges them (every ok clip decoded and
+ * checked on its own, `validClipsOf`), so the energy per valid clip is the
+ * report's; `--ok-records` counts ok records without decoding, and says so.
  */
 import {
+  analyseRunClips,
   deriveServerTiming,
+  validClipsOf,
+  type RunClipsAnalysis,
+  type ValidClipsBasis,
   FidelityError,
   formatDuration,
   runAccounting,
@@ -19,6 +26,7 @@ import {
   type VerifiedRun,
 } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
+import { readDecodeTimeout } from '../options.js';
 import { inline } from '../text.js';
 import type { CommandArgs } from './types.js';
 
@@ -32,6 +40,15 @@ function parseMaxGap(value: unknown): number | undefined {
     throw new FidelityError('USAGE', `Expected a positive number of seconds for --max-gap but received ${JSON.stringify(value)}`);
   }
   return n;
+}
+
+/** The basis of valid_clips in words: which clips were counted, and the invalid ones named with their first code. */
+function basisLines(basis: ValidClipsBasis, clips: RunClipsAnalysis | null): string[] {
+  if (basis === 'ok_records' || !clips) return ['valid clips: ok measurement records (clips not judged; valid_clips_basis ok_records)'];
+  const invalid = clips.clips.filter((c) => c.kind === 'measurement' && c.clip?.valid !== true);
+  const lines = [`valid clips: ${clips.valid} of ${clips.analysed} completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)`];
+  for (const c of invalid) lines.push(`  invalid ${inline(c.slot_id)}: ${c.clip ? c.clip.reasons[0]!.code : c.failure!.code}`);
+  return lines;
 }
 
 function powerLines(power: PowerResult | null): string[] {
@@ -87,26 +104,40 @@ function timingLines(t: ServerTimingReport): string[] {
   return lines;
 }
 
-function evidence(run: VerifiedRun, maxGapS: number | undefined) {
-  const power = runPower(run, maxGapS === undefined ? {} : { maxGapS });
-  return { power, accounting: runAccounting(run, power), timing: deriveServerTiming(run.records) };
+function evidence(run: VerifiedRun, maxGapS: number | undefined, validClips: number) {
+  const power = runPower(run, { validClips, ...(maxGapS === undefined ? {} : { maxGapS }) });
+  return { power, accounting: runAccounting(run, power, validClips), timing: deriveServerTiming(run.records) };
 }
 
-async function powerCommand(positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+async function powerCommand(positionals: string[], values: Record<string, unknown>, io: Io, signal: AbortSignal | undefined): Promise<number> {
   if (positionals.length !== 1) throw new FidelityError('USAGE', `Expected one run archive but received ${positionals.length}`);
   const maxGapS = parseMaxGap(values['max-gap']);
+  const timeoutMs = readDecodeTimeout(values);
   const json = Boolean(values.json);
   const verified = await verifyRun(positionals[0]!);
   if (!verified.ok) throw new FidelityError('RUN_INVALID', 'the run archive is invalid', { problems: verified.problems });
   const { run } = verified;
   try {
-    const { power, accounting, timing } = evidence(run, maxGapS);
+    // The report's judgement of the clips (each ok clip decoded and checked on its own), unless told to count ok records.
+    const clips = values['ok-records']
+      ? null
+      : await analyseRunClips(run, {
+          ...(signal ? { signal } : {}),
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          onProgress: ({ done, total, slot_id }) => {
+            if (!json) io.err(`clips ${done}/${total} ${inline(slot_id)}\n`);
+          },
+        });
+    const basis = validClipsOf(run.records, clips);
+    const { power, accounting, timing } = evidence(run, maxGapS, basis.valid_clips);
     const identity = { run_id: run.ci.run_id, run_attempt: run.ci.run_attempt, gpu_model: run.ci.hardware.gpu_model };
     if (json) {
-      printJson(io, { ok: true, run: identity, power: power?.report ?? null, power_audit: power?.audit ?? null, accounting, timing });
+      const powerReport = power ? { ...power.report, valid_clips_basis: basis.basis } : null;
+      const clipCounts = clips ? { clips: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code } } : {};
+      printJson(io, { ok: true, run: identity, power: powerReport, power_audit: power?.audit ?? null, accounting, ...clipCounts, timing });
     } else {
       for (const w of verified.warnings) io.err(`warning ${w.code}: ${inline(w.message)}\n`);
-      const lines = [`run ${identity.run_id} attempt ${identity.run_attempt} (${inline(identity.gpu_model)})`, ...powerLines(power), ...accountingLines(accounting), ...timingLines(timing)];
+      const lines = [`run ${identity.run_id} attempt ${identity.run_attempt} (${inline(identity.gpu_model)})`, ...basisLines(basis.basis, clips), ...powerLines(power), ...accountingLines(accounting), ...timingLines(timing)];
       io.out(`${lines.join('\n')}\n`);
     }
     return EXIT.ok;
@@ -116,9 +147,9 @@ async function powerCommand(positionals: string[], values: Record<string, unknow
 }
 
 /** `fidelity power`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
-export async function runCommand({ positionals, values, io }: CommandArgs): Promise<number> {
+export async function runCommand({ positionals, values, io, signal }: CommandArgs): Promise<number> {
   try {
-    return await powerCommand(positionals, values, io);
+    return await powerCommand(positionals, values, io, signal);
   } catch (error) {
     return reportFailure(io, error, Boolean(values.json));
   }

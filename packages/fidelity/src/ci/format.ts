@@ -1,6 +1,12 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
+import { nullFigureText } from '../policy/checks.js';
 import { byClipOrder } from '../schemas/clip.js';
 import type { CaseView } from '../schemas/report.js';
+
+/** A check's judged figure: `∞` for a null that means infinite (PSNR of identical frames, nullFigureText), else {@link figure}. */
+export function checkFigure(name: string, value: number | null, threshold?: number): string {
+  return value === null ? nullFigureText(name, 'null') : figure(value, threshold);
+}
 
 /**
  * Six significant digits, or every digit when six would make a value look equal to its threshold
@@ -14,7 +20,7 @@ export function figure(value: number | null, threshold?: number): string {
 
 /** "<check> 0.85 not >= 0.92", "<check> null (baseline_silent) not <= 0.1": the name, the value, its note and the rule. */
 export function failedCheckText(k: { name: string; value: number | null; comparator: string; threshold: number; note: string | null }): string {
-  return `${k.name} ${figure(k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
+  return `${k.name} ${checkFigure(k.name, k.value, k.threshold)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`;
 }
 
 /** "H200 run 30054883436-1". */
@@ -23,14 +29,19 @@ export function runLabel(gpu: string, id: number, attempt: number): string {
 }
 
 /**
- * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1": a run's clips checked on their own
- * (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid ones by reason code in the order
- * report.json lists them: the clip codes' own order (root cause first), then the others by name.
+ * "10 of 10 valid", "5 of 7 valid; <code> 1, <code> 1; invalid: <slot> <code>, <slot> <code>": a
+ * run's clips checked on their own (`runs[].clips`, docs/metrics.md "Clip validity"), the invalid
+ * ones by reason code in the order report.json lists them (the clip codes' own order, root cause
+ * first, then the others by name), then each invalid clip by its slot and first code where the
+ * report names them (version 1.4). The one text of these counts in the terminal, JUnit and the job summary.
+ *
+ * @example clipsText(report.runs[1].clips) // "7 of 9 valid; MEDIA_PLAN_MISMATCH 2; invalid: measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH"
  */
-export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> }): string {
+export function clipsText(clips: { analysed: number; valid: number; invalid_by_code: Record<string, number>; invalid?: readonly { slot_id: string; code: string }[] | undefined }): string {
   // Ordered again, not trusted as given: the report may be one this tool did not write.
   const by = Object.entries(byClipOrder(clips.invalid_by_code)).map(([code, n]) => `${code} ${n}`).join(', ');
-  return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}`;
+  const named = (clips.invalid ?? []).map((c) => `${c.slot_id} ${c.code}`).join(', ');
+  return `${clips.valid} of ${clips.analysed} valid${by ? `; ${by}` : ''}${named ? `; invalid: ${named}` : ''}`;
 }
 
 
@@ -46,7 +57,11 @@ export function caseText(v: CaseView): string {
   const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetition${v.repetitions === 1 ? '' : 's'}`];
   if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: repetitions ${(v.differing ?? []).join(', ')} differ` : 'consistent');
   for (const r of v.reasons ?? []) parts.push(`${r.code} in ${r.repetitions.join(', ')}`);
-  for (const s of v.spread ?? []) parts.push(`${s.check} ${s.min === null ? 'null' : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} null)` : ''}`);
+  // A null figure as every output writes it: ∞ for PSNR of identical frames (nullFigureText), else null.
+  for (const s of v.spread ?? []) {
+    const none = nullFigureText(s.check, 'null');
+    parts.push(`${s.check} ${s.min === null ? none : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} ${none})` : ''}`);
+  }
   const frame = v.worst_frame;
   if (frame) parts.push(frame.same ? `worst frame ${frame.frame} in every measured repetition` : `worst frames ${frame.by_repetition.map((r) => `${r.frame} (repetition ${r.repetition})`).join(', ')}`);
   if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}${ownMeasuredText(v)}`);

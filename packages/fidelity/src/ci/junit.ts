@@ -11,7 +11,7 @@
  * gives the same bytes.
  */
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
-import { caseText, clipsText, failedCheckText, figure, runLabel } from './format.js';
+import { caseText, checkFigure, clipsText, failedCheckText, figure, runLabel } from './format.js';
 
 // XML 1.0 allows tab, newline, carriage return and U+0020.. except surrogates, U+FFFE and U+FFFF.
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -49,7 +49,7 @@ function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {
   const lines = [head];
   if (p.status === 'failed') {
     const failing = p.checks.filter((k) => k.outcome === 'fail');
-    const body = [...failing.map((k) => `${k.name}: value ${k.value === null ? 'null' : String(k.value)}${k.note ? ` (${k.note})` : ''}, passes when ${k.comparator} ${k.threshold}`), disclaimer].join('\n');
+    const body = [...failing.map((k) => `${k.name}: value ${k.value === null ? checkFigure(k.name, null) : String(k.value)}${k.note ? ` (${k.note})` : ''}, passes when ${k.comparator} ${k.threshold}`), disclaimer].join('\n');
     lines.push(`      <failure${attrs([['type', 'threshold'], ['message', failing.map(failedCheckText).join('; ')]])}>${xmlText(body)}</failure>`);
   } else if (p.status === 'invalid') {
     const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '' }));
@@ -57,7 +57,7 @@ function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {
     const body = details.map((d) => `${d.code}${d.message ? `: ${d.message}` : ''}`).join('\n');
     lines.push(`      <error${attrs([['type', p.reasons[0] ?? 'INVALID'], ['message', message]])}>${xmlText(body)}</error>`);
   }
-  const checks = p.checks.map((k) => `${k.name} ${figure(k.value, k.threshold)} ${k.comparator} ${k.threshold}: ${k.outcome}${k.note ? ` (${k.note})` : ''}`);
+  const checks = p.checks.map((k) => `${k.name} ${checkFigure(k.name, k.value, k.threshold)} ${k.comparator} ${k.threshold}: ${k.outcome}${k.note ? ` (${k.note})` : ''}`);
   const out = [`case ${p.case_id}, seed ${p.seed}, repetition ${p.repetition}`, ...checks];
   const noise = noiseVerdict(p);
   if (noise) out.push(`noise: ${noise}`);

@@ -9,7 +9,7 @@
  */
 import type { Problem } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
-import { caseText, clipsText, figure, runLabel } from './format.js';
+import { caseText, checkFigure, clipsText, figure, runLabel } from './format.js';
 
 /** Rows of the failed-and-invalid table at most: GitHub caps a step's summary at 1 MiB. report.json has every pair. */
 export const SUMMARY_MAX_ROWS = 200;
@@ -90,7 +90,7 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
     for (const p of c.pairs) {
       const lead = `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(p.slot_id)} | ${mdCode(p.case_id)} | ${p.status} |`;
       if (p.status === 'failed') {
-        for (const k of p.checks.filter((x) => x.outcome === 'fail')) rows.push(`${lead} ${k.name}${k.note ? ` (${k.note})` : ''} | ${figure(k.value, k.threshold)} | ${k.comparator} ${k.threshold} |`);
+        for (const k of p.checks.filter((x) => x.outcome === 'fail')) rows.push(`${lead} ${k.name}${k.note ? ` (${k.note})` : ''} | ${checkFigure(k.name, k.value, k.threshold)} | ${k.comparator} ${k.threshold} |`);
       } else if (p.status === 'invalid') {
         const details = p.reason_details.length ? p.reason_details : p.reasons.map((code) => ({ code, message: '' }));
         for (const d of details) rows.push(`${lead} ${mdCode(d.code)}${d.message ? `: ${mdCode(d.message, 160)}` : ''} |  |  |`);
@@ -105,7 +105,9 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
   }
   if (bundle) {
     lines.push('', '### Bundle', '', `- Path: ${mdCode(bundle.path, 400)}`);
-    if (bundle.bytes !== null) lines.push(`- Size: ${size(bundle.bytes)} in ${bundle.files + 1} files${bundle.media_bytes !== null ? `, of which source MP4s ${size(bundle.media_bytes)}` : ''}`);
+    // The files SHA256SUMS seals, as the terminal counts them (SHA256SUMS itself is not among them).
+    lines.push(`- Files: ${bundle.files} files sealed`);
+    if (bundle.bytes !== null) lines.push(`- Size: ${size(bundle.bytes)} with SHA256SUMS${bundle.media_bytes !== null ? `, of which source MP4s ${size(bundle.media_bytes)}` : ''}`);
     lines.push(`- SHA-256 of SHA256SUMS: ${mdCode(bundle.seal_sha256)}`);
   }
   return `\n${lines.join('\n')}\n`;

@@ -16,6 +16,7 @@ import type { OwnRepetition, OwnRepetitionsMeasured, Report } from '../schemas/r
 import type { ClipAnalysis } from '../schemas/clip.js';
 import { TOOL_NAME, TOOL_VERSION } from '../version.js';
 import type { MeasuredPairs, MeasuredRepetition } from './measure.js';
+import type { SlotAnalysis } from './report-model.js';
 import type { DecoderIdentity } from './types.js';
 import type { ComparisonPlan } from './plan.js';
 import type { VerifiedRun } from '../archive/types.js';
@@ -80,13 +81,33 @@ function ownRepetitionsByCase(repetitions: readonly MeasuredRepetition[], policy
  * or null where no analysis was made; undefined when the run has no completed request with media
  * (runs[].clips is absent then).
  */
-function runClips(run: VerifiedRun, bySha: ReadonlyMap<string, ClipAnalysis | string>): (ClipAnalysis | string | null)[] | undefined {
+function runClips(run: VerifiedRun, bySha: ReadonlyMap<string, ClipAnalysis | string>): SlotAnalysis[] | undefined {
   const slots = run.records
     .filter((r) => r.kind === 'measurement' && r.status === 'ok' && run.media.has(r.slot_id))
     .map((r) => r.slot_id)
     .sort();
   if (slots.length === 0) return undefined;
-  return slots.map((slot) => bySha.get(run.media.get(slot)!.sha256) ?? null);
+  return slots.map((slot) => ({ slot_id: slot, clip: bySha.get(run.media.get(slot)!.sha256) ?? null }));
+}
+
+/**
+ * Every analysed clip by its file's SHA-256, with that SHA-256: the measured pairs' analyses (in pair
+ * order, the first one kept: the same bytes give the same analysis), then the clips analysed on their
+ * own; a clip that could not be analysed gives its failure's code instead.
+ */
+function analysesBySha(plan: ComparisonPlan, measured: MeasuredPairs): Map<string, ClipAnalysis | string> {
+  const bySha = new Map<string, ClipAnalysis | string>();
+  for (const m of [...measured.pairs].sort((a, b) => a.index - b.index)) {
+    const clips = m.outcome?.ok ? m.outcome.measurement.clips : undefined;
+    const pair = plan.pairs[m.index]?.pair;
+    if (!clips || !pair) continue;
+    for (const side of ['baseline', 'candidate'] as const) {
+      const sha = pair[side].media?.sha256;
+      if (sha && !bySha.has(sha)) bySha.set(sha, { sha256: sha, ...clips[side] });
+    }
+  }
+  for (const c of measured.clips) if (!bySha.has(c.sha256)) bySha.set(c.sha256, c.outcome.ok ? { sha256: c.sha256, ...c.outcome.clip } : c.outcome.failure.code);
+  return bySha;
 }
 
 /**
@@ -101,6 +122,9 @@ export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, se
     return m.outcome;
   };
   const own = settings.repetitions ? ownRepetitionsByCase(settings.repetitions, settings.policy) : null;
+  // Every clip's analysis by its file's SHA-256 (an analysis depends only on the bytes and the plan):
+  // the measured pairs' and the ones made on their own; for a clip that could not be analysed, its failure's code.
+  const bySha = analysesBySha(plan, measured);
   const comparisons = plan.comparisons.map((cmp, c) => {
     const refs = plan.pairs.filter((r) => r.comparison === c);
     const comparison = comparisonReport(
@@ -108,20 +132,13 @@ export function assembleReport(plan: ComparisonPlan, measured: MeasuredPairs, se
       cmp.candidate,
       refs.map((r) => {
         const outcome = outcomeOf(r.index, r.id);
-        return pairReport(r.pair, outcome, judgePair(outcome, settings.policy));
+        return pairReport(r.pair, outcome, judgePair(outcome, settings.policy), bySha);
       }),
     );
     if (!own) return comparison;
     // The baseline is every comparison's: each shows the same measurement of its own repetitions beside its own finding.
     return { ...comparison, cases: comparison.cases.map((v) => (own.has(v.case_id) ? { ...v, own_repetitions_measured: own.get(v.case_id)! } : v)) };
   });
-  // Every clip's analysis by its file's SHA-256 (an analysis depends only on the bytes and the plan):
-  // the pairs' and the ones made on their own; for a clip that could not be analysed, its failure's code.
-  const bySha = new Map<string, ClipAnalysis | string>();
-  for (const cmp of comparisons) {
-    for (const pair of cmp.pairs) for (const clip of pair.clips ? [pair.clips.baseline, pair.clips.candidate] : []) if (clip.sha256 && !bySha.has(clip.sha256)) bySha.set(clip.sha256, clip);
-  }
-  for (const c of measured.clips) if (!bySha.has(c.sha256)) bySha.set(c.sha256, c.outcome.ok ? { sha256: c.sha256, ...c.outcome.clip } : c.outcome.failure.code);
   // Pairs that went through measuring: pairing refused the others, so nobody measured them.
   const measuredPairs = plan.pairs.filter((r) => r.measurable).length;
   const here = settings.measuredHere ?? measuredPairs;

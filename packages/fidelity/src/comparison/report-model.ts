@@ -8,12 +8,12 @@ import type { CiDescription, VerifiedRun } from '../archive/types.js';
 import { caseViews, summarize, worstChecks } from '../pairing/summary.js';
 import type { PlannedPair } from '../pairing/slots.js';
 import type { GpuAccounting } from '../power/accounting.js';
-import { runAccounting, runPower } from '../power/run.js';
+import { runAccounting, runPower, validClipsOf } from '../power/run.js';
 import { PowerAudit, type PowerResult } from '../power/schemas.js';
 import { failedCheckCodes } from '../policy/evaluate.js';
 import type { MeasureOutcome } from '../schemas/measurement.js';
 import { byClipOrder, ClipCode, type ClipAnalysis, type PairClips } from '../schemas/clip.js';
-import type { Comparison, OwnRepetition, OwnRepetitionsMeasured, PairReport, PowerDetail, Reason, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
+import type { Comparison, OwnRepetition, OwnRepetitionsMeasured, PairReport, PowerDetail, Reason, ReportPairClips, RunClips, RunIdentity, RunReport } from '../schemas/report.js';
 import type { MeasuredRepetition } from './measure.js';
 import { deriveServerTiming } from '../timing/derive.js';
 import type { ServerTimingReport } from '../timing/schemas.js';
@@ -135,13 +135,13 @@ function reportCi(d: CiDescription): Pick<RunReport, 'run_id' | 'run_attempt' | 
  * code of why it could not be analysed (an invalid clip), or null where none was made; absent when the
  * run has no completed request with media.
  */
-export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly (ClipAnalysis | string | null)[]): RunReport {
+export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: readonly string[] = [], clips?: readonly SlotAnalysis[]): RunReport {
   const measurement = run.records.filter((r) => r.kind === 'measurement');
-  const ok = measurement.filter((r) => r.status === 'ok').length;
-  const judged = clips?.filter((c): c is ClipAnalysis | string => c !== null);
-  const counts = judged ? clipCounts(judged) : null;
+  const judged = clips?.filter((c): c is SlotAnalysis & { clip: ClipAnalysis | string } => c.clip !== null);
+  const counts = judged ? clipCounts(judged.map((c) => c.clip), judged.map((c) => c.slot_id)) : null;
   // Power and accounting count valid clips once every ok record's clip was judged; else ok records, and the report says which.
-  const validClips = counts && counts.analysed === ok ? counts.valid : undefined;
+  const basis = validClipsOf(run.records, counts);
+  const validClips = basis.basis === 'valid_clips' ? basis.valid_clips : undefined;
   return {
     role,
     ...reportCi(describeCi(run.ci)),
@@ -179,10 +179,20 @@ export function runReport(run: VerifiedRun, role: RunReport['role'], warnings: r
  * counts as analysed and invalid under that code, so `analysed` is every completed clip looked at.
  * Codes in the clip catalogue's order (ClipCode), then the others alphabetically.
  */
-export function clipCounts(clips: readonly (ClipAnalysis | string)[]): RunClips {
+export function clipCounts(clips: readonly (ClipAnalysis | string)[], slots?: readonly string[]): RunClips {
   const invalid: Record<string, number> = {};
   for (const clip of clips) for (const code of typeof clip === 'string' ? [clip] : clip.reasons.map((r) => r.code)) invalid[code] = (invalid[code] ?? 0) + 1;
-  return { analysed: clips.length, valid: clips.filter((c) => typeof c !== 'string' && c.valid).length, invalid_by_code: byClipOrder(invalid) };
+  const counts: RunClips = { analysed: clips.length, valid: clips.filter((c) => typeof c !== 'string' && c.valid).length, invalid_by_code: byClipOrder(invalid) };
+  if (!slots) return counts;
+  // Each invalid clip named (version 1.4): its slot and its first code, the root cause.
+  const named = clips.flatMap((c, i) => (typeof c === 'string' ? [{ slot_id: slots[i]!, code: c }] : c.valid ? [] : [{ slot_id: slots[i]!, code: c.reasons[0]!.code }]));
+  return { ...counts, invalid: named };
+}
+
+/** One completed measurement request's clip: its slot, and its analysis, the code of why it could not be analysed, or null where none was made. */
+export interface SlotAnalysis {
+  slot_id: string;
+  clip: ClipAnalysis | string | null;
 }
 
 /** runs[].power with `valid_clips_basis`: what its valid_clips counted. */
@@ -195,13 +205,13 @@ function withBasis<T extends { power: RunReport['power'] }>(evidence: T, analyse
 export type PairVerdict = Pick<PairReport, 'status' | 'checks'>;
 
 /** `outcome` is null when the pair was never sent to measuring (its reasons say why); `verdict` is the assemble phase's judgement of it. */
-export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict): PairReport {
+export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null, verdict: PairVerdict, analysed?: ReadonlyMap<string, ClipAnalysis | string>): PairReport {
   const reasons: Reason[] = [...planned.reasons, ...measuredReasons(outcome)];
   const measurement = outcome?.ok ? outcome.measurement : null;
   // InferenceX's figures as measuring made them, the clips' unconditional checks applied there (a
   // refused pair carries the template when InferenceX refuses it too).
   const inferencex = outcome ? (outcome.ok ? outcome.measurement.inferencex : outcome.inferencex) : undefined;
-  const clips = measurement?.clips ? withSha256(measurement.clips, planned) : null;
+  const clips = measurement?.clips ? withSha256(measurement.clips, planned) : analysedSides(planned, analysed);
   return {
     slot_id: planned.slot_id,
     case_id: planned.case_id,
@@ -233,7 +243,9 @@ function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
   if (!outcome) return [];
   if (!outcome.ok) {
     const f = outcome.failure;
-    return [{ code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) }];
+    const first: Reason = { code: f.code, message: f.message, side: f.side ?? null, ...(f.plan_mismatches ? { plan_mismatches: f.plan_mismatches } : {}) };
+    // Media off the plan first (the root cause), the pair's own difference after it.
+    return f.also ? [first, { code: f.also.code, message: f.also.message, side: f.also.side ?? null }] : [first];
   }
   return outcome.measurement.clips ? clipReasons(outcome.measurement.clips) : [];
 }
@@ -259,6 +271,22 @@ export function ownRepetitionReport(measured: MeasuredRepetition, verdict: PairV
 /** A case's own repetitions, measured: each one, and per judged check the worst of them. */
 export function ownRepetitionsView(repetitions: OwnRepetition[]): OwnRepetitionsMeasured {
   return { repetitions, worst: worstChecks(repetitions) };
+}
+
+/**
+ * An unmeasured pair's clips (version 1.4): each side whose clip was analysed (on its own, or in
+ * another pair), by its sealed SHA-256; null when neither was.
+ */
+function analysedSides(planned: PlannedPair, analysed: ReadonlyMap<string, ClipAnalysis | string> | undefined): ReportPairClips | null {
+  if (!analysed) return null;
+  const of = (side: 'baseline' | 'candidate'): ClipAnalysis | undefined => {
+    const sha = planned[side].media?.sha256;
+    const clip = sha ? analysed.get(sha) : undefined;
+    return typeof clip === 'object' ? clip : undefined;
+  };
+  const [baseline, candidate] = [of('baseline'), of('candidate')];
+  if (!baseline && !candidate) return null;
+  return { ...(baseline ? { baseline } : {}), ...(candidate ? { candidate } : {}) };
 }
 
 /** Each clip's analysis with its file's SHA-256 (the sealed media's), as report.json records it. */

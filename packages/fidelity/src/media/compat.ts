@@ -190,16 +190,19 @@ function checkAudioStart(a: VideoProbe, x: AudioProbe, b: VideoProbe, y: AudioPr
 
 /**
  * null when the pair is comparable; otherwise the reason, with both sides' values. The audio's samples and start must be known (decoded).
- * With `plan`, each side's media are also checked against the plan (MEDIA_PLAN_MISMATCH, plan-conformance.ts), after every pair
- * check that needs the probes only and before the decoded audio's: a pair whose sides differ from each other keeps that reason.
+ * With `plan`, each side's media are first checked against the plan (MEDIA_PLAN_MISMATCH, plan-conformance.ts): media off the
+ * plan are the root cause, named first, the pair's own difference (an INCOMPATIBLE_* code on the probes) kept after it (`also`).
  */
 export function checkCompatibility(baseline: MediaProbe, candidate: MediaProbe, plan?: MediaPlanSpec): MeasureFailure | null {
   return checkBeforeDecoding(baseline, candidate, plan) ?? checkDecodedAudio(baseline, candidate);
 }
 
-/** The checks that come before the audio's sample count, on the probes alone (with `plan`, the plan's last): null when none fails. */
+/** The checks that come before the audio's sample count, on the probes alone (with `plan`, the plan's first): null when none fails. */
 export function checkBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe, plan?: MediaPlanSpec): MeasureFailure | null {
-  return checkPairBeforeDecoding(baseline, candidate) ?? (plan ? checkPlanConformance(baseline, candidate, plan) : null);
+  const pair = checkPairBeforeDecoding(baseline, candidate);
+  const off = plan ? checkPlanConformance(baseline, candidate, plan) : null;
+  if (!off) return pair;
+  return pair ? { ...off, also: { code: pair.code, message: pair.message, ...(pair.side ? { side: pair.side } : {}) } } : off;
 }
 
 function checkPairBeforeDecoding(baseline: MediaProbe, candidate: MediaProbe): MeasureFailure | null {

@@ -21,6 +21,7 @@
  * - sample_rate, channels: the audio stream's, exactly; a file without an
  *   audio stream differs from the plan on both (media value null).
  */
+import type { ClipReason } from '../schemas/clip.js';
 import type { FailureSide, FieldMismatch, MeasureFailure, PlanField, PlanMismatch } from '../schemas/measurement.js';
 import type { PlanJson } from '../schemas/run-archive.js';
 import type { MediaProbe, Rational, VideoProbe } from './probe.js';
@@ -141,4 +142,35 @@ export function checkPlanConformance(baseline: MediaProbe, candidate: MediaProbe
   const parts = alike ? [describeFieldMismatches(off[0]![1])] : off.map(([s, list]) => `${off.length === 2 ? `${s} ` : ''}${describeFieldMismatches(list)}`);
   const who = side === 'both' ? (alike ? "Both sides' media differ alike" : "Both sides' media differ") : `The ${side}'s media differ`;
   return { code: 'MEDIA_PLAN_MISMATCH', message: `${who} from the plan: ${parts.join('; ')}`, side, plan_mismatches: mismatches };
+}
+
+/**
+ * The fields where a clip's own analysis (its figures, not its probe) differs from the plan: width,
+ * height, frames, audio presence, sample rate, channels. The frame rate is not among them (it comes
+ * from the probe's exact timestamps, which an analysis does not keep). Merge holds a partial's clip
+ * verdicts to these.
+ */
+export function analysisPlanMismatches(clip: { video: { width: number; height: number; frame_count: number }; audio: { sample_rate: number; channel_count: number } | null }, plan: MediaPlanSpec): FieldMismatch[] {
+  const out: FieldMismatch[] = [];
+  const v = clip.video;
+  if (v.width !== plan.video.width) out.push({ field: 'width', plan: plan.video.width, media: v.width });
+  if (v.height !== plan.video.height) out.push({ field: 'height', plan: plan.video.height, media: v.height });
+  if (v.frame_count !== plan.video.frames) out.push({ field: 'frames', plan: plan.video.frames, media: v.frame_count });
+  const a = clip.audio;
+  if (!a || a.sample_rate !== plan.audio.sample_rate) out.push({ field: 'sample_rate', plan: plan.audio.sample_rate, media: a ? a.sample_rate : null });
+  if (!a || a.channel_count !== plan.audio.channels) out.push({ field: 'channels', plan: plan.audio.channels, media: a ? a.channel_count : null });
+  return out;
+}
+
+/**
+ * The one judgement of a clip against the plan, whichever command asks (verify --clips, compare,
+ * merge, calibrate, power through the report): a clip whose media differ from the plan in any field
+ * it states (width, height, fps, frames, audio presence, sample rate, channels) is invalid with
+ * `MEDIA_PLAN_MISMATCH`, its first reason. null when the clip conforms.
+ *
+ * @example clipPlanReason(planFieldMismatches(probe, plan)) // { code: 'MEDIA_PLAN_MISMATCH', message: "the clip's media differ from the plan: frames 33 (plan 36)" }
+ */
+export function clipPlanReason(mismatches: readonly FieldMismatch[], note = ''): ClipReason | null {
+  if (mismatches.length === 0) return null;
+  return { code: 'MEDIA_PLAN_MISMATCH', message: `the clip's media differ from the plan: ${describeFieldMismatches(mismatches)}${note}` };
 }

@@ -137,8 +137,12 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
   return reasons.sort((a, b) => order.indexOf(a.code) - order.indexOf(b.code));
 }
 
-/** A clip's analysis: its figures, the checks' reasons, and whether it is valid. */
-export function judgeClip(video: ClipVideo, audio: ClipAudio | null, e: ClipExpectations = {}): ClipAnalysis {
-  const reasons = clipReasons(video, audio, e);
+/**
+ * A clip's analysis: its figures, the checks' reasons, and whether it is valid. `plan`: the reason
+ * of a clip whose media differ from the plan (`MEDIA_PLAN_MISMATCH`, made by
+ * media/plan-conformance.ts `clipPlanReason`), listed first: the root cause of whatever else fails.
+ */
+export function judgeClip(video: ClipVideo, audio: ClipAudio | null, e: ClipExpectations = {}, plan: ClipReason | null = null): ClipAnalysis {
+  const reasons = [...(plan ? [plan] : []), ...clipReasons(video, audio, e)];
   return { valid: reasons.length === 0, unconditional_valid: isUnconditionallyValid({ reasons }), reasons, video, audio };
 }

@@ -26,25 +26,26 @@ export interface ClipValidity {
 }
 
 /**
- * The metric dict of a pair InferenceX refuses, exactly as its `compare_media` returns it: its 13
- * template keys, figures null, counts 0, `video_sample_coverage_fraction` 0.0, lists empty, and no
- * other key (the flags, alignment deltas, audio counts and window count are not in it).
+ * The metric dict of a pair InferenceX refuses, exactly as its `compare_media` (evaluator v1.0.0)
+ * returns it: its 13 template keys, figures and `video_identical` null, counts and
+ * `audio_channel_count` 0, `video_sample_coverage_fraction` 0.0, lists empty, and no other key (no
+ * alignment deltas, sample counts, RMSE or newly silent channels, window count).
  */
 export function inferencexTemplate(): InferencexTemplate {
   return {
     video_mae: null,
     video_psnr_db: null,
+    video_identical: null,
     video_compared_frames: 0,
     video_total_frames: 0,
     video_sample_coverage_fraction: 0,
     audio_waveform_mae: null,
-    audio_waveform_mae_channels: [],
-    audio_waveform_rmse_channels: [],
+    audio_spectral_cosine: null,
     audio_rms_ratio: null,
     audio_rms_ratio_channels: [],
-    audio_spectral_cosine: null,
     audio_spectral_cosine_channels: [],
-    audio_newly_silent_channels: [],
+    audio_waveform_mae_channels: [],
+    audio_channel_count: 0,
   };
 }
 

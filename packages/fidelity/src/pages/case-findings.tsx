@@ -122,10 +122,11 @@ function failedFigures(f: CaseFinding, m: Messages): Child[] {
 function clipWhy(f: CaseFinding, code: string, m: Messages): string | null {
   for (const pair of f.pairs) {
     if (!pair.clips) continue;
-    const sides = (['baseline', 'candidate'] as const).filter((s) => pair.clips![s].reasons.some((r) => r.code === code));
+    const clips = pair.clips;
+    const sides = (['baseline', 'candidate'] as const).filter((s) => clips[s]?.reasons.some((r) => r.code === code));
     if (sides.length === 0) continue;
     const gpu = (s: 'baseline' | 'candidate'): string => (s === 'baseline' ? f.c.baseline_gpu_model : f.c.candidate_gpu_model);
-    return sides.map((s) => fill(m.clip_reason, { gpu: gpu(s), reason: clipSentence(code, pair.clips![s], m) })).join('; ');
+    return sides.flatMap((s) => { const clip = clips[s]; return clip ? [fill(m.clip_reason, { gpu: gpu(s), reason: clipSentence(code, clip, m) })] : []; }).join('; ');
   }
   return null;
 }

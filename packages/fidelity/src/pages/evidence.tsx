@@ -8,6 +8,7 @@
  * pass or a fail: an invalid power result shows its reasons and no number,
  * and latency across hardware is only set side by side.
  */
+import { nullFigureText } from '../policy/checks.js';
 import type { AccountingBasis } from '../power/accounting.js';
 import type { Comparison, PowerGpuLine, Report, RunReport } from '../schemas/report.js';
 import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/schemas.js';
@@ -232,8 +233,9 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
         ? '—'
         : lines(
             cv.worst.map((w) => {
-              // The check's own precision, as everywhere else on the page (0.437206 beside 0.437206, never 0.4372).
-              const value = num(w.value, checkDigits(w.check), m.unavailable);
+              // ∞ for PSNR of identical frames, as the pairs table writes it; else the check's own
+              // precision, as everywhere else on the page (0.437206 beside 0.437206, never 0.4372).
+              const value = w.value === null ? nullFigureText(w.check, m.unavailable) : num(w.value, checkDigits(w.check), m.unavailable);
               const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{w.slot_id}</a>;
               return tx(m, 'worst_item', { check: checkLabel(w.check), value, repetition: String(w.repetition), slot });
             }),

@@ -70,10 +70,10 @@ function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'cand
   if (!pair.clips || !code.startsWith('CLIP_')) return null;
   const sides = side === 'both' ? (['baseline', 'candidate'] as const) : side === 'baseline' || side === 'candidate' ? [side] : [];
   const parts = sides.flatMap((s) => {
-    const reason = pair.clips![s].reasons.find((r) => r.code === code);
-    if (!reason) return [];
+    const clip = pair.clips![s];
+    if (!clip?.reasons.some((r) => r.code === code)) return [];
     const gpu = (s === 'baseline' ? ctx.baselineRun : ctx.candidateRun)?.hardware.gpu_model ?? sideName(m, s);
-    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, pair.clips![s], m) })];
+    return [fill(m.clip_reason, { gpu, reason: clipSentence(code, clip, m) })];
   });
   return parts.length ? parts.join('; ') : null;
 }
@@ -106,9 +106,11 @@ function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baseli
   // One precision per kind of figure in this table: shares 1 decimal (%), the mean change 2, RMS 6, times 3.
   const share = (fraction: number | null, of: number, where = ''): string =>
     fraction === null ? m.unavailable : `${(100 * fraction).toFixed(1)}% (${Math.round(fraction * of)}/${of})${where && fraction > 0 ? `: ${where}` : ''}`;
+  type Side = NonNullable<(typeof sides)[number]>;
   // Blank runs are black frames when no frame is white (the clip's figures count both as blank).
-  const blackRuns = (v: (typeof sides)[number]['video']): string => (v.white_fraction === 0 ? framesText(v.blank_runs, m) : '');
-  const row = (label: string, f: (c: (typeof sides)[number]) => Child): Child[] => [headCell(label), ...sides.map((c) => f(c))];
+  const blackRuns = (v: Side['video']): string => (v.white_fraction === 0 ? framesText(v.blank_runs, m) : '');
+  // A side whose clip was not analysed (its request failed, or its file could not be decoded) has no figures.
+  const row = (label: string, f: (c: Side) => Child): Child[] => [headCell(label), ...sides.map((c) => (c ? f(c) : '—'))];
   const rows = [
     row(m.clip_fig_valid, (c) => badge(c.valid ? 'pass' : 'fail', c.valid ? m.yes : m.no)),
     row(m.clip_fig_black, (c) => share(c.video.black_fraction, c.video.frame_count, blackRuns(c.video))),

@@ -100,6 +100,14 @@ function runtimeText(runtime: RunReport['runtime'], differs: Set<string>): Child
   );
 }
 
+
+/** A run's clips: "7 of 9 clips valid", and each invalid clip named by its slot and first code (report.json `runs[].clips.invalid`). */
+function clipsCell(clips: NonNullable<RunReport['clips']>, m: Messages): Child {
+  const valid = tx(m, 'clips_valid_value', { valid: clips.valid, analysed: clips.analysed });
+  if (!clips.invalid?.length) return valid;
+  const list = clips.invalid.flatMap((c, i) => [...(i ? [', '] : []), <code>{c.slot_id}</code>, ' ', <code>{c.code}</code>]);
+  return [...valid, <br />, ...tx(m, 'clips_invalid_named', { list })];
+}
 /** Fields as rows, runs as columns: two to four runs read well that way, on a phone too. */
 function sitesBlock(report: Report, m: Messages): Child {
   const runs = report.runs;
@@ -134,7 +142,7 @@ function sitesBlock(report: Report, m: Messages): Child {
         ? tx(m, 'slots_warmup_count', { warmup: r.slots.warmup })
         : tx(m, 'slots_warmup_value', { warmup: r.slots.warmup, ok: r.slots.warmup_ok, failed: r.slots.warmup_failed }),
     ]),
-    field(m.clips_valid, (r) => (r.clips ? tx(m, 'clips_valid_value', { valid: r.clips.valid, analysed: r.clips.analysed }) : m.clips_not_analysed)),
+    field(m.clips_valid, (r) => (r.clips ? clipsCell(r.clips, m) : m.clips_not_analysed)),
     field(m.gpus_allocated, (r) => String(r.hardware.gpus_allocated), (r) => String(r.hardware.gpus_allocated)),
     field(m.gpus_participating, (r) => String(r.hardware.gpus_participating), (r) => String(r.hardware.gpus_participating)),
     [headCell(rtDiffers.size ? [m.runtime, ' ', differsBadge()] : m.runtime), ...runs.map((r) => runtimeText(r.runtime, rtDiffers))],

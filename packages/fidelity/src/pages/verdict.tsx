@@ -69,7 +69,7 @@ export function pairHeadline(pair: PairReport, m: Messages): Child[] {
     const detail = pair.reason_details.find((d) => d.code === code);
     // A clip's defect in its own sentence, from the clip's figures, in the page's language (clip-words.ts).
     const clips = pair.clips;
-    const own = clips && code.startsWith('CLIP_') ? (['baseline', 'candidate'] as const).filter((s) => clips[s].reasons.some((r) => r.code === code)).map((s) => clipSentence(code, clips[s], m)) : [];
+    const own = clips && code.startsWith('CLIP_') ? [clips.baseline, clips.candidate].flatMap((clip) => (clip?.reasons.some((r) => r.code === code) ? [clipSentence(code, clip, m)] : [])) : [];
     return [<code>{code}</code>, ' ', own.length ? own.join('; ') : reasonText(code, detail?.message ?? null, m)];
   }
   if (isIdentical(pair)) return [<strong>{m.identical_pair}</strong>];

@@ -37,6 +37,8 @@ export interface CheckDeclaration {
    * its threshold; absent: nothing was measured, `inconclusive` (`no_value`).
    */
   readonly whenNull?: (measurement: PairMeasurement, infinityPasses: boolean) => { outcome: 'pass' | 'fail'; note: string };
+  /** Whether a null figure of this check is +infinity (PSNR of identical frames): every output writes it as ∞. */
+  readonly nullIsInfinite?: boolean;
   /**
    * The calibrated metric (calibrate/metrics.ts) that holds this check's
    * judged values when its figure is the example's; null: calibration does
@@ -76,6 +78,7 @@ export const CHECKS = {
     example: { metric: 'video.psnr_db', comparator: '>=', threshold: 30, source: 'InferenceX example policy' },
     // PSNR is null only where the compared frames are identical: an infinite PSNR, above any floor.
     whenNull: (_m, infinityPasses) => ({ outcome: infinityPasses ? 'pass' : 'fail', note: 'identical' }),
+    nullIsInfinite: true,
     calibrated: 'video.psnr_db',
     digits: 2,
     words: { en: { label: 'Pooled video PSNR (dB)', short: 'video PSNR (dB)' }, zh: { label: '整体视频 PSNR（dB）', short: '视频 PSNR（dB）' } },
@@ -112,6 +115,16 @@ export type CheckKey = keyof typeof CHECKS;
 export const CHECK_NAMES = Object.keys(CHECKS) as [CheckKey, ...CheckKey[]];
 
 /** The declaration of a check name; undefined for a name this tool does not know (a report from elsewhere). */
+/**
+ * How every output writes a check's null figure: `∞` where null means infinite (PSNR of identical
+ * frames, the pairs table's and the per-case table's alike), else `fallback` (nothing measured).
+ *
+ * @example nullFigureText('video_psnr_db', 'unavailable') === '∞'
+ */
+export function nullFigureText(name: string, fallback: string): string {
+  return checkDeclaration(name)?.nullIsInfinite ? '∞' : fallback;
+}
+
 export function checkDeclaration(name: string): CheckDeclaration | undefined {
   return Object.hasOwn(CHECKS, name) ? (CHECKS as Record<string, CheckDeclaration>)[name] : undefined;
 }

@@ -10,9 +10,8 @@ import { FidelityError, isFidelityError } from '../errors.js';
 import { openAudioDecoder } from '../media/audio-decoder.js';
 import { resolveFfmpeg } from '../media/ffmpeg.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
-import { describeFieldMismatches, planFieldMismatches } from '../media/plan-conformance.js';
+import { clipPlanReason, planFieldMismatches } from '../media/plan-conformance.js';
 import type { MediaPlanSpec } from '../media/plan-conformance.js';
-import type { PlanField } from '../schemas/measurement.js';
 import { probeMedia } from '../media/probe.js';
 import type { MediaProbe, ProbeTools } from '../media/probe.js';
 import { ProcessScope } from '../media/process.js';
@@ -37,15 +36,29 @@ export interface AnalyseClipOptions {
   /** Cancels: the ffmpeg children are killed and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /**
-   * The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone.
-   * A clip whose width, height or frame count differs from it is not decoded: its outcome is
-   * `MEDIA_PLAN_MISMATCH`.
+   * The plan: its media spec, frame rate and clip expectations (docs/run-archive.md); absent: the
+   * defaults alone. A clip whose media differ from it in any field is invalid with
+   * `MEDIA_PLAN_MISMATCH` first ({@link clipPlanReason}); one that would cost more than
+   * {@link DECODE_COST_SLACK} times the plan's pixels to decode is not decoded: its outcome is then
+   * that failure.
    */
   plan?: MediaPlanSpec;
 }
 
-/** The plan's fields whose excess makes a decode costly: a clip off any of them is reported without being decoded. */
-const DECODE_COST_FIELDS: readonly PlanField[] = ['width', 'height', 'frames'];
+/**
+ * How many times the plan's pixels (width x height x frames) a clip off the plan may hold and still be
+ * decoded and analysed: one with fewer frames or a smaller picture than planned is analysed like any
+ * other (its figures are written, and it is invalid with `MEDIA_PLAN_MISMATCH`); a small file that
+ * holds far more frames, or far larger ones, than planned (a decode bomb) is reported without being
+ * decoded.
+ */
+export const DECODE_COST_SLACK = 2;
+
+/** Whether a clip off the plan holds more than {@link DECODE_COST_SLACK} times the plan's pixels. */
+function beyondDecodeCost(video: { width: number; height: number; frames: number }, plan: MediaPlanSpec): boolean {
+  const planned = plan.video.width * plan.video.height * plan.video.frames;
+  return video.width * video.height * video.frames > DECODE_COST_SLACK * planned;
+}
 
 export type { ClipOutcome };
 
@@ -76,10 +89,14 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
     const probe = given ? { ...given, file } : await probeMedia(scope, tools, file, 'clip');
     const video = probe.video;
     if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
-    // A clip off the plan's size or frame count is not decoded (as compare refuses the pair before
-    // decoding): a small file may hold thousands of frames far larger than planned (a decode bomb).
-    const off = options.plan ? planFieldMismatches(probe, options.plan).filter((m) => DECODE_COST_FIELDS.includes(m.field)) : [];
-    if (off.length > 0) return { ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', message: `the clip's media differ from the plan: ${describeFieldMismatches(off)}; not decoded` } };
+    // Every field the plan states is judged here, once for every command (clipPlanReason); a clip far
+    // beyond the plan's pixels is not decoded: a small file may hold thousands of frames far larger
+    // than planned (a decode bomb).
+    const off = options.plan ? planFieldMismatches(probe, options.plan) : [];
+    const planReason = clipPlanReason(off);
+    if (planReason && beyondDecodeCost(video, options.plan!)) {
+      return { ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', message: `${planReason.message}; not decoded` } };
+    }
     const geometry = video.geometry;
     if (!geometry) return { ok: false, failure: { code: 'UNSUPPORTED_PIXEL_FORMAT', message: `${video.pixFmt} is not read without conversion` } };
     const rgb = rgbConversionFor(video.pixFmt, video.height);
@@ -107,7 +124,7 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
       await decoder.finished();
       audio = sums.finish({ timeBase: facts ? seconds(facts.timeBase) : 1, frames: facts?.frames ?? [] }, await decoder.corruptFrames());
     }
-    return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}) };
+    return { ok: true, clip: judgeClip(figures, audio, options.plan ? clipExpectationsOf(options.plan) : {}, planReason) };
   } catch (error) {
     if (options.signal?.aborted) throw new FidelityError('ABORTED', 'the clip analysis was cancelled', { cause: error });
     if (isFidelityError(error) && !['FFMPEG_NOT_FOUND', 'FFMPEG_BROKEN', 'INTERNAL', 'INVALID_ARGUMENT', 'TEMP_NOT_WRITABLE'].includes(error.code)) {

@@ -18,6 +18,22 @@ export function countValidClips(records: readonly RunRecord[]): number {
   return records.filter((r) => r.kind === 'measurement' && r.status === 'ok').length;
 }
 
+/** What `valid_clips` counted: `valid_clips` (every ok record's clip judged, the valid ones counted) or `ok_records` (not every clip judged). */
+export type ValidClipsBasis = 'valid_clips' | 'ok_records';
+
+/**
+ * The one definition of a run's valid clips, for the report (compare, merge) and `fidelity power`
+ * alike: when every ok measurement record's clip was judged (`judged.analysed` equals the ok
+ * records), the clips judged valid (docs/metrics.md, "Clip validity": a clip off the plan is
+ * invalid); otherwise the ok records, and the basis says so.
+ *
+ * @example validClipsOf(run.records, await analyseRunClips(run)) // { valid_clips: 7, basis: 'valid_clips' }
+ */
+export function validClipsOf(records: readonly RunRecord[], judged: { analysed: number; valid: number } | null | undefined): { valid_clips: number; basis: ValidClipsBasis } {
+  const ok = countValidClips(records);
+  return judged && judged.analysed === ok ? { valid_clips: judged.valid, basis: 'valid_clips' } : { valid_clips: ok, basis: 'ok_records' };
+}
+
 function windowSeconds(window: Window | null | undefined): number | null {
   if (!window) return null;
   const s = window.end_unix - window.start_unix;

@@ -87,11 +87,13 @@ export const ClipAudio = z.object({
 export type ClipAudio = z.infer<typeof ClipAudio>;
 
 /**
- * The clip reason codes (docs/reason-codes.md, "Clip validity"), in the order a clip's reasons are
- * listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages): the catalogue's
- * order, root cause first (docs/reason-codes.md gives the order).
+ * The codes a clip's analysis gives (docs/reason-codes.md, "Clip validity"), in the order a clip's
+ * reasons are listed everywhere (a clip's `reasons`, a pair's, `invalid_by_code`, the pages), root
+ * cause first: `MEDIA_PLAN_MISMATCH` (the clip's media differ from the plan in a field it states,
+ * which explains every check after it), then the clip catalogue's order (declared once, with the codes
+ * and why they come in that order).
  */
-export const ClipCode = z.enum(CLIP_REASON_CODES as [ClipReasonCode, ...ClipReasonCode[]]);
+export const ClipCode = z.enum(['MEDIA_PLAN_MISMATCH', ...CLIP_REASON_CODES] as ['MEDIA_PLAN_MISMATCH', ...ClipReasonCode[]]);
 export type ClipCode = z.infer<typeof ClipCode>;
 
 /** The checks InferenceX applies to every clip, also inside `compare_media`, whatever its caller asks (`unconditional` in the catalogue). */

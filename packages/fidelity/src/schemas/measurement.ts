@@ -237,10 +237,33 @@ export const InferencexMetrics = z.object({
 export type InferencexMetrics = z.infer<typeof InferencexMetrics>;
 
 /**
- * InferenceX's template: the metric dict its `compare_media` returns for a pair it refuses, its 13
- * keys exactly (figures null, counts 0, `video_sample_coverage_fraction` 0.0, lists empty), no other.
+ * InferenceX's template: the metric dict its `compare_media` (evaluator v1.0.0) returns for a pair it
+ * refuses, its 13 keys exactly: figures and `video_identical` null, counts and `audio_channel_count`
+ * 0, `video_sample_coverage_fraction` 0.0, lists empty; no other key.
  */
 export const InferencexTemplate = z.strictObject({
+  video_mae: z.null(),
+  video_psnr_db: z.null(),
+  video_identical: z.null(),
+  video_compared_frames: z.literal(0),
+  video_total_frames: z.literal(0),
+  video_sample_coverage_fraction: z.literal(0),
+  audio_waveform_mae: z.null(),
+  audio_spectral_cosine: z.null(),
+  audio_rms_ratio: z.null(),
+  audio_rms_ratio_channels: z.tuple([]),
+  audio_spectral_cosine_channels: z.tuple([]),
+  audio_waveform_mae_channels: z.tuple([]),
+  audio_channel_count: z.literal(0),
+});
+export type InferencexTemplate = z.infer<typeof InferencexTemplate>;
+
+/**
+ * The refused pair's dict as reports of version 1.3 wrote it (without `video_identical` and
+ * `audio_channel_count`, with `audio_waveform_rmse_channels` and `audio_newly_silent_channels`):
+ * still read, never written.
+ */
+const InferencexTemplateV13 = z.strictObject({
   video_mae: z.null(),
   video_psnr_db: z.null(),
   video_compared_frames: z.literal(0),
@@ -255,7 +278,6 @@ export const InferencexTemplate = z.strictObject({
   audio_spectral_cosine_channels: z.tuple([]),
   audio_newly_silent_channels: z.tuple([]),
 });
-export type InferencexTemplate = z.infer<typeof InferencexTemplate>;
 
 /**
  * `pairs[].inferencex`: `compatible` (false exactly when InferenceX's `compare_media` refuses the
@@ -266,7 +288,7 @@ export const InferencexFigures = z.discriminatedUnion('compatible', [
   z.object({ compatible: z.literal(true), metrics: InferencexMetrics }),
   // The template; a report written before version 1.3 carried every key of an accepted pair here
   // (nulls, zero counts, a null coverage), which is still read. What this library writes is the template.
-  z.object({ compatible: z.literal(false), metrics: z.union([InferencexTemplate, InferencexMetrics]) }),
+  z.object({ compatible: z.literal(false), metrics: z.union([InferencexTemplate, InferencexTemplateV13, InferencexMetrics]) }),
 ]);
 export type InferencexFigures = z.infer<typeof InferencexFigures>;
 
@@ -320,6 +342,11 @@ export const MeasureFailure = z.object({
   side: FailureSide.optional(),
   /** `MEDIA_PLAN_MISMATCH` only: every field where a side's media differ from the plan, baseline first. */
   plan_mismatches: z.array(PlanMismatch).optional(),
+  /**
+   * `MEDIA_PLAN_MISMATCH` only: the difference between the two files that the plan's explains, when
+   * they also differ from each other (an `INCOMPATIBLE_*` code), listed after it; absent otherwise.
+   */
+  also: z.object({ code: z.string(), message: z.string(), side: FailureSide.optional() }).optional(),
 });
 export type MeasureFailure = z.infer<typeof MeasureFailure>;
 

@@ -9,7 +9,11 @@ import { GpuPowerAudit, PowerSummary } from '../power/schemas.js';
 import { ServerTimingReport, TimingSideBySide } from '../timing/schemas.js';
 import { MetricSelection } from '../metrics/names.js';
 import { AudioMetrics, InferencexFigures, PlanMismatch, VideoMetrics } from './measurement.js';
-import { PairClips } from './clip.js';
+import { ClipAnalysis } from './clip.js';
+
+/** `pairs[].clips`: each side's analysis, where its clip was analysed (both sides for a measured pair). */
+export const ReportPairClips = z.object({ baseline: ClipAnalysis.optional(), candidate: ClipAnalysis.optional() });
+export type ReportPairClips = z.infer<typeof ReportPairClips>;
 import { CheckResult, Policy } from './policy.js';
 import { Window } from './run-archive.js';
 import { ComparisonNoise, PairNoise } from '../calibrate/schema.js';
@@ -36,11 +40,17 @@ export const PlanSpec = z.object({
 });
 export type PlanSpec = z.infer<typeof PlanSpec>;
 
-/** `runs[].clips`: how many of the run's clips were analysed, how many are valid, and the invalid ones by code. */
+/** One invalid clip of a run, named: its slot and its first reason code (the root cause). */
+export const InvalidClip = z.object({ slot_id: z.string(), code: z.string() });
+export type InvalidClip = z.infer<typeof InvalidClip>;
+
+/** `runs[].clips`: how many of the run's clips were analysed, how many are valid, and the invalid ones by code and by name. */
 export const RunClips = z.object({
   analysed: z.number().int().min(0),
   valid: z.number().int().min(0),
   invalid_by_code: z.record(z.string(), z.number().int().min(1)),
+  /** (version 1.4) Each invalid clip, in slot order: its slot and first code; absent from reports written before. */
+  invalid: z.array(InvalidClip).optional(),
 });
 export type RunClips = z.infer<typeof RunClips>;
 
@@ -85,8 +95,12 @@ export const PairReport = z.object({
   files: z.record(z.string(), z.string()),
   /** Against the same-hardware noise sample, when the comparison was calibrated; absent for invalid pairs. */
   noise: PairNoise.optional(),
-  /** Each clip analysed on its own (version 1.2; docs/metrics.md, "Clip validity"); absent when the pair was not measured. */
-  clips: PairClips.optional(),
+  /**
+   * Each clip analysed on its own (version 1.2; docs/metrics.md, "Clip validity"). Since 1.4 every
+   * side whose clip was analysed, measured or not (a pair whose partner failed carries the one side,
+   * a pair refused before measuring both); absent when neither side's clip was analysed.
+   */
+  clips: ReportPairClips.optional(),
 });
 export type PairReport = z.infer<typeof PairReport>;
 

@@ -12,6 +12,7 @@
  * names the partial and the pair.
  */
 import { judgeClip } from '../metrics/clip-checks.js';
+import { analysisPlanMismatches, clipPlanReason, type MediaPlanSpec } from '../media/plan-conformance.js';
 import { clipAnalysisProblems, type ClipContext } from './check-clips.js';
 import type { ClipExpectations } from '../metrics/clip-checks.js';
 import type { ClipAnalysis } from '../schemas/clip.js';
@@ -295,9 +296,16 @@ export function clipProblems(m: PairMeasurement, expectations: ClipExpectations,
   return out;
 }
 
-/** Where a clip's judgement (valid, unconditional_valid, reasons) is not what its own figures give under the plan; null when it is. */
-export function clipJudgementProblem(clip: ClipAnalysis, expectations: ClipExpectations): string | null {
-  const derived = judgeClip(clip.video, clip.audio, expectations);
+/**
+ * Where a clip's judgement (valid, unconditional_valid, reasons) is not what its own figures give under the plan; null when it is.
+ * With `plan`, the clip's media against it too (MEDIA_PLAN_MISMATCH first): every field the figures hold is re-derived; a
+ * mismatch of the frame rate alone (which only the probe's timestamps give) is taken as the clip states it.
+ */
+export function clipJudgementProblem(clip: ClipAnalysis, expectations: ClipExpectations, plan?: MediaPlanSpec): string | null {
+  const off = plan ? analysisPlanMismatches(clip, plan) : [];
+  const stated = clip.reasons[0]?.code === 'MEDIA_PLAN_MISMATCH' ? clip.reasons[0] : null;
+  const planReason = stated && (off.length > 0 || /\bfps /.test(stated.message)) ? stated : clipPlanReason(off);
+  const derived = judgeClip(clip.video, clip.audio, expectations, planReason);
   const got = JSON.stringify({ valid: clip.valid, unconditional_valid: clip.unconditional_valid, reasons: clip.reasons });
   const want = JSON.stringify({ valid: derived.valid, unconditional_valid: derived.unconditional_valid, reasons: derived.reasons });
   return got === want ? null : `says ${got}, but its figures under the plan give ${want}`;

@@ -31,7 +31,7 @@ import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import { withContainerReaders } from '../comparison/container-readers.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
-import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, pairAnalysedShas, sealedMedia, type MeasuredPair } from '../comparison/measure.js';
+import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, mediaSpecOf, pairAnalysedShas, sealedMedia, type MeasuredPair } from '../comparison/measure.js';
 import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
@@ -369,7 +369,7 @@ function unpairedClipProblems(plan: ComparisonPlan, p: LoadedPartial, decoder: D
     if (!c.outcome.ok) continue;
     const named = `the clip ${shortSha(c.sha256)} analysed on its own`;
     for (const why of clipAnalysisProblems('clip', c.outcome.clip, context)) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${named}: ${why}` });
-    const why = clipJudgementProblem(c.outcome.clip, expectations);
+    const why = clipJudgementProblem(c.outcome.clip, expectations, mediaSpecOf(plan.baseline.plan));
     if (why) problems.push({ code: 'PARTIAL_MEASUREMENT_INVALID', message: `${at}: ${named} ${why}` });
   }
   return problems;

@@ -15,7 +15,8 @@ export function invalidClip(r: Report): Report {
   const run = r.runs.find((x) => x.run_id === c.candidate_run_id)!;
   // Derived from the run's own counts, so the fixture follows the reference as it is regenerated.
   const clips = run.clips!;
-  run.clips = { analysed: clips.analysed, valid: clips.valid - 1, invalid_by_code: { ...clips.invalid_by_code, CLIP_BLANK: (clips.invalid_by_code.CLIP_BLANK ?? 0) + 1 } };
+  const invalid = [...(clips.invalid ?? []), { slot_id: p.slot_id, code: 'CLIP_BLANK' }].sort((a, b) => (a.slot_id < b.slot_id ? -1 : 1));
+  run.clips = { analysed: clips.analysed, valid: clips.valid - 1, invalid_by_code: { ...clips.invalid_by_code, CLIP_BLANK: (clips.invalid_by_code.CLIP_BLANK ?? 0) + 1 }, invalid };
   return r;
 }
 

@@ -66,16 +66,17 @@ describe('junitXml', () => {
   it('an invalid pair: an error whose type is the reason code, with its message', () => {
     const xml = junitXml(fresh());
     expect(xml).toContain('<error type="FAILED_CANDIDATE" message="FAILED_CANDIDATE: request timed out after 75 s">');
-    expect(xml).toContain('<error type="INCOMPATIBLE_FRAME_COUNT" message="INCOMPATIBLE_FRAME_COUNT: Frame count differs: baseline 12, candidate 10">');
+    // Media off the plan first (the root cause), the pair difference after it.
+    expect(xml).toContain(`<error type="MEDIA_PLAN_MISMATCH" message="MEDIA_PLAN_MISMATCH: The candidate's media differ from the plan: frames 10 (plan 12); INCOMPATIBLE_FRAME_COUNT: Frame count differs: baseline 12, candidate 10">`);
     expect(xml.match(/<error /g)).toHaveLength(3);
   });
 
   it('an invalid clip: the error names its code and whose clip it is (the message says); each run\'s clips are properties of the suite', () => {
     const plain = junitXml(fresh());
     expect(plain).toContain('<property name="clips.baseline" value="10 of 10 valid"/>');
-    expect(plain).toContain('<property name="clips.candidate" value="8 of 9 valid; MEDIA_PLAN_MISMATCH 1"/>');
+    expect(plain).toContain('<property name="clips.candidate" value="7 of 9 valid; MEDIA_PLAN_MISMATCH 2; invalid: measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH"/>');
     const xml = junitXml(invalidClip(fresh()));
-    expect(xml).toContain('<property name="clips.candidate" value="7 of 9 valid; CLIP_BLANK 1, MEDIA_PLAN_MISMATCH 1"/>');
+    expect(xml).toContain('<property name="clips.candidate" value="6 of 9 valid; MEDIA_PLAN_MISMATCH 2, CLIP_BLANK 1; invalid: measurement-r000-c003 CLIP_BLANK, measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH"/>');
     expect(xml).toContain(`<error type="CLIP_BLANK" message="CLIP_BLANK: candidate's clip: the clip is black in every frame">`);
     expect(xml.match(/<error /g)).toHaveLength(4);
     expect(xml).toContain('tests="10" failures="2" errors="4"');

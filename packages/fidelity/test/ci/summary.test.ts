@@ -36,7 +36,8 @@ describe('jobSummary', () => {
   it('a row per failing check and per reason of an invalid pair: slot, case, check or reason, value, threshold', () => {
     const md = jobSummary(fresh(), BUNDLE);
     const rows = md.split('\n').filter((l) => /^\| `(B200|H100)` \| `measurement/.test(l));
-    expect(rows).toHaveLength(9);
+    // Two rows each for the pairs off the plan: MEDIA_PLAN_MISMATCH, then the pair difference it explains.
+    expect(rows).toHaveLength(11);
     expect(cells(rows[0]!)).toEqual(['`B200`', '`measurement-r000-c003`', '`night-market-s29`', 'failed', 'min_ssim', expect.stringMatching(/^0\.43\d+$/), '>= 0.92']);
     expect(cells(rows.find((r) => r.includes('FAILED_CANDIDATE'))!)).toEqual(['`B200`', '`measurement-r000-c006`', '`caption-markup-s11`', 'invalid', '`FAILED_CANDIDATE`: `request timed out after 75 s`', '', '']);
     for (const r of rows) expect(cells(r)).toHaveLength(7);
@@ -58,9 +59,9 @@ describe('jobSummary', () => {
   });
 
   it('each run\'s clips checked on their own, and an invalid clip\'s row names its code and side', () => {
-    expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 8 of 9 valid; MEDIA_PLAN_MISMATCH 1; `H100 run 30049902211-1` 10 of 10 valid');
+    expect(jobSummary(fresh(), BUNDLE)).toContain('- Clips checked on their own: `H200 run 30054883436-1` 10 of 10 valid; `B200 run 30061277519-2` 7 of 9 valid; MEDIA_PLAN_MISMATCH 2; invalid: measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH; `H100 run 30049902211-1` 10 of 10 valid');
     const md = jobSummary(invalidClip(fresh()), BUNDLE);
-    expect(md).toContain('`B200 run 30061277519-2` 7 of 9 valid; CLIP_BLANK 1, MEDIA_PLAN_MISMATCH 1');
+    expect(md).toContain('`B200 run 30061277519-2` 6 of 9 valid; MEDIA_PLAN_MISMATCH 2, CLIP_BLANK 1; invalid: measurement-r000-c003 CLIP_BLANK, measurement-r000-c007 MEDIA_PLAN_MISMATCH, measurement-r000-c008 MEDIA_PLAN_MISMATCH');
     const row = md.split('\n').find((l) => l.includes('CLIP_BLANK`'))!;
     expect(cells(row).slice(3)).toEqual(['invalid', "`CLIP_BLANK`: `candidate's clip: the clip is black in every frame`", '', '']);
     const none = fresh();
@@ -70,7 +71,7 @@ describe('jobSummary', () => {
 
   it('the bundle: path, size and seal; none when there is no bundle', () => {
     const md = jobSummary(fresh(), BUNDLE);
-    expect(md).toContain('### Bundle\n\n- Path: `out/bundle`\n- Size: 1.2 MB in 91 files, of which source MP4s 200.4 kB\n- SHA-256 of SHA256SUMS: `abab');
+    expect(md).toContain('### Bundle\n\n- Path: `out/bundle`\n- Files: 90 files sealed\n- Size: 1.2 MB with SHA256SUMS, of which source MP4s 200.4 kB\n- SHA-256 of SHA256SUMS: `abab');
     expect(jobSummary(fresh(), null)).not.toContain('### Bundle');
   });
 

@@ -48,9 +48,9 @@ describe('every completed clip analysed', () => {
       expect(run.power!.valid_clips).toBe(run.clips!.valid);
     }
     const b200 = report.runs.find((r) => r.hardware.gpu_model === 'B200')!;
-    // c007 could not be analysed (off the plan): invalid under its code; c008 (no partner measured) is valid.
-    expect(b200.clips).toEqual({ analysed: 9, valid: 8, invalid_by_code: { MEDIA_PLAN_MISMATCH: 1 } });
-    expect(b200.accounting!.valid_clips).toBe(8);
+    // c007 (fewer frames) and c008 (no audio) differ from the plan: analysed, invalid under MEDIA_PLAN_MISMATCH.
+    expect(b200.clips).toEqual({ analysed: 9, valid: 7, invalid_by_code: { MEDIA_PLAN_MISMATCH: 2 } });
+    expect(b200.accounting!.valid_clips).toBe(7);
   });
 
   it("the pool's analysis of a clip on its own is analyseClip's, and a refused pair's clips are analysed that way", async () => {

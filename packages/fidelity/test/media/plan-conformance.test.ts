@@ -148,9 +148,9 @@ describe('measurePair with the plan (real clips)', () => {
     expect(fps).toMatchObject({ ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', plan_mismatches: [{ side: 'baseline', field: 'fps', plan: 25, media: 24 }, { side: 'candidate', field: 'fps' }] } });
   });
 
-  it('keeps the pair check first: a candidate that differs from the baseline too is INCOMPATIBLE_FRAME_COUNT', async () => {
+  it('names media off the plan first (the root cause), the pair difference they explain after it', async () => {
     const outcome = await measurePair(a, shorter, { plan: asMade });
-    expect(outcome).toMatchObject({ ok: false, failure: { code: 'INCOMPATIBLE_FRAME_COUNT' } });
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', side: 'candidate', also: { code: 'INCOMPATIBLE_FRAME_COUNT' } } });
   });
 
   it('refuses a malformed plan option', async () => {

@@ -69,22 +69,25 @@ describe("InferenceX's figures from the sums", () => {
     expect(withClipValidity(f, { baseline: true, candidate: false })).toEqual(inferencexRefused());
     expect(inferencexRefused()).toEqual({ compatible: false, metrics: inferencexTemplate() });
     expect(InferencexFigures.parse(inferencexRefused()).metrics.video_total_frames).toBe(0);
-    // InferenceX's template exactly (report version 1.3): its 13 keys with its values, nothing more.
+    // InferenceX's template exactly (evaluator v1.0.0): its 13 keys with its values, nothing more.
     expect(inferencexTemplate()).toStrictEqual({
       video_mae: null,
       video_psnr_db: null,
+      video_identical: null,
       video_compared_frames: 0,
       video_total_frames: 0,
       video_sample_coverage_fraction: 0,
       audio_waveform_mae: null,
-      audio_waveform_mae_channels: [],
-      audio_waveform_rmse_channels: [],
+      audio_spectral_cosine: null,
       audio_rms_ratio: null,
       audio_rms_ratio_channels: [],
-      audio_spectral_cosine: null,
       audio_spectral_cosine_channels: [],
-      audio_newly_silent_channels: [],
+      audio_waveform_mae_channels: [],
+      audio_channel_count: 0,
     });
+    expect(Object.keys(inferencexTemplate())).toHaveLength(13);
+    expect(inferencexTemplate()).not.toHaveProperty('audio_waveform_rmse_channels');
+    expect(inferencexTemplate()).not.toHaveProperty('audio_newly_silent_channels');
     // A refused pair with any other key is not InferenceX's answer: the schema refuses it.
     expect(InferencexFigures.safeParse({ compatible: false, metrics: { ...inferencexTemplate(), audio_identical: null } }).success).toBe(false);
     const clip = (...codes: ClipCode[]) => ({ reasons: codes.map((code) => ({ code, message: '' })) });

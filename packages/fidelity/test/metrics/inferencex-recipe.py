@@ -126,11 +126,11 @@ def clip_invalid(c):
 def template():
     """compare_media's dict of a pair it refuses: its 13 template keys, nothing more."""
     return {
-        "video_mae": None, "video_psnr_db": None,
+        "video_mae": None, "video_psnr_db": None, "video_identical": None,
         "video_compared_frames": 0, "video_total_frames": 0, "video_sample_coverage_fraction": 0.0,
-        "audio_waveform_mae": None, "audio_waveform_mae_channels": [], "audio_waveform_rmse_channels": [],
-        "audio_rms_ratio": None, "audio_rms_ratio_channels": [], "audio_spectral_cosine": None,
-        "audio_spectral_cosine_channels": [], "audio_newly_silent_channels": [],
+        "audio_waveform_mae": None, "audio_spectral_cosine": None, "audio_rms_ratio": None,
+        "audio_rms_ratio_channels": [], "audio_spectral_cosine_channels": [], "audio_waveform_mae_channels": [],
+        "audio_channel_count": 0,
     }
 
 
