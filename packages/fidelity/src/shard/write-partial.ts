@@ -64,6 +64,8 @@ export interface WritePartialSettings {
   generatedAt: Date;
   force?: boolean;
   ffmpeg?: ResolveOptions;
+  /** The limit on each ffmpeg/ffprobe child the shard measured with (compare's `timeoutMs`); recorded in the partial. */
+  timeoutMs?: number;
   signal?: AbortSignal;
   /** Pairs whose files are made at once (BundleContents.concurrency); default 1. */
   threads?: number;
@@ -111,6 +113,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
       runs: plan.runs.map((r, i) => partialRun(r, i === 0 ? 'baseline' : 'candidate')),
       metrics: { set: settings.metrics.set, list: [...settings.metrics.list] },
       policy: settings.policy,
+      decode_timeout_ms: settings.timeoutMs ?? null,
       pairs_total: plan.pairs.length,
       pair_indices: measured.map((m) => m.index),
       pairs,
