@@ -36,14 +36,14 @@ export interface AnalyseClipOptions {
   signal?: AbortSignal;
   /**
    * The plan: its frame rate and clip expectations (docs/run-archive.md); absent: the defaults alone.
-   * A clip whose width, height or frame count differs from it is not decoded: its outcome is
-   * `MEDIA_PLAN_MISMATCH`.
+   * A clip whose width, height or frame count differs from it, or whose audio lasts longer than it
+   * allows, is not decoded: its outcome is `MEDIA_PLAN_MISMATCH`.
    */
   plan?: MediaPlanSpec;
 }
 
 /** The plan's fields whose excess makes a decode costly: a clip off any of them is reported without being decoded. */
-const DECODE_COST_FIELDS: readonly PlanField[] = ['width', 'height', 'frames'];
+const DECODE_COST_FIELDS: readonly PlanField[] = ['width', 'height', 'frames', 'audio_duration'];
 
 export type { ClipOutcome };
 
@@ -73,8 +73,9 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
     const probe = given ? { ...given, file } : await probeMedia(scope, tools, file, 'clip');
     const video = probe.video;
     if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
-    // A clip off the plan's size or frame count is not decoded (as compare refuses the pair before
-    // decoding): a small file may hold thousands of frames far larger than planned (a decode bomb).
+    // A clip off the plan's size, frame count or audio length is not decoded (as compare refuses the
+    // pair before decoding): a small file may hold thousands of frames far larger than planned, or
+    // hours of audio behind a plan-sized picture (a decode bomb).
     const off = options.plan ? planFieldMismatches(probe, options.plan).filter((m) => DECODE_COST_FIELDS.includes(m.field)) : [];
     if (off.length > 0) return { ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', message: `the clip's media differ from the plan: ${describeFieldMismatches(off)}; not decoded` } };
     const geometry = video.geometry;
