@@ -1,4 +1,4 @@
-import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
+import { calibrate, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -189,10 +189,10 @@ export function humanSummary(result: CompareResult): string {
           .filter((k) => k.outcome === 'fail')
           .map((k) => `${k.name} ${fmt(k.value)}${k.note ? ` (${k.note})` : ''} not ${k.comparator} ${k.threshold}`)
           .join('; ');
-        lines.push(`  failed   ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
+        lines.push(`  failed   ${inline(visibleId(p.slot_id))} ${inline(visibleId(p.case_id))}: ${why}`);
       } else if (p.status === 'invalid') {
         const why = p.reason_details.map((d) => `${d.code}${d.message ? `: ${inline(d.message.split('\n')[0]!.slice(0, 120))}` : ''}`).join('; ');
-        lines.push(`  invalid  ${inline(p.slot_id)} ${inline(p.case_id)}: ${why}`);
+        lines.push(`  invalid  ${inline(visibleId(p.slot_id))} ${inline(visibleId(p.case_id))}: ${why}`);
       }
     }
   }

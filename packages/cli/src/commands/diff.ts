@@ -1,4 +1,4 @@
-import { diffReports, FidelityError, type DiffChange, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
+import { diffReports, FidelityError, visibleId, type DiffChange, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import { inline } from '../text.js';
 import type { CommandArgs } from './types.js';
@@ -18,7 +18,7 @@ const run = (r: { gpu_model: string; run_id: number; run_attempt: number }): str
 export function locationText(where: DiffLocation): string {
   if (where.kind === 'run') return `run ${run(where.run)}`;
   const cmp = `${run(where.baseline)} vs ${run(where.candidate)}`;
-  return where.kind === 'pair' ? `${cmp} ${inline(where.slot_id)}` : cmp;
+  return where.kind === 'pair' ? `${cmp} ${inline(visibleId(where.slot_id))}` : cmp;
 }
 
 /** A value as the table shows it: numbers in full (shortest round trip), everything else as JSON, long values cut. */
@@ -62,7 +62,7 @@ function changeRow(c: DiffChange): string[] {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function oneSidedLines(list: DiffOneSided[]): string[] {
-  return list.map((o) => `  ${o.side} only  ${locationText(o.where)}${o.where.kind === 'pair' ? ` (${inline(o.where.case_id)})` : ''}${o.path === null ? '' : `  ${inline(o.path)}`}`);
+  return list.map((o) => `  ${o.side} only  ${locationText(o.where)}${o.where.kind === 'pair' ? ` (${inline(visibleId(o.where.case_id))})` : ''}${o.path === null ? '' : `  ${inline(o.path)}`}`);
 }
 
 /** The human form of a diff: sides, changes, one-sided pairs, runs and metrics, context, and the verdict. */

@@ -15,6 +15,7 @@ import type { VNode } from 'preact';
 import { auto, duration, isNumber, kilojoules, num, runRef, shortHash } from './format.js';
 import { badge, fileLink, headCell, lines, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
+import { visibleId } from '../visible.js';
 
 type ReasonFamily = 'power' | 'accounting' | 'timing';
 
@@ -183,7 +184,7 @@ function recordsTable(run: RunReport, m: Messages): Child {
   const records: RecordTiming[] = run.timing?.records ?? [];
   if (records.length === 0) return null;
   const rows = records.map((rec) => [
-    headCell(<code>{rec.slot_id}</code>),
+    headCell(<code>{visibleId(rec.slot_id)}</code>),
     rec.status === 'ok' ? m.record_ok : m.record_failed,
     ...TIMING_STAGES.map((s) => timeCell(rec[s.name], m)),
     rec.reason ? <code>{rec.reason}</code> : '—',
@@ -223,7 +224,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
     // With one repetition the per-case view would only repeat the pairs.
     if (!c.cases.some((cv) => cv.repetitions > 1)) return;
     const rows = c.cases.map((cv) => [
-      headCell(<code>{cv.case_id}</code>),
+      headCell(<code>{visibleId(cv.case_id)}</code>),
       numCell(String(cv.seed)),
       badge(cv.status, m[`status_${cv.status}`]),
       numCell(String(cv.repetitions)),
@@ -232,7 +233,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
         : lines(
             cv.worst.map((w) => {
               const value = w.value === null ? m.unavailable : auto(w.value);
-              const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{w.slot_id}</a>;
+              const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{visibleId(w.slot_id)}</a>;
               return tx(m, 'worst_item', { check: checkLabel(w.check), value, repetition: String(w.repetition), slot });
             }),
           ),

@@ -15,6 +15,7 @@ import { reasonText } from './reasons.js';
 import { fill } from './i18n.js';
 import { langOf, type MessageKey, type Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
+import { visibleId } from '../visible.js';
 
 /** One precision per check, everywhere on the page (its declaration's digits); 4 for a check this tool does not know. */
 export function checkDigits(name: string): number {
@@ -166,11 +167,11 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
         <td>
           {badge(pair.status, m[`status_${pair.status}`])}{' '}
           <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
-            <code>{pair.slot_id}</code>
+            <code>{visibleId(pair.slot_id)}</code>
           </a>
           <br />
           <span class="muted small">
-            {pair.case_id}
+            {visibleId(pair.case_id)}
             {many ? [' · ', c.candidate_gpu_model] : null}
           </span>
         </td>
