@@ -11,7 +11,7 @@ import { jobSummary } from '../../src/ci/summary.js';
 import type { MeasuredRepetition } from '../../src/comparison/measure.js';
 import { ownRepetitionReport, pairReport } from '../../src/comparison/report-model.js';
 import { caseViews } from '../../src/pairing/summary.js';
-import type { PlannedPair } from '../../src/pairing/types.js';
+import type { PlannedPair } from '../../src/pairing/slots.js';
 import { renderReport } from '../../src/pages/page.js';
 import type { ClipAnalysis } from '../../src/schemas/clip.js';
 import type { MeasureOutcome } from '../../src/schemas/measurement.js';
