@@ -3,7 +3,7 @@
  * any run is read (the measuring paths are in packages/fidelity/test/shard
  * and test/e2e/slurm.test.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -126,4 +126,21 @@ describe('fidelity merge --remeasure', () => {
     expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', path.join(tmp, 'merged'), '--threads', '2'], text), text.stderr()).toBe(0);
     expect(text.stdout()).toContain('Measured: 2 of 9 pairs re-measured by merge (identical)');
   }, 120_000);
+
+  it("merges shards run with --decode-timeout: merge measures with the limit their partials carry, or --decode-timeout's", async () => {
+    const fixtures = path.join(new URL('../../../fixtures/runs/', import.meta.url).pathname);
+    const runs = [path.join(fixtures, 'h200'), path.join(fixtures, 'b200')];
+    const shard = path.join(tmp, 'limited', '0');
+    // 1 ms: every child is killed, so every measured pair and clip is DECODE_TIMEOUT, on the shard and in merge alike.
+    const io = capture();
+    expect(await main(['compare', ...runs, '--shard', '0/1', '--partial', shard, '--decode-timeout', '0.001', '--threads', '2'], io), io.stderr()).toBe(0);
+    const partial = JSON.parse(readFileSync(path.join(shard, 'partial.json'), 'utf8')) as { decode_timeout_ms: number | null; pairs: { outcome: { ok: boolean; failure?: { code: string } } | null }[] };
+    expect(partial.decode_timeout_ms).toBe(1);
+    expect(partial.pairs.some((p) => p.outcome?.failure?.code === 'DECODE_TIMEOUT')).toBe(true);
+    for (const extra of [[], ['--decode-timeout', '0.001']]) {
+      const merged = capture();
+      const code = await main(['merge', ...runs, '--partials', shard, '--out', path.join(tmp, 'limited-merged'), '--remeasure', 'all', '--threads', '2', ...extra], merged);
+      expect(code, `${extra.join(' ')}: ${merged.stdout()}${merged.stderr()}`).toBe(0);
+    }
+  }, 180_000);
 });

@@ -84,7 +84,7 @@ describe('verify --clips says what it did not check', () => {
       expect(r.out.split('\n')[0]).toBe(`clips INVALID: 1 of 10 measurement clips: ${BOMB} (MEDIA_PLAN_MISMATCH)`);
       expect(r.out).toMatch(/measurement-r000-c001: valid \(corrupt frames not checked with this ffmpeg build\)\n/);
       // The clip off the plan is reported without being decoded; every other clip is analysed.
-      expect(r.out).toMatch(new RegExp(`${BOMB}: not analysed: MEDIA_PLAN_MISMATCH .*width 320 px \\(plan 112 px\\), height 240 px \\(plan 64 px\\), frames 240 \\(plan 12\\); not decoded\n`));
+      expect(r.out).toMatch(new RegExp(`${BOMB}: not analysed: MEDIA_PLAN_MISMATCH .*width 320 px \\(plan 112 px\\), height 240 px \\(plan 64 px\\), frames 240 \\(plan 12\\), audio_duration 20[.0-9]* s \\(plan 1 s \\+ 1 s at most\\); not decoded\n`));
       expect(r.out).not.toMatch(/measurement-r000-c00[1-9]: not analysed/);
     } finally {
       for (const [key, value] of [['FIDELITY_FFMPEG', saved.ffmpeg], ['FIDELITY_FFPROBE', saved.ffprobe]] as const) {

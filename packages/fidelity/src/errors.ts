@@ -243,7 +243,7 @@ export const REASONS = {
   INCOMPATIBLE_AUDIO_EDIT_LIST: { meaning: 'the audio edit lists show different delays, durations or rates', doc: DOC.pairs, side: 'neither', words: { en: 'The audio edit lists differ', zh: '音频编辑列表不同' } },
   INCOMPATIBLE_AUDIO_START: { meaning: 'the audio starts at a different time relative to the video (more than one sample apart)', doc: DOC.pairs, side: 'neither' },
   // Pair reason, and a warning of fidelity verify: media against the plan (media/plan-conformance.ts, docs/media.md)
-  MEDIA_PLAN_MISMATCH: { meaning: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels)", doc: DOC.pairs, side: 'either', words: { en: "The media differ from the plan's video / audio spec", zh: '媒体与计划的视频／音频规格不符' } },
+  MEDIA_PLAN_MISMATCH: { meaning: "a slot's media differ from the plan's video / audio spec (width, height, fps, frames, sample rate, channels, the audio's length)", doc: DOC.pairs, side: 'either', words: { en: "The media differ from the plan's video / audio spec", zh: '媒体与计划的视频／音频规格不符' } },
   // Clip validity, each clip on its own (docs/metrics.md, "Clip validity"), given from version 1.2. Their order here
   // is the order a clip's reasons are listed in everywhere (schemas/clip.ts ClipCode takes it from here), root cause
   // first: InferenceX's unconditional checks (a broken stream explains everything after it), then what the picture is

@@ -1,4 +1,4 @@
-import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs } from 'media-fidelity';
+import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -235,11 +235,11 @@ export function caseLines(pairs: readonly Pair[]): string[] {
       const [status, why] = key.split('\u0000') as [string, string];
       const label = status.padEnd(8);
       let line: string;
-      if (all.length === 1) line = `  ${label} ${inline(list[0]!.slot_id)} ${inline(caseId)}: ${why}`;
+      if (all.length === 1) line = `  ${label} ${inline(visibleId(list[0]!.slot_id))} ${inline(visibleId(caseId))}: ${why}`;
       else {
         const reps = list.map((p) => p.repetition);
         const where = list.length === all.length ? `${status} in ${list.length} of ${all.length} repetitions` : `${status} in ${reps.length === 1 ? 'repetition' : 'repetitions'} ${reps.join(', ')} of ${all.length}`;
-        line = `  ${label} ${inline(caseId)}: ${where}: ${why}`;
+        line = `  ${label} ${inline(visibleId(caseId))}: ${where}: ${why}`;
       }
       out.push({ rank: status === 'failed' ? 0 : 1, line });
     }

@@ -5,7 +5,7 @@
  * wrapped to the terminal's width; only a word longer than the line (a hash, a path) runs past it.
  * `all` lists every difference instead of the largest; `--json` has them all as data.
  */
-import type { DiffChange, DiffContext, DiffLocation, DiffOneSided, DiffSide, ReportDiff } from 'media-fidelity';
+import { visibleId, type DiffChange, type DiffContext, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
 import { inline, wrapLine } from '../text.js';
 
 /** How many changes, one-sided entries and context lines are listed without `--all`. */
@@ -24,7 +24,7 @@ const run = (r: { gpu_model: string; run_id: number; run_attempt: number }): str
 export function locationText(where: DiffLocation): string {
   if (where.kind === 'run') return `run ${run(where.run)}`;
   const cmp = `${run(where.baseline)} vs ${run(where.candidate)}`;
-  return where.kind === 'pair' ? `${cmp} ${inline(where.slot_id)}` : cmp;
+  return where.kind === 'pair' ? `${cmp} ${inline(visibleId(where.slot_id))}` : cmp;
 }
 
 /** A value as the text shows it: numbers in full (shortest round trip), everything else as JSON, long values cut. */
@@ -93,7 +93,7 @@ function groupedChanges(changes: readonly DiffChange[]): string[] {
 }
 
 function oneSidedLine(o: DiffOneSided): string {
-  return `  ${o.side} only: ${locationText(o.where)}${o.where.kind === 'pair' ? ` (${inline(o.where.case_id)})` : ''}${o.path === null ? '' : ` ${inline(o.path)}`}`;
+  return `  ${o.side} only: ${locationText(o.where)}${o.where.kind === 'pair' ? ` (${inline(visibleId(o.where.case_id))})` : ''}${o.path === null ? '' : ` ${inline(o.path)}`}`;
 }
 
 /** Context entries with the same field and values, whatever run or comparison they are about, as one line naming them all. */

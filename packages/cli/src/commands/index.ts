@@ -109,7 +109,11 @@ export const commands: Command[] = [
       policy: policyOption,
       progress: progressOption,
       threads: threadsOption,
-      remeasure: { type: 'string', value: 'N|all', description: 'pairs of each partial merge measures again and requires identical: a whole number (default 1, chosen at random; more than a partial holds: all of them) or all' },
+      remeasure: { type: 'string', value: 'N|all', description: 'pairs (and clips analysed on their own) of each partial merge measures again and requires identical: a whole number (default 1, chosen at random; more than a partial holds: all of them) or all' },
+      'decode-timeout': {
+        ...decodeTimeoutOption,
+        description: "seconds each ffmpeg/ffprobe child of merge may run before it is killed (DECODE_TIMEOUT); default: each partial's pairs with the limit its shard ran with (--decode-timeout given to the shard, else 600)",
+      },
     },
     run: runFrom(() => import('./merge.js')),
   },

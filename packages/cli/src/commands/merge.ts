@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
+import { readDecodeTimeout } from '../options.js';
 import { abortOnSigint, gateOptions, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { CommandArgs } from './types.js';
@@ -46,6 +47,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const calibration = typeof values.calibration === 'string' ? await loadCalibration(values.calibration) : undefined;
     const alpha = values.alpha === undefined ? undefined : Number(values.alpha);
     const remeasure = remeasureOption(values.remeasure);
+    const timeoutMs = readDecodeTimeout(values);
     const [baseline, ...candidates] = positionals as [string, ...string[]];
     const result = await merge(baseline, candidates, {
       partials,
@@ -58,6 +60,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       ...(alpha !== undefined ? { alpha } : {}),
       ...(values.repeatability ? { repeatability: true } : {}),
       ...(remeasure !== undefined ? { remeasure } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
       ...(policy ? { policy } : {}),
       ...(generatedAt ? { generatedAt } : {}),

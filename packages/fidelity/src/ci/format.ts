@@ -1,7 +1,8 @@
 /** Numbers as the CI reports show them, shared by the JUnit file and the job summary. */
 import { nullFigureText } from '../policy/checks.js';
 import { byClipOrder } from '../schemas/clip.js';
-import type { CaseView } from '../schemas/report.js';
+import { shownWorstFrame } from '../pairing/summary.js';
+import type { CaseView, PairReport } from '../schemas/report.js';
 
 /** A check's judged figure: `∞` for a null that means infinite (PSNR of identical frames, nullFigureText), else {@link figure}. */
 export function checkFigure(name: string, value: number | null, threshold?: number): string {
@@ -50,9 +51,10 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
  * "passed 0, failed 4, invalid 0 of 4 repetitions; consistent; CHECK_FAILED_MIN_SSIM in 0, 1, 2, 3;
  * <figure> 0.437 to 0.452; worst frame 12 in every repetition; baseline's own repetitions identical" (or "…
  * differ: <figure> 0.991, …" when they were measured). A report before version 1.3 gives its status and
- * repetitions only.
+ * repetitions only. `pairs` (the comparison's) say which repetitions are bit-identical: those have no
+ * worst frame and are left out of it.
  */
-export function caseText(v: CaseView): string {
+export function caseText(v: CaseView, pairs: readonly Pick<PairReport, 'case_id' | 'repetition' | 'video'>[] = []): string {
   if (v.passed === undefined || v.failed === undefined || v.invalid === undefined) return `${v.status}, ${v.repetitions} repetition(s)`;
   const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetition${v.repetitions === 1 ? '' : 's'}`];
   if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: repetitions ${(v.differing ?? []).join(', ')} differ` : 'consistent');
@@ -62,7 +64,8 @@ export function caseText(v: CaseView): string {
     const none = nullFigureText(s.check, 'null');
     parts.push(`${s.check} ${s.min === null ? none : figure(s.min)}${s.max !== s.min && s.max !== null ? ` to ${figure(s.max)}` : ''}${s.nulls ? ` (${s.nulls} ${none})` : ''}`);
   }
-  const frame = v.worst_frame;
+  // Without the bit-identical repetitions (`pairs`, the comparison's): they have no worst frame.
+  const frame = shownWorstFrame(v.worst_frame, pairs.filter((p) => p.case_id === v.case_id));
   if (frame) parts.push(frame.same ? `worst frame ${frame.frame} in every measured repetition` : `worst frames ${frame.by_repetition.map((r) => `${r.frame} (repetition ${r.repetition})`).join(', ')}`);
   if (v.own_repetitions?.baseline) parts.push(`baseline's own repetitions ${v.own_repetitions.baseline}${ownMeasuredText(v)}`);
   return parts.join('; ');

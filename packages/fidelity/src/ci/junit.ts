@@ -12,6 +12,7 @@
  */
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { caseText, checkFigure, clipsText, failedCheckText, figure, runLabel } from './format.js';
+import { visibleId } from '../visible.js';
 
 // XML 1.0 allows tab, newline, carriage return and U+0020.. except surrogates, U+FFFE and U+FFFF.
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -45,7 +46,7 @@ function noiseVerdict(p: PairReport): string | null {
 }
 
 function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {
-  const head = `    <testcase${attrs([['classname', runLabel(c.candidate_gpu_model, c.candidate_run_id, c.candidate_run_attempt)], ['name', p.slot_id]])}>`;
+  const head = `    <testcase${attrs([['classname', runLabel(c.candidate_gpu_model, c.candidate_run_id, c.candidate_run_attempt)], ['name', visibleId(p.slot_id)]])}>`;
   const lines = [head];
   if (p.status === 'failed') {
     const failing = p.checks.filter((k) => k.outcome === 'fail');
@@ -58,7 +59,7 @@ function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {
     lines.push(`      <error${attrs([['type', p.reasons[0] ?? 'INVALID'], ['message', message]])}>${xmlText(body)}</error>`);
   }
   const checks = p.checks.map((k) => `${k.name} ${checkFigure(k.name, k.value, k.threshold)} ${k.comparator} ${k.threshold}: ${k.outcome}${k.note ? ` (${k.note})` : ''}`);
-  const out = [`case ${p.case_id}, seed ${p.seed}, repetition ${p.repetition}`, ...checks];
+  const out = [`case ${visibleId(p.case_id)}, seed ${p.seed}, repetition ${p.repetition}`, ...checks];
   const noise = noiseVerdict(p);
   if (noise) out.push(`noise: ${noise}`);
   lines.push(`      <system-out>${xmlText(out.join('\n'))}</system-out>`, '    </testcase>');
@@ -82,7 +83,7 @@ function suite(report: Report, c: Comparison): string[] {
     if (clips) props.push(property(`clips.${role}`, clipsText(clips)));
   }
   // Each case across its repetitions, beside the per-pair testcases (docs/ci.md).
-  for (const v of c.cases) props.push(property(`case.${v.case_id}`, `${v.status}: ${caseText(v)}`));
+  for (const v of c.cases) props.push(property(`case.${visibleId(v.case_id)}`, `${v.status}: ${caseText(v, c.pairs)}`));
   if (c.noise) {
     const n = c.noise;
     props.push(

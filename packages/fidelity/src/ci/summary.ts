@@ -10,6 +10,7 @@
 import type { Problem } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
 import { caseText, checkFigure, clipsText, figure, runLabel } from './format.js';
+import { visibleId } from '../visible.js';
 
 /** Rows of the failed-and-invalid table at most: GitHub caps a step's summary at 1 MiB. report.json has every pair. */
 export const SUMMARY_MAX_ROWS = 200;
@@ -78,7 +79,7 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
 
   // Each case with a failed or invalid repetition, across its repetitions, before the pairs (docs/report.md, "Repeated requests").
   const caseRows = report.comparisons.flatMap((c) =>
-    c.cases.filter((v) => c.pairs.some((p) => p.case_id === v.case_id && p.status !== 'passed')).map((v) => `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(v.case_id)} | ${v.status} | ${caseText(v)} |`),
+    c.cases.filter((v) => c.pairs.some((p) => p.case_id === v.case_id && p.status !== 'passed')).map((v) => `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(visibleId(v.case_id))} | ${v.status} | ${caseText(v, c.pairs)} |`),
   );
   if (caseRows.length) {
     lines.push('', '### Failed and invalid cases', '', '| candidate | case | status | repetitions |', '| --- | --- | --- | --- |', ...caseRows.slice(0, SUMMARY_MAX_ROWS));
@@ -88,7 +89,7 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
   const rows: string[] = [];
   for (const c of report.comparisons) {
     for (const p of c.pairs) {
-      const lead = `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(p.slot_id)} | ${mdCode(p.case_id)} | ${p.status} |`;
+      const lead = `| ${mdCode(c.candidate_gpu_model)} | ${mdCode(visibleId(p.slot_id))} | ${mdCode(visibleId(p.case_id))} | ${p.status} |`;
       if (p.status === 'failed') {
         for (const k of p.checks.filter((x) => x.outcome === 'fail')) rows.push(`${lead} ${k.name}${k.note ? ` (${k.note})` : ''} | ${checkFigure(k.name, k.value, k.threshold)} | ${k.comparator} ${k.threshold} |`);
       } else if (p.status === 'invalid') {

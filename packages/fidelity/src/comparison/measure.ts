@@ -181,6 +181,18 @@ export async function measurePairsOn(plan: ComparisonPlan, refs: readonly PairRe
   };
 }
 
+/**
+ * Each of `clips` analysed on its own against the plan's media spec, in one pool, once per distinct
+ * file, as {@link measurePairs} analyses the clips its pairs leave: merge re-derives with it the clips
+ * a partial analysed on its own. By SHA-256, ascending.
+ */
+export async function analyseClipsAlone(plan: ComparisonPlan, clips: readonly ClipCandidate[], settings: Omit<MeasureSettings, 'plan' | 'keep'> = {}): Promise<AnalysedClip[]> {
+  if (clips.length === 0) return [];
+  const spec = mediaSpecOf(plan.baseline.plan);
+  const measured = await measureMedia([], clips, spec.video.frames, { ...settings, plan: spec });
+  return [...measured.clips].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([sha256, outcome]) => ({ sha256, outcome }));
+}
+
 /** The media spec of a run's plan (MeasureSettings.plan), which every measured file is checked against. */
 export function mediaSpecOf(plan: MediaPlanSpec): MediaPlanSpec {
   const { video, audio, max_av_start_skew_seconds, max_av_end_skew_seconds } = plan;

@@ -238,8 +238,11 @@ export function pairReport(planned: PlannedPair, outcome: MeasureOutcome | null,
   };
 }
 
-/** Why measuring left a pair invalid: its failure, or its invalid clips (their codes in the catalogue's order); none for a valid measurement. */
-function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
+/**
+ * Why measuring left a pair invalid: its failure, or its invalid clips (their codes in the catalogue's
+ * order, each clip called by `names`); none for a valid measurement.
+ */
+function measuredReasons(outcome: MeasureOutcome | null, names?: ClipNames): Reason[] {
   if (!outcome) return [];
   if (!outcome.ok) {
     const f = outcome.failure;
@@ -247,7 +250,7 @@ function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
     // Media off the plan first (the root cause), the pair's own difference after it.
     return f.also ? [first, { code: f.also.code, message: f.also.message, side: f.also.side ?? null }] : [first];
   }
-  return outcome.measurement.clips ? clipReasons(outcome.measurement.clips) : [];
+  return outcome.measurement.clips ? clipReasons(outcome.measurement.clips, names) : [];
 }
 
 /**
@@ -256,7 +259,9 @@ function measuredReasons(outcome: MeasureOutcome | null): Reason[] {
  * why it is invalid when it is.
  */
 export function ownRepetitionReport(measured: MeasuredRepetition, verdict: PairVerdict): OwnRepetition {
-  const reasons: Reason[] = measured.reason ? [measured.reason] : measuredReasons(measured.outcome);
+  // Both clips are the baseline run's: each is called by its repetition, never "baseline" or "candidate".
+  const names = { baseline: `repetition ${measured.against_repetition}`, candidate: `repetition ${measured.repetition}` };
+  const reasons: Reason[] = measured.reason ? [measured.reason] : measuredReasons(measured.outcome, names);
   return {
     repetition: measured.repetition,
     slot_id: measured.slot_id,
@@ -298,11 +303,18 @@ function withSha256(clips: PairClips, planned: PlannedPair): PairClips {
   return { baseline: { ...sha('baseline'), ...clips.baseline }, candidate: { ...sha('candidate'), ...clips.candidate } };
 }
 
+/** What a reason's message calls each clip of a pair: its side by default; a repetition's own pair calls them by repetition. */
+export interface ClipNames {
+  baseline: string;
+  candidate: string;
+}
+
 /**
  * The pair reasons of its invalid clips: one per code, in the catalogue's order, its side the clip
- * that fails it (`both` when both do), its message the clips' own, with their figures.
+ * that fails it (`both` when both do), its message the clips' own, with their figures, each clip
+ * called by `names` ("candidate's clip: …", "repetition 1's clip: …").
  */
-export function clipReasons(clips: PairClips): Reason[] {
+export function clipReasons(clips: PairClips, names: ClipNames = { baseline: 'baseline', candidate: 'candidate' }): Reason[] {
   const codes = [...new Set([...clips.baseline.reasons, ...clips.candidate.reasons].map((r) => r.code))];
   const order = ClipCode.options;
   codes.sort((a, b) => order.indexOf(a) - order.indexOf(b));
@@ -310,7 +322,8 @@ export function clipReasons(clips: PairClips): Reason[] {
     const a = clips.baseline.reasons.find((r) => r.code === code);
     const b = clips.candidate.reasons.find((r) => r.code === code);
     const side = a && b ? 'both' : a ? 'baseline' : 'candidate';
-    const message = a && b ? (a.message === b.message ? `both clips: ${a.message}` : `baseline: ${a.message}; candidate: ${b.message}`) : `${side}'s clip: ${(a ?? b)!.message}`;
+    const one = a ? names.baseline : names.candidate;
+    const message = a && b ? (a.message === b.message ? `both clips: ${a.message}` : `${names.baseline}: ${a.message}; ${names.candidate}: ${b.message}`) : `${one}'s clip: ${(a ?? b)!.message}`;
     return { code, message, side };
   });
 }

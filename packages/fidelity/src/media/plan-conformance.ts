@@ -19,7 +19,13 @@
  *   so the span is known to one tick either way. A single frame has no rate:
  *   fps is then not compared (frames is);
  * - sample_rate, channels: the audio stream's, exactly; a file without an
- *   audio stream differs from the plan on both (media value null).
+ *   audio stream differs from the plan on both (media value null);
+ * - audio_duration: the longest the container says the audio lasts (its
+ *   stated duration, its packets' span and summed durations, a PCM index's
+ *   sample count over the rate) may exceed the plan's duration, frames / fps,
+ *   by at most AUDIO_SLACK_SECONDS: a plan-sized picture cannot carry hours
+ *   of audio into a decode. Audio shorter than planned is the clip checks'
+ *   (CLIP_AV_SKEW), not this check's.
  */
 import type { ClipReason } from '../schemas/clip.js';
 import type { FailureSide, FieldMismatch, MeasureFailure, PlanField, PlanMismatch } from '../schemas/measurement.js';
@@ -38,8 +44,20 @@ export type MediaPlanSpec = Pick<PlanJson, 'video' | 'audio'> & Partial<Pick<Pla
  */
 export const FPS_SLACK = 0.001;
 
+/**
+ * How much longer than the plan's duration the audio may say it lasts, in seconds: the encoder's
+ * priming and padding counted in its packets (AAC: up to 2112 + 1024 samples and a frame, about 0.5 s
+ * at 8 kHz) and a muxer's last audio frame past the video's end, with room to spare.
+ */
+export const AUDIO_SLACK_SECONDS = 1;
+
 /** The fields in the order they are checked and named. */
-export const PLAN_FIELDS: readonly PlanField[] = ['width', 'height', 'fps', 'frames', 'sample_rate', 'channels'];
+export const PLAN_FIELDS: readonly PlanField[] = ['width', 'height', 'fps', 'frames', 'sample_rate', 'channels', 'audio_duration'];
+
+/** The plan's duration in seconds: its frames at its rate. */
+export function planSeconds(plan: MediaPlanSpec): number {
+  return plan.video.frames / plan.video.fps;
+}
 
 function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
@@ -86,10 +104,12 @@ export function planFieldMismatches(probe: Pick<MediaProbe, 'video' | 'audio'>, 
   const a = probe.audio;
   if (!a || a.sampleRate !== plan.audio.sample_rate) out.push({ field: 'sample_rate', plan: plan.audio.sample_rate, media: a ? a.sampleRate : null });
   if (!a || a.channels !== plan.audio.channels) out.push({ field: 'channels', plan: plan.audio.channels, media: a ? a.channels : null });
+  const planned = planSeconds(plan);
+  if (a && typeof a.listedSeconds === 'number' && a.listedSeconds > planned + AUDIO_SLACK_SECONDS) out.push({ field: 'audio_duration', plan: planned, media: a.listedSeconds });
   return out;
 }
 
-const UNITS: Record<PlanField, string> = { width: ' px', height: ' px', fps: ' fps', frames: '', sample_rate: ' Hz', channels: '' };
+const UNITS: Record<PlanField, string> = { width: ' px', height: ' px', fps: ' fps', frames: '', sample_rate: ' Hz', channels: '', audio_duration: ' s' };
 
 /**
  * A frame rate as every text shows it (messages, the CLI, the pages; the plan's and the media's
@@ -104,16 +124,20 @@ export function planFpsText(fps: number): string {
   return rounded === 0 && fps !== 0 ? String(Number(fps.toPrecision(6))) : String(rounded);
 }
 
-/** A value as the messages show it: fps by {@link planFpsText}, the rest as integers; null is "none" (no audio stream). */
+/**
+ * A value as the messages show it: fps by {@link planFpsText}, an audio duration in seconds to 3
+ * decimals, the rest as integers; null is "none" (no audio stream).
+ */
 export function planValueText(field: PlanField, value: number | null): string {
   if (value === null) return 'none';
-  const shown = field === 'fps' ? planFpsText(value) : String(value);
+  const shown = field === 'fps' ? planFpsText(value) : field === 'audio_duration' ? String(Number(value.toFixed(3))) : String(value);
   return `${shown}${UNITS[field]}`;
 }
 
 /** "width 640 px (plan 1344 px), frames 96 (plan 192)": the media's value first, the plan's beside it. */
 export function describeFieldMismatches(list: readonly FieldMismatch[]): string {
-  return list.map((x) => `${x.field} ${planValueText(x.field, x.media)} (plan ${planValueText(x.field, x.plan)})`).join(', ');
+  const plan = (x: FieldMismatch): string => (x.field === 'audio_duration' ? `plan ${planValueText(x.field, x.plan)} + ${AUDIO_SLACK_SECONDS} s at most` : `plan ${planValueText(x.field, x.plan)}`);
+  return list.map((x) => `${x.field} ${planValueText(x.field, x.media)} (${plan(x)})`).join(', ');
 }
 
 /** "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels": the plan's media spec in one line. */

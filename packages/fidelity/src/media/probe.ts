@@ -80,6 +80,13 @@ export interface AudioProbe {
    * is truncated: checkDecodedAudio); null or absent otherwise.
    */
   listedPcmSamples?: number | null;
+  /**
+   * The longest the container says the stream lasts, in seconds, before any decode: the most of the
+   * stream's duration, its packets' span (first timestamp to the last one's end), its packets'
+   * durations summed and, for PCM in MOV, its listed sample count over the rate; null when it says
+   * none of these. Held against the plan's duration before decoding (plan-conformance.ts).
+   */
+  listedSeconds?: number | null;
 }
 
 /** One stream of the file, whatever its kind: the pair is measured only when these agree (compat.ts). */
@@ -130,6 +137,8 @@ const FfprobeStream = z.object({
   channel_layout: z.string().optional(),
   /** From the container's index (MP4: the sample table), when it has one. */
   nb_frames: z.string().optional(),
+  /** The stream's duration in seconds, as the container states it ("N/A" or absent when it does not). */
+  duration: z.string().optional(),
   sample_aspect_ratio: z.string().optional(),
   disposition: z.record(z.string(), z.number()).optional(),
   /** The container's track id ("0x1" for MP4 / MOV): the key to the edit lists. */
@@ -143,6 +152,8 @@ const FfprobePacket = z.object({
   stream_index: z.number().int(),
   /** A packet without a timestamp: absent, or "N/A" (older ffprobe builds print that). */
   pts: z.union([z.number().int(), z.string()]).optional(),
+  /** In the stream's time base; absent or "N/A" when unknown. */
+  duration: z.union([z.number().int(), z.string()]).optional(),
   flags: z.string().optional(),
 });
 
@@ -152,9 +163,18 @@ const FfprobeOutput = z.object({
   format: z.object({ size: z.string().optional(), format_name: z.string().optional() }).optional(),
 });
 
+/** The time a stream's packets cover, in its time-base ticks: their span (first start to last end) and their durations summed. */
+interface PacketTime {
+  first: number;
+  end: number;
+  sum: number;
+}
+
 interface PacketTable {
   /** Packets per stream index, discarded ones included. */
   counts: Map<number, number>;
+  /** Per stream index: the time its packets with a timestamp cover. */
+  times: Map<number, PacketTime>;
   /** pts of one stream's packets that are shown (not flagged D), in file order; null where a packet has none. */
   shown(streamIndex: number): (number | null)[];
 }
@@ -166,6 +186,7 @@ interface PacketTable {
  */
 function parsePackets(packets: readonly unknown[], label: string): PacketTable {
   const counts = new Map<number, number>();
+  const times = new Map<number, PacketTime>();
   const streams = new Int32Array(packets.length);
   const pts: (number | null)[] = new Array<number | null>(packets.length);
   const discarded = new Uint8Array(packets.length);
@@ -177,9 +198,20 @@ function parsePackets(packets: readonly unknown[], label: string): PacketTable {
     streams[i] = p.stream_index;
     pts[i] = typeof p.pts === 'number' ? p.pts : null;
     discarded[i] = (p.flags ?? '').includes('D') ? 1 : 0;
+    const duration = typeof p.duration === 'number' && p.duration > 0 ? p.duration : 0;
+    if (typeof p.pts === 'number') {
+      const t = times.get(p.stream_index);
+      if (!t) times.set(p.stream_index, { first: p.pts, end: p.pts + duration, sum: duration });
+      else {
+        t.first = Math.min(t.first, p.pts);
+        t.end = Math.max(t.end, p.pts + duration);
+        t.sum += duration;
+      }
+    }
   });
   return {
     counts,
+    times,
     shown: (streamIndex) => {
       const out: (number | null)[] = [];
       for (let i = 0; i < streams.length; i++) if (streams[i] === streamIndex && !discarded[i]) out.push(pts[i]!);
@@ -241,6 +273,15 @@ function undecodable(file: string, why: string): FidelityError {
   return new FidelityError('UNDECODABLE', `${file}: ${why}`);
 }
 
+/** {@link AudioProbe.listedSeconds}: the longest of what the stream, its packets and a PCM index say. */
+function listedSecondsOf(stream: z.infer<typeof FfprobeStream>, packets: PacketTime | undefined, timeBase: Rational, pcmSeconds: number | null): number | null {
+  const tick = timeBase.num / timeBase.den;
+  const stated = Number(stream.duration);
+  const all = [Number.isFinite(stated) ? stated : null, packets ? (packets.end - packets.first) * tick : null, packets ? packets.sum * tick : null, pcmSeconds];
+  const known = all.filter((x): x is number => x !== null && Number.isFinite(x) && x >= 0);
+  return known.length > 0 ? Math.max(...known) : null;
+}
+
 /** The input options every decode of the file uses, so probe and decode see the same stream. */
 export const INPUT_OPTIONS = ['-nostdin', '-hide_banner', '-v', 'error', '-noautorotate'] as const;
 
@@ -278,11 +319,29 @@ async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, l
     const { streams, format, packets, editLists } = own.facts;
     const table: PacketTable = {
       counts: new Map([...packets].map(([index, p]) => [index, p.count])),
+      times: new Map([...packets].flatMap(([index, p]) => { const t = shownSpan(p.shownPts); return t ? [[index, t] as const] : []; })),
       shown: (index) => [...(packets.get(index)?.shownPts ?? [])],
     };
     return probeFrom({ streams, format, packets: table, editLists, reader: 'mp4' }, file, label);
   }
   return probeFrom({ ...(await runFfprobe(scope, tools, file, label)), editLists: undefined, reader: 'ffprobe' }, file, label);
+}
+
+/**
+ * The time the shown packets cover, from their timestamps alone (the MP4 reader keeps no per-packet
+ * duration): the last packet lasts as long as the step before it. Enough for the plan's audio-length
+ * check, which allows a second of slack.
+ */
+function shownSpan(pts: readonly number[]): PacketTime | null {
+  if (pts.length === 0) return null;
+  let first = Infinity;
+  let last = -Infinity;
+  for (const t of pts) {
+    if (t < first) first = t;
+    if (t > last) last = t;
+  }
+  const step = pts.length > 1 ? Math.abs(pts[pts.length - 1]! - pts[pts.length - 2]!) : 0;
+  return { first, end: last + step, sum: last + step - first };
 }
 
 /** What a container reader gives: ffprobe's streams and format, the packet table, and the edit lists when the reader read them. */
@@ -299,7 +358,7 @@ async function runFfprobe(scope: ProcessScope, tools: ProbeTools, file: string, 
   const json = await runToString(
     scope,
     tools.ffprobe,
-    ['-hide_banner', '-v', 'error', '-show_streams', '-show_format', '-show_entries', 'packet=stream_index,pts,flags', '-of', 'json=c=1', file],
+    ['-hide_banner', '-v', 'error', '-show_streams', '-show_format', '-show_entries', 'packet=stream_index,pts,duration,flags', '-of', 'json=c=1', file],
     { label: `ffprobe (${label})`, timeoutMs: tools.timeoutMs },
   );
   let raw: unknown;
@@ -397,6 +456,7 @@ async function probeFrom(facts: ContainerFacts, file: string, label: string): Pr
       startPts: null,
       editList: editListOf(audioStream),
       listedPcmSamples: isPcm(audioStream) && !trimmed && Number.isInteger(listed) ? listed : null,
+      listedSeconds: listedSecondsOf(audioStream, packets.times.get(audioStream.index), timeBase, isPcm(audioStream) && Number.isInteger(listed) ? listed / sampleRate : null),
     };
   }
 

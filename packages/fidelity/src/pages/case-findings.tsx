@@ -9,7 +9,7 @@
  * (docs/report.md, "Repeated requests").
  */
 import type { VNode } from 'preact';
-import { caseViews } from '../pairing/summary.js';
+import { caseViews, shownWorstFrame } from '../pairing/summary.js';
 import { CHECK_NAMES, CHECKS, checkDeclaration } from '../policy/checks.js';
 import type { CheckResult } from '../schemas/policy.js';
 import type { CaseView, CaseWorst, Comparison, OwnRepetitionsMeasured, PairReport, Report } from '../schemas/report.js';
@@ -20,6 +20,7 @@ import { pairCauses } from './cause.js';
 import { clipSentence } from './clip-words.js';
 import { reasonText } from './reasons.js';
 import { checkDigits, checkShort, checkValueText, failedCheckText, pairHeadline } from './verdict.js';
+import { visibleId } from '../visible.js';
 
 /** Up to this many case lines are one flat list; more are grouped by cause. */
 export const GROUP_ABOVE = 12;
@@ -104,9 +105,10 @@ function failedFigures(f: CaseFinding, m: Messages): Child[] {
       parts.push(' ', fill(m.case_spread, { min: num(spread.min, digits, m.unavailable), max: num(spread.max, digits, m.unavailable) }));
     }
     // The worst frame belongs to the charted SSIM series: it says where an SSIM check failed, nothing about audio.
-    const frame = f.view.worst_frame;
+    // A bit-identical repetition has no worst frame: it is left out, not read as frame 0.
+    const frame = shownWorstFrame(f.view.worst_frame, f.pairs);
     if (frame && checkDeclaration(worst.check)?.chartsThreshold) {
-      if (frame.same) parts.push(' ', fill(f.pairs.length > 1 ? m.case_frame_each_time : m.case_frame_once, { frame: frame.frame ?? 0 }));
+      if (frame.same) parts.push(' ', fill(frame.by_repetition.length > 1 ? m.case_frame_each_time : m.case_frame_once, { frame: frame.frame ?? 0 }));
       else parts.push(' ', fill(m.case_frames, { frames: frame.by_repetition.map((r) => fill(m.case_frame_of, { frame: r.frame, repetition: r.repetition })).join(', ') }));
     }
     out.push(parts);
@@ -175,7 +177,7 @@ function causeKey(pair: PairReport): string {
 
 /** The case's one line: what, where, how often, the worst figure and the rule, the frame, and whether the repetitions agree. */
 function caseLine(f: CaseFinding, m: Messages): Child[] {
-  const where = tx(m, 'case_on', { case: <span class="case">{f.view.case_id}</span>, gpu: <strong>{f.c.candidate_gpu_model}</strong> });
+  const where = tx(m, 'case_on', { case: <span class="case">{visibleId(f.view.case_id)}</span>, gpu: <strong>{f.c.candidate_gpu_model}</strong> });
   const parts: Child[] = [outcomeCounts(f, m)];
   // The repetitions' diagnosed cause first, as each pair's own line leads with it; then the figures.
   parts.push(...failedCauses(f, m));
@@ -227,7 +229,7 @@ function ownRepetitionsList(f: CaseFinding, m: Messages): VNode | null {
         {measured.repetitions.map((r) => (
           <li>
             {r.status === 'identical' ? null : [badge(r.status, m[`status_${r.status}`]), ' ']}
-            {fill(m.case_repetition, { n: r.repetition })} <code class="muted">{r.slot_id}</code>{' '}
+            {fill(m.case_repetition, { n: r.repetition })} <code class="muted">{visibleId(r.slot_id)}</code>{' '}
             <span class="why">
               {r.status === 'identical'
                 ? m.case_own_bit_identical
@@ -255,7 +257,7 @@ function repetitions(f: CaseFinding, m: Messages): VNode {
       {f.pairs.map((pair) => (
         <li>
           <a href={`#${pairAnchor(f.ci, pair.slot_id)}`}>
-            {badge(pair.status, m[`status_${pair.status}`])} {fill(m.case_repetition, { n: pair.repetition })} <code class="muted">{pair.slot_id}</code>
+            {badge(pair.status, m[`status_${pair.status}`])} {fill(m.case_repetition, { n: pair.repetition })} <code class="muted">{visibleId(pair.slot_id)}</code>
           </a>{' '}
           <span class="why">{pairHeadline(pair, m)}</span>
         </li>

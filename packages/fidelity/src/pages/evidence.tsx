@@ -17,6 +17,7 @@ import { auto, duration, isNumber, kilojoules, num, runRef, shortHash } from './
 import { badge, fileLink, headCell, lines, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import { fill, type MessageKey, type Messages } from './i18n.js';
 import { checkDigits } from './verdict.js';
+import { visibleId } from '../visible.js';
 
 type ReasonFamily = 'power' | 'accounting' | 'timing';
 
@@ -185,7 +186,7 @@ function recordsTable(run: RunReport, m: Messages): Child {
   const records: RecordTiming[] = run.timing?.records ?? [];
   if (records.length === 0) return null;
   const rows = records.map((rec) => [
-    headCell(<code>{rec.slot_id}</code>),
+    headCell(<code>{visibleId(rec.slot_id)}</code>),
     rec.status === 'ok' ? m.record_ok : m.record_failed,
     ...TIMING_STAGES.map((s) => timeCell(rec[s.name], m)),
     rec.reason ? <code>{rec.reason}</code> : '—',
@@ -225,7 +226,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
     // With one repetition the per-case view would only repeat the pairs.
     if (!c.cases.some((cv) => cv.repetitions > 1)) return;
     const rows = c.cases.map((cv) => [
-      headCell(<code>{cv.case_id}</code>),
+      headCell(<code>{visibleId(cv.case_id)}</code>),
       numCell(String(cv.seed)),
       badge(cv.status, m[`status_${cv.status}`]),
       numCell(String(cv.repetitions)),
@@ -236,7 +237,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
               // ∞ for PSNR of identical frames, as the pairs table writes it; else the check's own
               // precision, as everywhere else on the page (0.437206 beside 0.437206, never 0.4372).
               const value = w.value === null ? nullFigureText(w.check, m.unavailable) : num(w.value, checkDigits(w.check), m.unavailable);
-              const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{w.slot_id}</a>;
+              const slot = <a href={`#${pairAnchor(ci, w.slot_id)}`}>{visibleId(w.slot_id)}</a>;
               return tx(m, 'worst_item', { check: checkLabel(w.check), value, repetition: String(w.repetition), slot });
             }),
           ),

@@ -23,6 +23,7 @@ import { fill } from './i18n.js';
 import { badge, checkLabel, extLink, fileLink, headCell, KeyValues, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
 import type { Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
+import { visibleId } from '../visible.js';
 
 export interface PairContext {
   m: Messages;
@@ -51,9 +52,9 @@ function summaryLine(pair: PairReport, m: Messages): VNode {
   const headline = pairHeadline(pair, m);
   return (
     <summary>
-      {badge(pair.status, m[`status_${pair.status}`])} <code>{pair.slot_id}</code>
+      {badge(pair.status, m[`status_${pair.status}`])} <code>{visibleId(pair.slot_id)}</code>
       {sep()}
-      {pair.case_id}
+      {visibleId(pair.case_id)}
       {sep()}
       {m.seed} {String(pair.seed)}
       {headline.length ? [sep(), <span class="why">{headline}</span>] : null}
@@ -527,7 +528,7 @@ export function PairSection({ pair, ctx }: { pair: PairReport; ctx: PairContext 
         {isIdentical(pair) ? <p class="identical-note">{m.identical_note}</p> : null}
         <KeyValues
           items={[
-            [m.case, <code>{pair.case_id}</code>],
+            [m.case, <code>{visibleId(pair.case_id)}</code>],
             [m.seed, String(pair.seed)],
             [m.repetition, String(pair.repetition)],
             [m.status, badge(pair.status, m[`status_${pair.status}`])],

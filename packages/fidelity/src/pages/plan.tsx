@@ -22,7 +22,7 @@ export function planSpecText(spec: PlanSpec, m: Messages): Child {
 function fieldValue(field: PlanField, value: number | null, m: Messages): string {
   if (value === null) return m.plan_no_audio;
   // The one frame rate formatter of every text: six decimals, never a nonzero rate shown as 0.
-  return field === 'fps' ? planFpsText(value) : String(value);
+  return field === 'fps' ? planFpsText(value) : field === 'audio_duration' ? String(Number(value.toFixed(3))) : String(value);
 }
 
 /**

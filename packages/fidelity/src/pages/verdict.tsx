@@ -16,6 +16,7 @@ import { clipSentence } from './clip-words.js';
 import { fill } from './i18n.js';
 import { langOf, type MessageKey, type Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
+import { visibleId } from '../visible.js';
 
 /** One precision per check, everywhere on the page (its declaration's digits); 4 for a check this tool does not know. */
 export function checkDigits(name: string): number {
@@ -170,11 +171,11 @@ export function OverviewBlock({ report, m }: { report: Report; m: Messages }): V
         <td class="nowrap">
           {badge(pair.status, m[`status_${pair.status}`])}{' '}
           <a href={`#${pairAnchor(ci, pair.slot_id)}`}>
-            <code>{pair.slot_id}</code>
+            <code>{visibleId(pair.slot_id)}</code>
           </a>
         </td>
         <td class="small nowrap">
-          {pair.case_id}
+          {visibleId(pair.case_id)}
           {many ? [' · ', c.candidate_gpu_model] : null}
         </td>
         <td class="why">{what}</td>

@@ -142,6 +142,21 @@ function worstFrame(list: readonly PairReport[]): CaseWorstFrame | null {
   return { same, frame: same ? byRepetition[0]!.frame : null, by_repetition: byRepetition };
 }
 
+/**
+ * A case's worst frame as the texts say it (the pages' case line, the job summary, JUnit): without the
+ * repetitions whose video is bit-identical, where every frame ties and none is worst (the series
+ * name the first, frame 0, as a tie's index); null when no other repetition has one. `pairs` are
+ * the case's pairs, which say which repetitions are identical.
+ */
+export function shownWorstFrame(frame: CaseWorstFrame | null | undefined, pairs: readonly Pick<PairReport, 'repetition' | 'video'>[]): CaseWorstFrame | null {
+  if (!frame) return null;
+  const identical = new Set(pairs.filter((p) => p.video?.identical === true).map((p) => p.repetition));
+  const byRepetition = frame.by_repetition.filter((r) => !identical.has(r.repetition));
+  if (byRepetition.length === 0) return null;
+  const same = byRepetition.every((r) => r.frame === byRepetition[0]!.frame);
+  return { same, frame: same ? byRepetition[0]!.frame : null, by_repetition: byRepetition };
+}
+
 // A tie for the most common outcome goes to the worse one, as the case's status does.
 const TIE_ORDER: readonly PairStatus[] = ['failed', 'invalid', 'passed'];
 

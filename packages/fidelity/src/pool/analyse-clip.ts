@@ -40,7 +40,8 @@ export interface AnalyseClipOptions {
    * defaults alone. A clip whose media differ from it in any field is invalid with
    * `MEDIA_PLAN_MISMATCH` first ({@link clipPlanReason}); one that would cost more than
    * {@link DECODE_COST_SLACK} times the plan's pixels to decode is not decoded: its outcome is then
-   * that failure.
+   * that failure. Audio lasting longer than the plan allows is never decoded
+   * (hours of audio may hide behind a plan-sized picture).
    */
   plan?: MediaPlanSpec;
 }
@@ -91,10 +92,10 @@ export async function analyseClipProbed(file: string, options: AnalyseClipOption
     if (!video) return { ok: false, failure: { code: 'NO_VIDEO_STREAM', message: 'the clip has no video stream' } };
     // Every field the plan states is judged here, once for every command (clipPlanReason); a clip far
     // beyond the plan's pixels is not decoded: a small file may hold thousands of frames far larger
-    // than planned (a decode bomb).
+    // than planned, or hours of audio behind a plan-sized picture (a decode bomb).
     const off = options.plan ? planFieldMismatches(probe, options.plan) : [];
     const planReason = clipPlanReason(off);
-    if (planReason && beyondDecodeCost(video, options.plan!)) {
+    if (planReason && (beyondDecodeCost(video, options.plan!) || off.some((m) => m.field === 'audio_duration'))) {
       return { ok: false, failure: { code: 'MEDIA_PLAN_MISMATCH', message: `${planReason.message}; not decoded` } };
     }
     const geometry = video.geometry;

@@ -16,6 +16,9 @@ import { checkBounded } from '../bounds.js';
  */
 export const DEFAULT_DECODE_TIMEOUT_MS = 600_000;
 
+/** The longest child limit in milliseconds: the most a Node timer waits (a larger one fires at once). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** More helpers than this only hold more frames in memory: the decoders cannot feed them. */
 export const MAX_VIDEO_THREADS = 64;
 

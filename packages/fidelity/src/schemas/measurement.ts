@@ -318,15 +318,20 @@ export type PairMeasurement = z.infer<typeof PairMeasurement>;
 export const FailureSide = z.enum(['baseline', 'candidate', 'both']);
 export type FailureSide = z.infer<typeof FailureSide>;
 
-/** A field of the plan's media spec (plan.json `video` and `audio`) that each file's media are checked against. */
-export const PlanField = z.enum(['width', 'height', 'fps', 'frames', 'sample_rate', 'channels']);
+/**
+ * A field of the plan's media spec (plan.json `video` and `audio`) that each file's media are checked
+ * against. `audio_duration` is the audio's length in seconds, held to the plan's duration (frames /
+ * fps) plus a slack for the encoder's priming and padding.
+ */
+export const PlanField = z.enum(['width', 'height', 'fps', 'frames', 'sample_rate', 'channels', 'audio_duration']);
 export type PlanField = z.infer<typeof PlanField>;
 
 /**
  * One field where a file's media differ from the plan (docs/media.md, "Media against the plan"):
  * the plan's value and the media's. `media` is null for `sample_rate` and `channels` when the file
  * has no audio stream; `fps` is the rate the frame timestamps give (frames - 1 over the span from
- * the first to the last).
+ * the first to the last); `audio_duration`'s `plan` is the plan's duration, its `media` the longest
+ * the container says the audio lasts (its stated duration, its packets, a PCM index's sample count).
  */
 export const FieldMismatch = z.object({ field: PlanField, plan: z.number(), media: z.number().nullable() });
 export type FieldMismatch = z.infer<typeof FieldMismatch>;

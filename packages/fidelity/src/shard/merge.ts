@@ -31,7 +31,7 @@ import { isSafeRelativePath } from '../output/seal.js';
 import { assembleReport, decoderIdentity } from '../comparison/assemble.js';
 import { withContainerReaders } from '../comparison/container-readers.js';
 import type { CompareProgress, CompareResult, DecoderIdentity } from '../comparison/types.js';
-import { homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, mediaSpecOf, pairAnalysedShas, sealedMedia, type MeasuredPair } from '../comparison/measure.js';
+import { analyseClipsAlone, homeClips, measureOwnRepetitions, measurePairs, measureSettingsOf, mediaSpecOf, pairAnalysedShas, sealedMedia, type ClipCandidate, type MeasuredPair } from '../comparison/measure.js';
 import { ClipAnalysis, type AnalysedClip } from '../schemas/clip.js';
 import { planComparison, planSettingsOf, type ComparisonPlan, type PairRef } from '../comparison/plan.js';
 import { writeBundle } from '../comparison/write.js';
@@ -56,7 +56,7 @@ import { clipExpectationsOf } from '../metrics/clip-checks.js';
 import { logsCorruptFrames } from '../media/decoder-log.js';
 import { analysisOf, clipAnalysisProblems, firstDifference } from './check-clips.js';
 import { findPartials, readPartial, type LoadedPartial } from './read-partial.js';
-import { checkRemeasure, chooseAtRandom, outcomeDifference, type RemeasureSpec } from './remeasure.js';
+import { checkRemeasure, chooseAtRandom, outcomeDifference, sampleAtRandom, type RemeasureSpec } from './remeasure.js';
 import { shardIndices, slurmArrayExpression } from './spec.js';
 import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
@@ -82,7 +82,12 @@ export interface MergeOptions {
   threads?: number;
   /** The ffmpeg/ffprobe merge probes and re-measures with; the partials must have been measured with the same binaries. */
   ffmpeg?: ResolveOptions;
-  /** Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds. */
+  /**
+   * Wall-clock limit of each ffmpeg/ffprobe child, in milliseconds, for everything merge probes and
+   * measures. Absent: each partial's pairs and clips are probed and re-measured with the limit that
+   * shard ran with (partial.json `decode_timeout_ms`), and the baseline's own repetitions with the
+   * partials' limit when they all have one.
+   */
   timeoutMs?: number;
   /** Make a missing artifact digest an error for every run. */
   requireDigest?: boolean;
@@ -105,6 +110,17 @@ export interface MergeOptions {
   generatedAt?: Date;
   /** Told each step as it happens, as compare()'s `onProgress` is. */
   onProgress?: (event: CompareProgress) => void;
+}
+
+/** The limit merge probes and re-measures `p`'s pairs and clips with: merge's own when given, else the shard's (undefined: the default). */
+function limitFor(p: LoadedPartial, options: Pick<MergeOptions, 'timeoutMs'>): number | undefined {
+  return options.timeoutMs ?? p.doc.decode_timeout_ms ?? undefined;
+}
+
+/** `options` with the child limit `limit` (none: the default). */
+function withLimit(options: MergeOptions, limit: number | undefined): MergeOptions {
+  const { timeoutMs: _dropped, ...rest } = options;
+  return limit === undefined ? rest : { ...rest, timeoutMs: limit };
 }
 
 function names(partials: readonly LoadedPartial[]): string {
@@ -406,6 +422,8 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   const found = await limited(jobs, options.threads ?? defaultThreadCount(), async (job): Promise<Problem[]> => {
     const slot = job.ref.pair.slot_id;
     const sealed = sealedMedia(job.ref.pair.baseline.media, job.ref.pair.candidate.media).sha256;
+    // With the shard's own limit: a DECODE_TIMEOUT it found under that limit is what merge's probe must find.
+    const limit = limitFor(job.p, options);
     const facts: PairFacts = await probePair(
       await plan.baseline.mediaPath(slot),
       await job.ref.candidate.mediaPath(slot),
@@ -413,7 +431,7 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
         // The plan's media spec too, as measuring checks it: a partial cannot measure media that break the plan.
         plan: { video: plan.baseline.plan.video, audio: plan.baseline.plan.audio },
         ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(limit !== undefined ? { timeoutMs: limit } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       },
       // One probe per file: a baseline clip paired with several candidates, or two files of the same bytes, is probed once.
@@ -425,13 +443,6 @@ async function mediaFactProblems(plan: ComparisonPlan, partials: readonly Loaded
   return found.flat();
 }
 
-/**
- * Measures `remeasure` pairs of each partial again (chosen at random now)
- * and compares: any difference is PARTIAL_MEASUREMENT_MISMATCH naming the
- * shard and the pair. Returns how many pairs were measured again, and merge's
- * own outcome of each: the report takes those, not the partial's (a failure's
- * message is not compared, so only merge's own text is merge's word).
- */
 /** Where a partial's analysis of a clip differs from merge's own (the failure's code only, as for pairs); null when the same. */
 function clipDifference(partial: AnalysedClip, merged: AnalysedClip): string | null {
   // Through the schema, so both are in its key order (the partial's was read through it, merge's is as the accumulators built it).
@@ -439,42 +450,87 @@ function clipDifference(partial: AnalysedClip, merged: AnalysedClip): string | n
   return say(partial) === say(merged) ? null : `the partial has ${say(partial)}; merge found ${say(merged)}`;
 }
 
-async function remeasured(
+/** What merge measured again: how many pairs, the problems, its own outcome of each re-measured pair and its own analysis of each re-derived clip. */
+interface Remeasured {
+  count: number;
+  problems: Problem[];
+  outcomes: Map<number, MeasuredPair['outcome']>;
+  /** By SHA-256: the clips analysed on their own that merge analysed again. */
+  clips: Map<string, AnalysedClip>;
+}
+
+/**
+ * Measures `remeasure` pairs of each partial again (chosen at random now)
+ * and compares: any difference is PARTIAL_MEASUREMENT_MISMATCH naming the
+ * shard and the pair. Then the partials' clips analysed on their own: those
+ * merge analysed again beside the re-measured pairs, and `remeasure` more of
+ * each partial's (every one with 'all'), chosen at random now, must be what
+ * merge's own analysis gives (PARTIAL_MEASUREMENT_MISMATCH). Each partial's
+ * pairs and clips are measured with the limit its shard ran with, or merge's
+ * own when given. Returns how many pairs were measured again, and merge's own
+ * outcome of each pair and clip: the report takes those, not the partial's (a
+ * failure's message is not compared, so only merge's own text is merge's word).
+ */
+async function remeasured(plan: ComparisonPlan, partials: readonly LoadedPartial[], remeasure: RemeasureSpec, options: MergeOptions): Promise<Remeasured> {
+  const result: Remeasured = { count: 0, problems: [], outcomes: new Map(), clips: new Map() };
+  const byLimit = groupBy(partials, (p) => String(limitFor(p, options) ?? 'default'));
+  for (const group of byLimit.values()) {
+    const settings = measureSettingsOf(withLimit(options, limitFor(group[0]!, options)), group[0]!.doc.metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e }));
+    await remeasureGroup(plan, group, remeasure, settings, result);
+  }
+  return result;
+}
+
+/** {@link remeasured} for partials of one limit, adding to `result`. */
+async function remeasureGroup(
   plan: ComparisonPlan,
-  partials: readonly LoadedPartial[],
+  group: readonly LoadedPartial[],
   remeasure: RemeasureSpec,
-  options: MergeOptions,
-): Promise<{ count: number; problems: Problem[]; outcomes: Map<number, MeasuredPair['outcome']> }> {
+  settings: ReturnType<typeof measureSettingsOf>,
+  result: Remeasured,
+): Promise<void> {
   const chosen = new Map<number, LoadedPartial>();
-  for (const p of partials) {
+  for (const p of group) {
     const refs = p.doc.pairs.filter((x) => x.outcome !== null).map((x) => plan.pairs[x.index]!);
     for (const ref of chooseAtRandom(refs, remeasure)) chosen.set(ref.index, p);
   }
-  const outcomes = new Map<number, MeasuredPair['outcome']>();
-  if (chosen.size === 0) return { count: 0, problems: [], outcomes };
-  const again = await measurePairs(
-    plan,
-    [...chosen.keys()].map((j) => plan.pairs[j]!),
-    measureSettingsOf(options, partials[0]!.doc.metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
-  );
-  const problems: Problem[] = [];
-  // The clips merge analysed on its own beside the re-measured pairs (those pairs' homes no pair of
-  // them analysed) must be what the partials say of the same files.
-  const given = new Map(partials.flatMap((p) => p.doc.clips.map((c) => [c.sha256, { p, c }] as const)));
-  for (const mine of again.clips) {
-    const theirs = given.get(mine.sha256);
-    if (!theirs) continue;
-    const diff = clipDifference(theirs.c, mine);
-    if (diff) problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${theirs.p.dir} (shard ${theirs.p.doc.shard.index}/${theirs.p.doc.shard.count}): the clip ${shortSha(mine.sha256)} analysed again by merge differs: ${diff}` });
-  }
+  const again = chosen.size === 0 ? { pairs: [], clips: [] } : await measurePairs(plan, [...chosen.keys()].map((j) => plan.pairs[j]!), settings);
   for (const m of again.pairs) {
     const p = chosen.get(m.index)!;
     const given = p.doc.pairs.find((x) => x.index === m.index)!.outcome!;
     const diff = outcomeDifference(given, m.outcome!);
-    if (diff) problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(p, m.index, m.pair)} re-measured by merge differs: ${diff}` });
-    outcomes.set(m.index, m.outcome);
+    if (diff) result.problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${where(p, m.index, m.pair)} re-measured by merge differs: ${diff}` });
+    result.outcomes.set(m.index, m.outcome);
   }
-  return { count: chosen.size, problems, outcomes };
+  result.count += chosen.size;
+  // The clips analysed on their own that the re-measured pairs left (their homes), then a sample of
+  // each partial's others, every one with 'all': pairs refused before measuring leave clips too.
+  const mine = new Map(again.clips.map((c) => [c.sha256, c] as const));
+  const more = new Map<string, ClipCandidate>();
+  for (const p of group) {
+    const left = p.doc.clips.filter((c) => !mine.has(c.sha256));
+    const files = new Map(homeClips(plan, p.doc.pairs.map((x) => plan.pairs[x.index]!)).map((c) => [c.sha256, c] as const));
+    for (const c of sampleAtRandom(left, remeasure)) {
+      const file = files.get(c.sha256);
+      if (file && !more.has(c.sha256)) more.set(c.sha256, file);
+    }
+  }
+  for (const c of await analyseClipsAlone(plan, [...more.values()], settings)) mine.set(c.sha256, c);
+  for (const p of group) {
+    for (const theirs of p.doc.clips) {
+      const merged = mine.get(theirs.sha256);
+      if (!merged) continue;
+      const diff = clipDifference(theirs, merged);
+      if (diff) result.problems.push({ code: 'PARTIAL_MEASUREMENT_MISMATCH', message: `${p.dir} (shard ${p.doc.shard.index}/${p.doc.shard.count}): the clip ${shortSha(theirs.sha256)} analysed again by merge differs: ${diff}` });
+      result.clips.set(theirs.sha256, merged);
+    }
+  }
+}
+
+/** The limit of the baseline's own repetitions: merge's own when given, else the partials' when they all have one. */
+function repetitionLimit(partials: readonly LoadedPartial[], options: MergeOptions): number | undefined {
+  const limits = new Set(partials.map((p) => limitFor(p, options)));
+  return limits.size === 1 ? [...limits][0] : options.timeoutMs;
 }
 
 function refuse(problems: Problem[], what: string): never {
@@ -572,11 +628,12 @@ async function mergeClaimed(
       .flatMap((p) => p.doc.pairs.map((x) => ({ index: x.index, pair: x.pair, outcome: again.outcomes.get(x.index) ?? x.outcome })))
       .sort((a, b) => a.index - b.index);
     // Each shard's clips analysed on their own (checked above); two shards may hold the same file's.
-    const clips = new Map<string, AnalysedClip>();
+    // Merge's own analysis of those it analysed again.
+    const clips = new Map<string, AnalysedClip>(again.clips);
     for (const p of partials) for (const c of p.doc.clips) if (!clips.has(c.sha256)) clips.set(c.sha256, c);
     const measured = { pairs, clips: [...clips.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1)) };
     // The baseline's own repetitions: measured here from the runs, with the partials' metric set, as compare measures them.
-    const repetitions = options.repeatability ? await measureOwnRepetitions(plan, measureSettingsOf(options, first.metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
+    const repetitions = options.repeatability ? await measureOwnRepetitions(plan, measureSettingsOf(withLimit(options, repetitionLimit(partials, options)), first.metrics.list, (e) => options.onProgress?.({ stage: 'repetitions', ...e }))) : undefined;
     const readers = await withContainerReaders(decoder, plan.runs);
     const assembled = assembleReport(plan, measured, { policy: first.policy, metrics: first.metrics, decoder: readers, generatedAt, measuredHere: again.count, ...(repetitions ? { repetitions } : {}) });
     const report = noise ? noise.apply(assembled) : assembled;

@@ -31,18 +31,29 @@ export function checkRemeasure(value: unknown): RemeasureSpec {
 }
 
 /**
+ * `count` of `items` (or all of them), chosen uniformly at random with cryptographic randomness,
+ * returned in the order given.
+ */
+export function sampleAtRandom<T>(items: readonly T[], spec: RemeasureSpec): T[] {
+  const order = items.map((_, i) => i);
+  const count = spec === 'all' ? order.length : Math.min(spec, order.length);
+  // A partial Fisher-Yates shuffle: the first `count` places end up a uniform sample.
+  for (let i = 0; i < count; i++) {
+    const j = i + randomInt(order.length - i);
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order
+    .slice(0, count)
+    .sort((a, b) => a - b)
+    .map((i) => items[i]!);
+}
+
+/**
  * `count` of `refs` (or all of them), chosen uniformly at random with
  * cryptographic randomness, returned in index order.
  */
 export function chooseAtRandom(refs: readonly PairRef[], spec: RemeasureSpec): PairRef[] {
-  const pool = [...refs];
-  const count = spec === 'all' ? pool.length : Math.min(spec, pool.length);
-  // A partial Fisher-Yates shuffle: the first `count` places end up a uniform sample.
-  for (let i = 0; i < count; i++) {
-    const j = i + randomInt(pool.length - i);
-    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
-  }
-  return pool.slice(0, count).sort((a, b) => a.index - b.index);
+  return sampleAtRandom([...refs].sort((a, b) => a.index - b.index), spec);
 }
 
 function firstDifference(a: unknown, b: unknown, at: string): string | null {

@@ -11,6 +11,7 @@ import { AnalysedClip } from '../schemas/clip.js';
 import { Policy } from '../schemas/policy.js';
 import { jsonText } from '../bundle/json-text.js';
 import { Report } from '../schemas/report.js';
+import { MAX_TIMEOUT_MS } from '../pool/pair-options.js';
 
 /** The partial's own description, at its root. */
 export const PARTIAL_FILE = 'partial.json';
@@ -57,6 +58,11 @@ export const ShardPartial = z.object({
   /** The metric set this shard measured with; merge refuses partials of different sets. */
   metrics: MetricSelection,
   policy: Policy,
+  /**
+   * The shard's limit on each ffmpeg/ffprobe child, in milliseconds (`--decode-timeout`); null for
+   * the default. Merge probes and re-measures this partial's pairs and clips with it.
+   */
+  decode_timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).nullable(),
   /** Length of the ordered pair list over all comparisons. */
   pairs_total: z.number().int().min(0),
   /** The indices this shard covers, ascending (empty when N > pairs_total - K). */

@@ -71,6 +71,8 @@ export interface WritePartialSettings {
   force?: boolean;
   /** The ffmpeg a pair's stills and audio are extracted with when nothing was kept of it (the one that measured). */
   ffmpeg?: ResolveOptions;
+  /** The limit on each ffmpeg/ffprobe child the shard measured with (compare's `timeoutMs`); recorded in the partial. */
+  timeoutMs?: number;
   /** Cancels: `out` is left as it was and the promise rejects with a FidelityError `ABORTED`. */
   signal?: AbortSignal;
   /** Pairs whose files are made at once; default 1. */
@@ -123,6 +125,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
       runs: plan.runs.map((r, i) => partialRun(r, i === 0 ? 'baseline' : 'candidate')),
       metrics: { set: settings.metrics.set, list: [...settings.metrics.list] },
       policy: settings.policy,
+      decode_timeout_ms: settings.timeoutMs ?? null,
       pairs_total: plan.pairs.length,
       pair_indices: measured.map((m) => m.index),
       pairs,

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AUDIO_SLACK_SECONDS,
   checkPlanConformance,
   describeFieldMismatches,
   describePlanSpec,
@@ -49,6 +50,14 @@ describe('planFieldMismatches', () => {
       { field: 'sample_rate', plan: 32000, media: null },
       { field: 'channels', plan: 2, media: null },
     ]);
+  });
+
+  it('holds the audio to the plan\'s duration (frames / fps) plus AUDIO_SLACK_SECONDS, longer only', () => {
+    const timed = (listedSeconds: number | null) => probe(192, 512, { num: 1, den: 12288 }, { listedSeconds });
+    // 8 s planned: priming and padding within the slack, a shorter track (the clip checks' CLIP_AV_SKEW), no length known.
+    for (const ok of [8, 8 + AUDIO_SLACK_SECONDS, 3, null]) expect(planFieldMismatches(timed(ok), PLAN), String(ok)).toEqual([]);
+    expect(planFieldMismatches(timed(7200), PLAN)).toEqual([{ field: 'audio_duration', plan: 8, media: 7200 }]);
+    expect(describeFieldMismatches(planFieldMismatches(timed(7200.0004), PLAN))).toBe('audio_duration 7200 s (plan 8 s + 1 s at most)');
   });
 
   it('compares fps as the timestamps give it: 24000/1001 is not 24, but is 23.976; within a tick on a coarse time base', () => {
