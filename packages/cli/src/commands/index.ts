@@ -41,7 +41,7 @@ export const commands: Command[] = [
     options: {
       'require-digest': { type: 'boolean', description: 'refuse an archive without <archive>.sha256 beside it (and any folder)' },
       provider: { type: 'boolean', description: 'require the provider\'s record (<archive>.provenance.json from fidelity fetch) and check the archive against it; offline' },
-      clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); a clip off the plan\'s size or frame count is reported (MEDIA_PLAN_MISMATCH) without being decoded; progress on stderr' },
+      clips: { type: 'boolean', description: 'also decode every ok slot\'s clip and check it on its own (blank, frozen, silent, timestamps, audio gaps: docs/metrics.md, "Clip validity"); a clip whose media differ from the plan is invalid (MEDIA_PLAN_MISMATCH first), one holding more than twice the plan\'s pixels is reported without being decoded; progress on stderr' },
       'decode-timeout': { ...decodeTimeoutOption, description: 'seconds each ffmpeg/ffprobe child may run before it is killed with its process group (DECODE_TIMEOUT for that clip); default 600 for a clip\'s decoders, 120 for the probes' },
       ...limitOptions,
     },
