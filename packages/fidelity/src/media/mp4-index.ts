@@ -16,6 +16,8 @@
 export interface SampleTable {
   /** stts decode times, in the track's time scale. */
   dts: Float64Array;
+  /** The stts durations summed: the time the track's samples cover, in its time scale. */
+  duration: number;
   /** ctts composition offsets (signed), one per sample; null without a ctts box. */
   ctts: Int32Array | null;
   /** libavformat's dts_shift: the largest negation of a negative offset, the last two ctts entries excepted. */
@@ -37,6 +39,8 @@ export interface TrackPackets {
   count: number;
   /** Presentation timestamps of the packets not flagged discard, in file order. */
   shownPts: number[];
+  /** The time its packets cover, first timestamp to the last one's end (their durations summed), in the track's time scale. */
+  duration: number;
 }
 
 /** ff_index_search_timestamp with AVSEEK_FLAG_BACKWARD over the original entries (none flagged discard). */
@@ -74,7 +78,7 @@ function prevClosest(ts: Float64Array, t: SampleTable, wanted: number, any: bool
 function unedited(t: SampleTable): TrackPackets {
   const shownPts: number[] = [];
   for (let i = 0; i < t.dts.length; i++) shownPts.push(t.dts[i]! + (t.ctts ? t.ctts[i]! : 0));
-  return { count: t.dts.length, shownPts };
+  return { count: t.dts.length, shownPts, duration: t.duration };
 }
 
 /** mov_fix_index for one edit (after an optional empty one). */
@@ -143,5 +147,8 @@ export function trackPackets(t: SampleTable, edit: SingleEdit | null, audio: boo
     if (outDiscard[k]) continue;
     shownPts.push(outTs[k]! - shift + (t.ctts ? t.dtsShift + outCtts[k]! : 0));
   }
-  return { count: outTs.length, shownPts };
+  // libavformat's edited stream lasts to the edit's end, and its last packet lasts up to there: the
+  // packets then cover from the first one's timestamp (the priming's, before 0) to the edit's end.
+  const first = outTs.length > 0 ? Math.min(0, outTs[0]! - shift) : 0;
+  return { count: outTs.length, shownPts, duration: edit.empty + duration - first };
 }

@@ -148,7 +148,7 @@ function moovFacts(moov: Buffer, fileSize: number): Mp4Facts {
   for (const codec of covers) {
     const index = streams.length;
     streams.push({ index, codec_type: 'video', codec_name: codec, disposition: { attached_pic: 1 } });
-    packets.set(index, { count: 1, shownPts: [] });
+    packets.set(index, { count: 1, shownPts: [], duration: 0 });
   }
   return { streams, format: { size: String(fileSize), format_name: MOV_FORMAT_NAME }, packets, editLists: editListsOf(moov) };
 }
@@ -388,10 +388,10 @@ function sampleTable(moov: Buffer, stbl: Box, fileSize: number): SampleTable {
     if (sizes[i] === 0 || sizes[i]! > 0x3fffffff) refuse('a sample of size 0 or past 1 GiB');
   }
   checkPositions(moov, stbl, sizes, fileSize);
-  return { dts: decodeTimes(moov, stbl, n), ...composition(moov, stbl, n), key: keyFrames(moov, stbl, n) };
+  return { ...decodeTimes(moov, stbl, n), ...composition(moov, stbl, n), key: keyFrames(moov, stbl, n) };
 }
 
-function decodeTimes(moov: Buffer, stbl: Box, n: number): Float64Array {
+function decodeTimes(moov: Buffer, stbl: Box, n: number): { dts: Float64Array; duration: number } {
   const stts = child(moov, stbl, 'stts') ?? refuse('no stts box');
   const count = entries(moov, stts, 8, 8);
   const dts = new Float64Array(n);
@@ -409,7 +409,7 @@ function decodeTimes(moov: Buffer, stbl: Box, n: number): Float64Array {
   }
   if (sample !== n) refuse('stts and stsz disagree on the sample count');
   if (t > Number.MAX_SAFE_INTEGER / 4) refuse('timestamps too large');
-  return dts;
+  return { dts, duration: t };
 }
 
 function composition(moov: Buffer, stbl: Box, n: number): { ctts: Int32Array | null; dtsShift: number } {

@@ -319,29 +319,13 @@ async function probeOnce(scope: ProcessScope, tools: ProbeTools, file: string, l
     const { streams, format, packets, editLists } = own.facts;
     const table: PacketTable = {
       counts: new Map([...packets].map(([index, p]) => [index, p.count])),
-      times: new Map([...packets].flatMap(([index, p]) => { const t = shownSpan(p.shownPts); return t ? [[index, t] as const] : []; })),
+      // The packets are contiguous in an MP4's index: their span is their durations' sum.
+      times: new Map([...packets].map(([index, p]) => [index, { first: 0, end: p.duration, sum: p.duration }])),
       shown: (index) => [...(packets.get(index)?.shownPts ?? [])],
     };
     return probeFrom({ streams, format, packets: table, editLists, reader: 'mp4' }, file, label);
   }
   return probeFrom({ ...(await runFfprobe(scope, tools, file, label)), editLists: undefined, reader: 'ffprobe' }, file, label);
-}
-
-/**
- * The time the shown packets cover, from their timestamps alone (the MP4 reader keeps no per-packet
- * duration): the last packet lasts as long as the step before it. Enough for the plan's audio-length
- * check, which allows a second of slack.
- */
-function shownSpan(pts: readonly number[]): PacketTime | null {
-  if (pts.length === 0) return null;
-  let first = Infinity;
-  let last = -Infinity;
-  for (const t of pts) {
-    if (t < first) first = t;
-    if (t > last) last = t;
-  }
-  const step = pts.length > 1 ? Math.abs(pts[pts.length - 1]! - pts[pts.length - 2]!) : 0;
-  return { first, end: last + step, sum: last + step - first };
 }
 
 /** What a container reader gives: ffprobe's streams and format, the packet table, and the edit lists when the reader read them. */
