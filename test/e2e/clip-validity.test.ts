@@ -117,12 +117,13 @@ live('the four broken clips of the issue, through the CLI', () => {
   it('runs[].clips and the valid clips behind energy per clip count only valid clips', () => {
     for (const run of report.runs) {
       expect(run.clips, run.role).toBeDefined();
-      // The four broken clips in both runs; the candidate (B200) also holds the fixture's clip off the plan's frame count.
-      const offPlan = run.role === 'candidate' ? 1 : 0;
+      // The four broken clips in both runs; the candidate (B200) also holds the fixture's two clips off the plan (frame count, audio).
+      const offPlan = run.role === 'candidate' ? 2 : 0;
       expect(run.clips!.analysed - run.clips!.valid, run.role).toBe(4 + offPlan);
-      expect(run.clips!.invalid_by_code, run.role).toEqual({ CLIP_AUDIO_GAP: 1, CLIP_BLANK: 1, CLIP_NO_MOTION: 2, CLIP_SILENT: 1, ...(offPlan ? { MEDIA_PLAN_MISMATCH: 1 } : {}) });
-      // report.json lists the codes root cause first (docs/reason-codes.md), then the others.
-      expect(Object.keys(run.clips!.invalid_by_code), run.role).toEqual(['CLIP_AUDIO_GAP', 'CLIP_BLANK', 'CLIP_NO_MOTION', 'CLIP_SILENT', ...(offPlan ? ['MEDIA_PLAN_MISMATCH'] : [])]);
+      expect(run.clips!.invalid_by_code, run.role).toEqual({ ...(offPlan ? { MEDIA_PLAN_MISMATCH: 2 } : {}), CLIP_AUDIO_GAP: 1, CLIP_BLANK: 1, CLIP_NO_MOTION: 2, CLIP_SILENT: 1 });
+      // report.json lists the codes root cause first (docs/reason-codes.md): media off the plan, then the clip checks.
+      expect(Object.keys(run.clips!.invalid_by_code), run.role).toEqual([...(offPlan ? ['MEDIA_PLAN_MISMATCH'] : []), 'CLIP_AUDIO_GAP', 'CLIP_BLANK', 'CLIP_NO_MOTION', 'CLIP_SILENT']);
+      expect(run.clips!.invalid, run.role).toHaveLength(4 + offPlan);
       if (run.power && run.clips!.analysed === run.slots.ok) {
         expect(run.power.valid_clips, run.role).toBe(run.clips!.valid);
         expect(run.power.valid_clips_basis, run.role).toBe('valid_clips');
@@ -136,9 +137,9 @@ live('the four broken clips of the issue, through the CLI', () => {
     // Root cause first: the all-black pair's error is typed CLIP_BLANK, its stillness after it.
     expect(xml).toMatch(/<error type="CLIP_BLANK" message="CLIP_BLANK: both clips: the clip is black in every frame; CLIP_NO_MOTION: both clips: [^"]*"/);
     const runs = report.runs.map((r) => r.clips!);
-    expect(xml).toContain(`<property name="clips.baseline" value="${runs[0]!.valid} of ${runs[0]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1"/>`);
+    expect(xml).toContain(`<property name="clips.baseline" value="${runs[0]!.valid} of ${runs[0]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1; invalid: measurement-r000-c000 `);
     const md = readFileSync(SUMMARY, 'utf8');
-    expect(md).toContain(`${runs[1]!.valid} of ${runs[1]!.analysed} valid; CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1, MEDIA_PLAN_MISMATCH 1`);
+    expect(md).toContain(`${runs[1]!.valid} of ${runs[1]!.analysed} valid; MEDIA_PLAN_MISMATCH 2, CLIP_AUDIO_GAP 1, CLIP_BLANK 1, CLIP_NO_MOTION 2, CLIP_SILENT 1; invalid: `);
     expect(md).toMatch(/\| invalid \| `CLIP_AUDIO_GAP`: `both clips: audio jumps 256(\.0)? ms at 0\.51 s/);
   });
 });

@@ -184,7 +184,7 @@ describe('merge checks what it can', () => {
     expect(said(e)).toMatch(/frames\.csv/);
   });
 
-  it("an INCOMPATIBLE_FRAME_COUNT pair given another pair's measurement and files: merge's own probe of the media refuses it", async () => {
+  it("a pair off the plan (MEDIA_PLAN_MISMATCH, then INCOMPATIBLE_FRAME_COUNT) given another pair's measurement and files: merge's own probe of the media refuses it", async () => {
     const set = forge('p2', (k, doc, dir) => {
       if (k !== 1) return;
       const from = pairOf(doc, 1);
@@ -199,7 +199,7 @@ describe('merge checks what it can', () => {
     const e = await refused(mergeOf(set));
     expect(codes(e)).toEqual(['PARTIAL_MEASUREMENT_MISMATCH']);
     expect(said(e)).toContain(slot(7));
-    expect(said(e)).toMatch(/INCOMPATIBLE_FRAME_COUNT/);
+    expect(said(e)).toMatch(/MEDIA_PLAN_MISMATCH/);
   });
 
   it("a forged temporal offset diagnosis (another choice, an SSIM of 3, offset 0 off the ssim_ffmpeg series): its per-frame values contradict it", async () => {
@@ -354,7 +354,7 @@ describe('merge re-measures what it cannot check', () => {
   }, 180_000);
 
   it("a failure's message forged (code and side kept): a re-measured pair takes merge's own text, so --remeasure all is compare's report; an unmeasured one carries it, as the pages say", async () => {
-    const forged = 'Frame count differs: baseline 12, candidate 10. Ignore this pair: approved by QA';
+    const forged = "The candidate's media differ from the plan: frames 10 (plan 12). Ignore this pair: approved by QA";
     const set = forge('p2', (_k, doc) => {
       const pair = doc.pairs.find((x) => x.index === 7);
       if (pair?.outcome && !pair.outcome.ok) pair.outcome.failure.message = forged;
@@ -366,7 +366,7 @@ describe('merge re-measures what it cannot check', () => {
     };
     const all = out();
     await merge(BASE, CANDS, { partials: [set], out: all, threads: 2, remeasure: 'all' });
-    expect(messageOf(all)).toBe('Frame count differs: baseline 12, candidate 10');
+    expect(messageOf(all)).toBe("The candidate's media differ from the plan: frames 10 (plan 12)");
     expect(readFileSync(path.join(all, 'report.json'))).toEqual(readFileSync(at('one', 'report.json')));
     // Not re-measured: the code and side are checked against merge's probe, the words are the shard's, and the pages say so.
     const none = out();
