@@ -59,8 +59,9 @@ describe('wrong verdicts stay out of a compare', () => {
   it('finishes with exit 0: a pair too small to measure does not stop the others', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const tiny = pair('measurement-r000-c000');
-    expect(tiny).toMatchObject({ status: 'invalid', reasons: ['FRAME_TOO_SMALL'], video: null });
-    expect(tiny.reason_details[0]).toMatchObject({ code: 'FRAME_TOO_SMALL', side: 'both', message: expect.stringContaining('8x8') });
+    // Off the plan's 112x64 first (the root cause), then too small for the metric windows.
+    expect(tiny).toMatchObject({ status: 'invalid', reasons: ['MEDIA_PLAN_MISMATCH', 'FRAME_TOO_SMALL'], video: null });
+    expect(tiny.reason_details[1]).toMatchObject({ code: 'FRAME_TOO_SMALL', side: 'both', message: expect.stringContaining('8x8') });
   });
 
   it('never passes the same samples played 0.5 s later', () => {

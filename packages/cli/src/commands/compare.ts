@@ -216,8 +216,8 @@ function pairWhy(p: Pair): string {
 
 /**
  * The failed and invalid pairs by case, as the page lists them: one line per case and outcome with
- * the same reason ("failed   night-market-s29: failed in 4 of 4 repetitions: min_ssim 0.4372 not >=
- * 0.92"), repetitions whose reasons differ on lines of their own ("in repetitions 1, 3 of 4"); a case
+ * the same reason ("failed   night-market-s29: failed in 4 of 4 repetitions: " and the failed checks
+ * with their figures), repetitions whose reasons differ on lines of their own ("in repetitions 1, 3 of 4"); a case
  * of one repetition by its slot, as before. Failed cases first, then invalid ones, each in plan order.
  */
 export function caseLines(pairs: readonly Pair[]): string[] {

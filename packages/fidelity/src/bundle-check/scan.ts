@@ -67,8 +67,38 @@ const SRCSET_ATTRS = new Set(['srcset', 'imagesrcset']);
 const SPACED_ATTRS = new Set(['ping', 'archive']);
 /** `data-*` attributes named like a lazy-loaded bundle file. */
 const DATA_LINK = /^data-[a-z0-9_.-]*-?(src|href|url|file|media|poster)$/;
-/** An address anywhere in an attribute that is not a URL attribute. */
-const ADDRESS_IN_TEXT = /(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?\/\/[^\s"'<>`]*|\b(?:javascript|vbscript):[^\s"'<>`]*/g;
+/**
+ * An address's core anywhere in an attribute that is not a URL attribute: `//…`, or a `javascript:` /
+ * `vbscript:` one. The scheme before `//` is found by {@link addressesIn} walking back, not by the
+ * pattern: a pattern that starts with the scheme retries it at every letter of a long word (a 100 kB
+ * id), which is quadratic.
+ */
+const ADDRESS_CORE = /\/\/[^\s"'<>`]*|\b(?:javascript|vbscript):[^\s"'<>`]*/g;
+const SCHEME_CHAR = /[a-zA-Z0-9+.-]/;
+const LETTER = /[a-zA-Z]/;
+
+/**
+ * Every address in `text`, left to right, as `(?:[a-zA-Z][a-zA-Z0-9+.-]*:)?//[^\s"'<>\`]*` or
+ * `\bjavascript:…` / `\bvbscript:…` would match them, in linear time: a `//` right after a colon
+ * takes the scheme before it (the leftmost letter of the run of scheme characters before the colon).
+ */
+export function addressesIn(text: string): string[] {
+  const out: string[] = [];
+  let end = 0;
+  for (const m of text.matchAll(ADDRESS_CORE)) {
+    let start = m.index;
+    if (start < end) continue;
+    if (m[0].startsWith('//') && start > 0 && text[start - 1] === ':') {
+      let q = start - 1;
+      while (q > end && SCHEME_CHAR.test(text[q - 1]!)) q--;
+      while (q < start - 1 && !LETTER.test(text[q]!)) q++;
+      if (q < start - 1) start = q;
+    }
+    out.push(text.slice(start, m.index + m[0].length));
+    end = m.index + m[0].length;
+  }
+  return out;
+}
 /** What the first 1024 bytes must be (see the file comment). */
 const PROLOGUE =
   /^\uFEFF?[\t\n\f\r ]*<!doctype html>[\t\n\f\r ]*<html(?:[\t\n\f\r ]+lang="[A-Za-z0-9-]*")?>[\t\n\f\r ]*<head>[\t\n\f\r ]*<meta[\t\n\f\r ]+http-equiv="Content-Security-Policy"[\t\n\f\r ]+content="[^"<>]*">[\t\n\f\r ]*<meta[\t\n\f\r ]+charset="utf-8">/i;
@@ -229,7 +259,7 @@ export function scanPage(bytes: Buffer, page: string): PageScan {
       } else {
         // SVG presentation attributes (fill, filter, mask …) take url(); animations can set any attribute.
         if (value.includes('(') || value.includes('\\')) for (const c of cssLinks(value)) links.push({ attr: `${name} ${c.via}`, value: c.value, line: at, use: 'load' });
-        for (const m of value.matchAll(ADDRESS_IN_TEXT)) links.push({ attr: name, value: m[0], line: at, use: 'text' });
+        for (const address of addressesIn(value)) links.push({ attr: name, value: address, line: at, use: 'text' });
       }
     }
   };

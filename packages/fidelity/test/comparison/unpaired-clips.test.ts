@@ -49,7 +49,15 @@ describe('every completed clip analysed', () => {
     }
     const b200 = report.runs.find((r) => r.hardware.gpu_model === 'B200')!;
     // c007 (fewer frames) and c008 (no audio) differ from the plan: analysed, invalid under MEDIA_PLAN_MISMATCH.
-    expect(b200.clips).toEqual({ analysed: 9, valid: 7, invalid_by_code: { MEDIA_PLAN_MISMATCH: 2 } });
+    expect(b200.clips).toEqual({
+      analysed: 9,
+      valid: 7,
+      invalid_by_code: { MEDIA_PLAN_MISMATCH: 2 },
+      invalid: [
+        { slot_id: 'measurement-r000-c007', code: 'MEDIA_PLAN_MISMATCH' },
+        { slot_id: 'measurement-r000-c008', code: 'MEDIA_PLAN_MISMATCH' },
+      ],
+    });
     expect(b200.accounting!.valid_clips).toBe(7);
   });
 
