@@ -16,7 +16,7 @@ const B200 = path.join(ROOT, 'fixtures', 'runs', 'b200');
 interface PowerDoc {
   power: { valid_clips: number; joules_per_valid_clip?: number; valid_clips_basis: string; total_gpu_energy_j: number };
   accounting: { valid_clips: number; participating: { energy_j_per_valid_clip: number | null } };
-  clips: { analysed: number; valid: number; invalid_by_code: Record<string, number> };
+  clips: { analysed: number; valid: number; invalid_by_code: Record<string, number>; invalid: { slot_id: string; code: string }[] };
 }
 
 describe('fidelity power and report.json count the same valid clips', () => {

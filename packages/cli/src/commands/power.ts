@@ -133,7 +133,9 @@ async function powerCommand(positionals: string[], values: Record<string, unknow
     const identity = { run_id: run.ci.run_id, run_attempt: run.ci.run_attempt, gpu_model: run.ci.hardware.gpu_model };
     if (json) {
       const powerReport = power ? { ...power.report, valid_clips_basis: basis.basis } : null;
-      const clipCounts = clips ? { clips: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code } } : {};
+      // The same four fields as report.json's runs[].clips: the invalid clips named with their first code, in slot order.
+      const invalid = clips?.clips.filter((c) => c.kind === 'measurement' && c.clip?.valid !== true).map((c) => ({ slot_id: c.slot_id, code: c.clip ? c.clip.reasons[0]!.code : c.failure!.code }));
+      const clipCounts = clips ? { clips: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code, invalid } } : {};
       printJson(io, { ok: true, run: identity, power: powerReport, power_audit: power?.audit ?? null, accounting, ...clipCounts, timing });
     } else {
       for (const w of verified.warnings) io.err(`warning ${w.code}: ${inline(w.message)}\n`);
