@@ -55,7 +55,7 @@ describe('the fixture reference report', () => {
     expect(readFileSync(reference, 'utf8')).toBe(moved);
     const check = await script(['--check', '--reference', reference]);
     expect(check.code).toBe(1);
-    expect(check.stdout).toMatch(/video\.mae +0\.\d+ +0\.\d+/);
+    expect(check.stdout).toMatch(/video\.mae: 0\.\d+ -> 0\.\d+/);
 
     const made = await script(['--reason', 'mae: a test moves one value', '--reference', reference, '--changelog', changelog]);
     expect(made.code, made.stderr).toBe(0);
