@@ -42,12 +42,16 @@ function parseMaxGap(value: unknown): number | undefined {
   return n;
 }
 
+/** The run's invalid clips with their first code, as report.json's `runs[].clips.invalid` names them. */
+function invalidClips(clips: RunClipsAnalysis): { slot_id: string; code: string }[] {
+  return clips.clips.filter((c) => c.kind === 'measurement' && c.clip?.valid !== true).map((c) => ({ slot_id: c.slot_id, code: c.clip ? c.clip.reasons[0]!.code : c.failure!.code }));
+}
+
 /** The basis of valid_clips in words: which clips were counted, and the invalid ones named with their first code. */
 function basisLines(basis: ValidClipsBasis, clips: RunClipsAnalysis | null): string[] {
   if (basis === 'ok_records' || !clips) return ['valid clips: ok measurement records (clips not judged; valid_clips_basis ok_records)'];
-  const invalid = clips.clips.filter((c) => c.kind === 'measurement' && c.clip?.valid !== true);
   const lines = [`valid clips: ${clips.valid} of ${clips.analysed} completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)`];
-  for (const c of invalid) lines.push(`  invalid ${inline(c.slot_id)}: ${c.clip ? c.clip.reasons[0]!.code : c.failure!.code}`);
+  for (const c of invalidClips(clips)) lines.push(`  invalid ${inline(c.slot_id)}: ${c.code}`);
   return lines;
 }
 
@@ -133,9 +137,8 @@ async function powerCommand(positionals: string[], values: Record<string, unknow
     const identity = { run_id: run.ci.run_id, run_attempt: run.ci.run_attempt, gpu_model: run.ci.hardware.gpu_model };
     if (json) {
       const powerReport = power ? { ...power.report, valid_clips_basis: basis.basis } : null;
-      // The same four fields as report.json's runs[].clips: the invalid clips named with their first code, in slot order.
-      const invalid = clips?.clips.filter((c) => c.kind === 'measurement' && c.clip?.valid !== true).map((c) => ({ slot_id: c.slot_id, code: c.clip ? c.clip.reasons[0]!.code : c.failure!.code }));
-      const clipCounts = clips ? { clips: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code, invalid } } : {};
+      // The same four fields as report.json's runs[].clips.
+      const clipCounts = clips ? { clips: { analysed: clips.analysed, valid: clips.valid, invalid_by_code: clips.invalid_by_code, invalid: invalidClips(clips) } } : {};
       printJson(io, { ok: true, run: identity, power: powerReport, power_audit: power?.audit ?? null, accounting, ...clipCounts, timing });
     } else {
       for (const w of verified.warnings) io.err(`warning ${w.code}: ${inline(w.message)}\n`);
