@@ -205,12 +205,16 @@ function planRice(res: Int32Array, blockSize: number, predictorOrder: number): R
   for (let p = 0; p < parts; p++) {
     const end = (p + 1) * partLen - predictorOrder;
     counts[p] = end - at;
+    const first = p * K;
+    const last = first + K;
     for (; at < end; at++) {
       const r = res[at]!;
+      // Residuals fit 31 bits (fixed predictors of 16-bit samples; LPC residuals are held to ±2^30),
+      // so the folded u is below 2^31 and u >>> 1 is Math.floor(u / 2) on integers, without the division.
       let u = r >= 0 ? 2 * r : -2 * r - 1;
-      for (let k = 0; k < K && u > 0; k++) {
-        sums[p * K + k] = sums[p * K + k]! + u;
-        u = Math.floor(u / 2);
+      for (let k = first; k < last && u > 0; k++) {
+        sums[k] = sums[k]! + u;
+        u >>>= 1;
       }
     }
   }
