@@ -121,7 +121,7 @@ describe('fidelity power', () => {
     expect(doc.clips).toMatchObject({ analysed: 1, valid: 0 });
     expect(doc.accounting.valid_clips).toBe(0);
     const text = (await cli('power', run)).out;
-    expect(text).toContain('valid clips: 0 of 1 completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)');
+    expect(text).toContain('valid clips: 0 of 1 completed clip judged valid (valid_clips_basis valid_clips, as report.json counts them)');
     expect(text).toMatch(/invalid measurement-r000-c000: [A-Z_]+/);
   });
 

@@ -1,4 +1,4 @@
-import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
+import { byCount, calibrate, clipsText, counted, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -238,7 +238,7 @@ export function caseLines(pairs: readonly Pair[]): string[] {
       if (all.length === 1) line = `  ${label} ${inline(visibleId(list[0]!.slot_id))} ${inline(visibleId(caseId))}: ${why}`;
       else {
         const reps = list.map((p) => p.repetition);
-        const where = list.length === all.length ? `${status} in ${list.length} of ${all.length} repetitions` : `${status} in ${reps.length === 1 ? 'repetition' : 'repetitions'} ${reps.join(', ')} of ${all.length}`;
+        const where = list.length === all.length ? `${status} in ${list.length} of ${counted(all.length, 'repetition')}` : `${status} in ${byCount(reps.length, 'repetition', 'repetitions')} ${reps.join(', ')} of ${all.length}`;
         line = `  ${label} ${inline(visibleId(caseId))}: ${where}: ${why}`;
       }
       out.push({ rank: status === 'failed' ? 0 : 1, line });
@@ -260,7 +260,7 @@ export function humanSummary(result: CompareResult): string {
     );
     if (c.noise) {
       const per = c.noise.metrics.map((k) => `${k} ${c.noise!.beyond_by_metric[k] ?? 0}`).join(', ');
-      lines.push(`  noise floor: n = ${c.noise.n} same-hardware pairs, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
+      lines.push(`  noise floor: n = ${counted(c.noise.n, 'same-hardware pair')}, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
       if (c.noise.note) lines.push(`  noise floor: ${c.noise.note}`);
     }
     lines.push(...caseLines(c.pairs));
@@ -271,11 +271,11 @@ export function humanSummary(result: CompareResult): string {
   }
   const origin = r.measurement_origin;
   if (origin && origin.taken_from_shards > 0) {
-    lines.push(`Measured: ${origin.measured_here} of ${origin.pairs} pairs re-measured by merge (identical); the rest taken from the shards after merge's checks`);
+    lines.push(`Measured: ${origin.measured_here} of ${counted(origin.pairs, 'pair')} re-measured by merge (identical); the rest taken from the shards after merge's checks`);
   }
   lines.push(`Note: ${r.disclaimer}`);
   const size = bundleSize(result.out);
-  lines.push(`Bundle: ${result.index} (${result.files} files sealed${size ? `, ${bundleSizeText(size)}` : ''}, SHA256SUMS sha256 ${result.seal_sha256})`);
+  lines.push(`Bundle: ${result.index} (${counted(result.files, 'file')} sealed${size ? `, ${bundleSizeText(size)}` : ''}, SHA256SUMS sha256 ${result.seal_sha256})`);
   // npx: after the Quick start the bin is in node_modules/.bin, not on PATH.
   lines.push(`Check it any time with: npx fidelity verify-bundle ${result.out}`);
   return `${lines.join('\n')}\n`;
@@ -296,7 +296,7 @@ export interface GateResult {
 
 /** "4 planned pairs", "1 planned pair": the count and its noun agree. */
 function plannedPairs(planned: number): string {
-  return `${planned} planned ${planned === 1 ? 'pair' : 'pairs'}`;
+  return counted(planned, 'planned pair');
 }
 
 /**
@@ -317,11 +317,11 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
   const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
   const why = [
     measured > 0 ? `${measured} measured, not judged` : '',
-    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${invalid - measured === 1 ? 'it' : 'them'} by` : '',
+    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${byCount(invalid - measured, 'it', 'them')} by` : '',
   ].filter(Boolean).join(', ');
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
   if (failed > 0) {
-    const alsoInvalid = invalid > 0 ? `; ${invalid} more ${invalid === 1 ? 'is' : 'are'} invalid (${why})` : '';
+    const alsoInvalid = invalid > 0 ? `; ${invalid} more ${byCount(invalid, 'is', 'are')} invalid (${why})` : '';
     return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${plannedPairs(planned)} failed a check${alsoInvalid}` };
   }
   if (invalid > 0 && (!options.allowInvalid || judged === 0)) {
@@ -329,11 +329,11 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
     if (judged === 0) {
       const what = measured === 0 ? 'no pair was measured' : 'no pair was judged';
       const allowed = options.allowInvalid ? '; --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged' : '';
-      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${planned === 1 ? 'the 1 planned pair is' : `all ${planned} planned pairs are`} invalid (${why})${allowed}` };
+      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${byCount(planned, 'the 1 planned pair is', `all ${planned} planned pairs are`)} invalid (${why})${allowed}` };
     }
-    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${invalid === 1 ? 'is' : 'are'} invalid (${why}; --allow-invalid accepts that)` };
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${byCount(invalid, 'is', 'are')} invalid (${why}; --allow-invalid accepts that)` };
   }
-  const allowed = invalid > 0 ? ` (${invalid} invalid ${invalid === 1 ? 'pair' : 'pairs'} allowed by --allow-invalid)` : '';
+  const allowed = invalid > 0 ? ` (${counted(invalid, 'invalid pair')} allowed by --allow-invalid)` : '';
   return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${plannedPairs(planned)} measured and judged, every one passed every check${allowed}` };
 }
 
@@ -437,8 +437,8 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       if (json) printJson(io, partialDocument(partial));
       else {
         io.out(
-          `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
-            `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
+          `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${counted(partial.partial.pairs_total, 'pair')} (${partial.measured} measured) in ${partial.out} ` +
+            `(${counted(partial.files, 'file')} sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
             `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
         );
       }

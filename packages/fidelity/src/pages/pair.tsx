@@ -121,7 +121,7 @@ function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baseli
     row(m.clip_fig_rms, (c) => (c.audio ? c.audio.rms_channels.map((r) => (r === null ? '—' : r.toFixed(6))).join(m.clip_list_and) : m.clip_fig_no_audio)),
     row(m.clip_fig_gap, (c) =>
       c.audio?.max_timestamp_gap_seconds != null && c.audio.max_timestamp_gap_at_sample !== null
-        ? `${(1000 * c.audio.max_timestamp_gap_seconds).toFixed(3)} ms @ ${(c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate).toFixed(3)} s`
+        ? fill(m.clip_fig_gap_value, { ms: (1000 * c.audio.max_timestamp_gap_seconds).toFixed(3), at: (c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate).toFixed(3) })
         : c.audio
           ? '—'
           : m.clip_fig_no_audio,

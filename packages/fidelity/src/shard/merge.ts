@@ -62,6 +62,7 @@ import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
 import { checkTempDirs } from '../temp.js';
 import { checkBounded } from '../bounds.js';
+import { byCount } from '../words.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -281,7 +282,7 @@ function coverageProblems(partials: readonly LoadedPartial[], count: number | nu
     }
   }
   for (const { a, b, pairs } of overlaps.values()) {
-    problems.push({ code: 'PARTIAL_PAIR_DUPLICATE', message: `${a.dir} and ${b.dir} both hold pair(s) ${pairs.join(', ')}; each pair must come from one shard` });
+    problems.push({ code: 'PARTIAL_PAIR_DUPLICATE', message: `${a.dir} and ${b.dir} both hold ${byCount(pairs.length, 'pair', 'pairs')} ${pairs.join(', ')}; each pair must come from one shard` });
   }
   if (count !== null) {
     const present = new Set(partials.map((p) => p.doc.shard.index));
