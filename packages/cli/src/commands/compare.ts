@@ -194,11 +194,37 @@ export function replacedLine(command: string, out: string, before: 'bundle' | 'f
 /**
  * What --repeatability skipped, when it measured nothing: with one repetition per case the
  * baseline has no repetitions of its own to compare with each other. Null when it measured some.
+ * `command` names who says it: compare and merge print this one line, from this one function.
  */
-export function repeatabilitySkipped(result: CompareResult): string | null {
+export function repeatabilitySkipped(command: 'compare' | 'merge', result: CompareResult): string | null {
   const cases = result.report.comparisons.flatMap((c) => c.cases);
   if (cases.some((c) => c.repetitions > 1)) return null;
-  return "fidelity compare: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other\n";
+  return `fidelity ${command}: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other\n`;
+}
+
+/**
+ * What --alpha changed nothing in: without a noise sample (compare's --calibration or --noise,
+ * merge's --calibration) no pair gets a noise verdict for alpha to be the level of. Null when one
+ * was given, or no --alpha.
+ */
+export function alphaSkipped(command: 'compare' | 'merge', values: Record<string, unknown>): string | null {
+  const noise = Array.isArray(values.noise) && values.noise.length > 0;
+  if (values.alpha === undefined || typeof values.calibration === 'string' || noise) return null;
+  const given = command === 'compare' ? '--calibration or --noise' : '--calibration';
+  return `fidelity ${command}: --alpha ${inline(String(values.alpha))} changed nothing: without a noise sample (${given}) no pair has a noise verdict for it to be the level of\n`;
+}
+
+/**
+ * Says on stderr what a written bundle replaced and which options measured or changed nothing,
+ * for compare and merge alike (stdout stays the result).
+ */
+export function sayReplacedAndSkipped(io: Io, command: 'compare' | 'merge', values: Record<string, unknown>, before: 'bundle' | 'folder' | null, result: CompareResult): void {
+  const lines = [
+    replacedLine(command, String(values.out), before),
+    values.repeatability ? repeatabilitySkipped(command, result) : null,
+    alphaSkipped(command, values),
+  ];
+  for (const line of lines) if (line) io.err(line);
 }
 
 type Pair = CompareResult['report']['comparisons'][number]['pairs'][number];
@@ -403,8 +429,9 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const generatedAt = generatedAtFromEnv();
     const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
     if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
-    if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
-      return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
+    // --alpha is the level of the noise verdicts, which only merge gives: on a shard it would change nothing.
+    if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string' || values.alpha !== undefined)) {
+      return usageError(io, json, 'a shard measures only: give --calibration (and --alpha) to fidelity merge, which adds the noise verdicts to the whole bundle');
     }
     if (shard && values.repeatability) {
       return usageError(io, json, "a shard measures its pairs only: give --repeatability to fidelity merge, which measures the baseline's own repetitions from the runs");
@@ -448,10 +475,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
     progress.finish();
     // Nothing replaced or skipped goes unsaid (on stderr, beside the progress: stdout stays the result).
-    const replaced = replacedLine('compare', String(values.out), before);
-    if (replaced) io.err(replaced);
-    const skipped = values.repeatability ? repeatabilitySkipped(result) : null;
-    if (skipped) io.err(skipped);
+    sayReplacedAndSkipped(io, 'compare', values, before, result);
     if (targets) await writeCiTargets(targets, result);
     return reportBundle(io, json, result, gate);
   } catch (error) {

@@ -114,6 +114,15 @@ function evidence(run: VerifiedRun, maxGapS: number | undefined, validClips: num
   return { power, accounting: runAccounting(run, power, validClips), timing: deriveServerTiming(run.records) };
 }
 
+/**
+ * What --decode-timeout changed nothing in: with --ok-records no clip is decoded, so no ffmpeg
+ * child runs for the limit to bound. Null otherwise.
+ */
+export function decodeTimeoutSkipped(values: Record<string, unknown>): string | null {
+  if (!values['ok-records'] || values['decode-timeout'] === undefined) return null;
+  return `fidelity power: --decode-timeout ${String(values['decode-timeout'])} changed nothing: with --ok-records no clip is decoded\n`;
+}
+
 async function powerCommand(positionals: string[], values: Record<string, unknown>, io: Io, signal: AbortSignal | undefined): Promise<number> {
   if (positionals.length !== 1) throw new FidelityError('USAGE', `Expected one run archive but received ${positionals.length}`);
   const maxGapS = parseMaxGap(values['max-gap']);
@@ -122,6 +131,9 @@ async function powerCommand(positionals: string[], values: Record<string, unknow
   const verified = await verifyRun(positionals[0]!);
   if (!verified.ok) throw new FidelityError('RUN_INVALID', 'the run archive is invalid', { problems: verified.problems });
   const { run } = verified;
+  // An option that changes nothing is said on stderr, whatever the output: stdout stays the result.
+  const skipped = decodeTimeoutSkipped(values);
+  if (skipped) io.err(skipped);
   try {
     // The report's judgement of the clips (each ok clip decoded and checked on its own), unless told to count ok records.
     const clips = values['ok-records']
