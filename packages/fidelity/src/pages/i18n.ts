@@ -320,6 +320,8 @@ const en = {
   of_planned: 'of {planned} planned',
   verdict_noise_one: 'Beyond the same-hardware noise floor: {beyond} of 1 valid pair',
   verdict_noise_many: 'Beyond the same-hardware noise floor: {beyond} of {n} valid pairs',
+  verdict_noise_how:
+    '"Beyond noise": the pair\'s p-value against the baseline hardware\'s own spread is at most {alpha}. p is the share of the calibration\'s {pairs} that differ at least as much (a conformal p-value, Bonferroni over the pair\'s metrics): not a comparison with the worst same-hardware value.',
   problems_title: 'Failed and invalid cases',
   case_problems_intro:
     'One line per case (a prompt and a seed) per candidate with a failed or invalid repetition, every one of them. Open a case for its repetitions, each a link to its pair.',
@@ -793,6 +795,8 @@ const zh: Messages = {
   of_planned: '共计划 {planned} 对',
   verdict_noise_one: '超出同硬件噪声基线：1 个有效配对中 {beyond} 个',
   verdict_noise_many: '超出同硬件噪声基线：{n} 个有效配对中 {beyond} 个',
+  verdict_noise_how:
+    '“超出噪声”指该配对相对基线硬件自身波动的 p 值不超过 {alpha}。p 是校准所用的 {pairs}中差异至少与该配对一样大的比例（共形 p 值，对该配对的各指标做 Bonferroni 校正）：不是与同硬件最差值的比较。',
   problems_title: '未通过与无效的用例',
   case_problems_intro: '每个候选中有未通过或无效重复的用例（一个提示词和一个种子）各占一行，全部列出。展开用例可见其各次重复，每次重复都链接到对应的配对。',
   case_on: '{gpu} 上的 {case}',

@@ -43,7 +43,7 @@ function silentRepetitions(n: number, silent: number[][]): PairReport[] {
 /** The top list's text, tags removed. */
 function topText(page: string): string {
   const top = page.slice(page.indexOf('id="verdict"'), page.indexOf('</section>', page.indexOf('id="verdict"')));
-  return top.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/[\u2068\u2069]/g, '');
+  return top.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/[\u2068\u2069]/g, '');
 }
 
 describe('a case line', () => {
@@ -172,10 +172,26 @@ function calibrated(n: number, valid: number, k = 4): Report {
 }
 
 describe('the verdict card', () => {
+  it('explains "beyond noise" where it counts the pairs: a p-value against the same hardware\'s spread, not its worst value (EN and ZH)', () => {
+    const text = topText(renderReport(calibrated(100, 28), 'en'));
+    expect(text).toContain('Beyond the same-hardware noise floor: 1 of 28 valid pairs');
+    expect(text).toContain('"Beyond noise": the pair\'s p-value against the baseline hardware\'s own spread is at most 0.05.');
+    expect(text).toContain("p is the share of the calibration's 100 same-hardware pairs that differ at least as much (a conformal p-value");
+    expect(text).toContain('not a comparison with the worst same-hardware value');
+    const zhText = topText(renderReport(calibrated(100, 28), 'zh'));
+    expect(zhText).toContain('超出同硬件噪声基线：28 个有效配对中 1 个');
+    expect(zhText).toContain('“超出噪声”指该配对相对基线硬件自身波动的 p 值不超过 0.05');
+    expect(zhText).toContain('校准所用的 100 个同硬件配对中差异至少与该配对一样大的比例（共形 p 值');
+    expect(zhText).toContain('不是与同硬件最差值的比较');
+    // Not calibrated: no count and no explanation.
+    expect(topText(renderReport(sampleReport(SAMPLE_MEDIA), 'en'))).not.toContain('Beyond noise');
+  });
+
   it('counts agree in number: one valid pair, a noise sample of one pair, a verdict over one metric', () => {
     const page = renderReport(calibrated(1, 1, 1), 'en');
     const text = topText(page);
     expect(text).toContain('Beyond the same-hardware noise floor: 1 of 1 valid pair');
+    expect(text).toContain("the calibration's 1 same-hardware pair that differ");
     expect(page).toContain('Bonferroni over 1 judged metric)');
     expect(page).toContain('The noise floor is what it gives: 1 same-hardware pair (');
     expect(page).not.toMatch(/\b1 (valid pairs|same-hardware pairs|judged metrics)/);
