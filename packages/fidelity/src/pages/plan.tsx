@@ -47,7 +47,7 @@ export function PairPlan({ pair, spec, m }: { pair: PairReport; spec: PlanSpec |
       <>
         <h4>{m.plan_media_title}</h4>
         <p>{m.plan_media_off}</p>
-        <Table head={[m.plan_field, m.plan_value, m.baseline, m.candidate]} rows={rows} />
+        <Table cls="fits" head={[m.plan_field, m.plan_value, m.baseline, m.candidate]} rows={rows} />
       </>
     );
   }
@@ -84,7 +84,7 @@ export function TemporalOffsetBlock({ offset: t, m }: { offset: TemporalOffset |
     <>
       <h4>{m.offset_title}</h4>
       <p class={t.frames === 0 ? undefined : 'why'}>{line}</p>
-      <Table head={offsets.map(signed)} rows={[cells]} />
+      <Table cls="fits" head={offsets.map(signed)} rows={[cells]} />
       <p class="muted small">{tx(m, 'offset_note', { k: t.searched.sampled_frames.length })}</p>
     </>
   );
