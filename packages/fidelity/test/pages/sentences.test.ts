@@ -217,3 +217,17 @@ describe('counts on the pages agree in number', () => {
     expect(varies).toContain('varies: repetition 2 differs from the others');
   });
 });
+
+describe('a threshold', () => {
+  it('reads as the policy states it everywhere on the page: the chart says "threshold 0.92" as the checks table says "≥ 0.92"', () => {
+    const report = structuredClone(sampleReport(SAMPLE_MEDIA));
+    const failed = report.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    const threshold = failed.checks.find((c) => c.name === 'min_ssim')!.threshold;
+    expect(threshold).toBe(0.92);
+    const page = renderReport(report, 'en');
+    const section = page.slice(page.indexOf(`id="pair-0-${failed.slot_id}"`), page.indexOf('</details>', page.indexOf(`id="pair-0-${failed.slot_id}"`)));
+    expect(section).toContain('threshold 0.92<');
+    expect(section).not.toContain('threshold 0.920');
+    expect(renderReport(report, 'zh')).not.toContain('0.920');
+  });
+});
