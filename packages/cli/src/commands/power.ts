@@ -90,7 +90,7 @@ function basisLine(name: string, b: AccountingBasis): string {
 
 function accountingLines(a: GpuAccounting): string[] {
   const lines = [`GPU accounting: ${a.gpus_participating} participating of ${a.gpus_allocated} allocated; ${counted(a.valid_clips, 'valid clip')}`];
-  if (a.reasons.length) lines.push(`  note: ${a.reasons.join(', ')} (run.json expects ${a.expected_gpu_count} GPUs)`);
+  if (a.reasons.length) lines.push(`  note: ${a.reasons.join(', ')} (run.json expects ${counted(a.expected_gpu_count, 'GPU')})`);
   lines.push(basisLine('participating', a.participating), basisLine('allocated', a.allocated));
   return lines;
 }
