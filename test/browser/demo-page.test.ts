@@ -97,7 +97,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo page', () => {
       try {
         const width = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
         expect(width.doc).toBeLessThanOrEqual(width.view);
-        const table = page.locator(`#pair-0-${failed.slot_id} table.fits`);
+        const table = page.locator(`#pair-0-${failed.slot_id} table.checks`);
         await expect.poll(() => table.isVisible()).toBe(true);
         const heads = await table.locator('thead th').allInnerTexts();
         expect(heads.at(-1)).toBe(messages(lang).outcome);
@@ -105,9 +105,31 @@ describe.skipIf(!HAVE_CHROMIUM)('the demo page', () => {
         for (const right of cells) expect(right).toBeLessThanOrEqual(width.view);
         const box = await table.evaluate((t) => ({ scroll: t.parentElement!.scrollWidth, client: t.parentElement!.clientWidth }));
         expect(box.scroll).toBeLessThanOrEqual(box.client);
+        // The noise table shows its verdict column before it scrolls: only the worst same-hardware value (for scale) may lie past the edge.
+        const noise = page.locator(`#pair-0-${failed.slot_id} table.fits`).filter({ hasText: messages(lang).noise_worst });
+        expect(await noise.locator('thead th').allInnerTexts()).toEqual([messages(lang).noise_metric, messages(lang).value, messages(lang).noise_beyond, messages(lang).noise_p, messages(lang).noise_worst]);
+        const verdicts = await noise.locator('tr > :nth-child(3)').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+        for (const right of verdicts) expect(right).toBeLessThanOrEqual(width.view);
         await page.locator(`#pair-0-${failed.slot_id}`).screenshot({ path: path.join(shots, `demo-${lang}-phone-failed-pair.png`) });
         await page.screenshot({ path: path.join(shots, `demo-${lang}-phone.png`), fullPage: true });
         expect(problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+  }
+
+  for (const lang of ['en', 'zh'] as const) {
+    it(`fits a phone: an invalid pair's reasons, its clips and its media against the plan show whole, no table cut at the edge (${lang})`, async () => {
+      // ocean-waves-s11 on B200: two reason codes and two fields off the plan, the widest of the demo's invalid pairs.
+      const invalid = report.comparisons[0]!.pairs.find((p) => p.reasons.includes('INCOMPATIBLE_AUDIO_PRESENCE'))!;
+      const { page, close } = await open(dir, lang, 'phone', `#pair-0-${invalid.slot_id}`);
+      try {
+        const tables = page.locator(`#pair-0-${invalid.slot_id} table`);
+        await expect.poll(() => tables.first().isVisible()).toBe(true);
+        const boxes = await tables.evaluateAll((ts) => ts.map((t) => ({ head: t.querySelector('th')?.textContent ?? '', scroll: t.parentElement!.scrollWidth, client: t.parentElement!.clientWidth })));
+        expect(boxes.length).toBeGreaterThanOrEqual(3);
+        for (const b of boxes) expect(b.scroll, b.head).toBeLessThanOrEqual(b.client);
       } finally {
         await close();
       }

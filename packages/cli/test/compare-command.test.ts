@@ -36,7 +36,7 @@ describe('fidelity compare (refusals that need no media)', () => {
     expect(io.stderr()).toBe('');
     // Each run is quoted as typed, not as its last segment ("no-such-run"): the user recognises the path given.
     const typed = JSON.stringify(path.join(tmp, 'no-such-run'));
-    expect(doc.errors[0]!.message).toBe(`${typed} failed verification (1 problem(s) below)`);
+    expect(doc.errors[0]!.message).toBe(`${typed} failed verification (1 problem below)`);
     expect(doc.errors[1]!.message).toBe(`${typed} does not exist`);
     expect(existsSync(path.join(tmp, 'never'))).toBe(false);
   });

@@ -39,6 +39,10 @@ describe('fidelity compare --shard', () => {
     expect(await refusal(['compare', ...RUNS, '--shard', '0/2', '--partial', path.join(tmp, 'p'), '--fail-on-threshold'])).toMatchObject({ code: 2, codes: ['USAGE'] });
     expect(await refusal(['compare', ...RUNS, '--partial', path.join(tmp, 'p')])).toMatchObject({ code: 2, codes: ['USAGE'] });
     expect(await refusal(['compare', ...RUNS, '--shards', '3', '--out', path.join(tmp, 'o')])).toMatchObject({ code: 2, codes: ['USAGE'] });
+    // --alpha is the level of the noise verdicts merge gives: on a shard it would change nothing.
+    const alpha = await refusal(['compare', ...RUNS, '--shard', '0/2', '--partial', path.join(tmp, 'p'), '--alpha', '0.01']);
+    expect(alpha).toMatchObject({ code: 2, codes: ['USAGE'] });
+    expect(alpha.messages[0]).toContain('give --calibration (and --alpha) to fidelity merge');
   });
 
   it('refuses a malformed K/N (USAGE)', async () => {
@@ -122,9 +126,16 @@ describe('fidelity merge --remeasure', () => {
     const json = capture();
     expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', path.join(tmp, 'merged'), '--remeasure', '3', '--json', '--threads', '2'], json), json.stderr()).toBe(0);
     expect((JSON.parse(json.stdout()) as { measurement_origin: unknown }).measurement_origin).toEqual({ pairs: 9, measured_here: 6, taken_from_shards: 3 });
+    // Into the bundle the first merge wrote, with options that change nothing here: each is said, as compare says it.
     const text = capture();
-    expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', path.join(tmp, 'merged'), '--threads', '2'], text), text.stderr()).toBe(0);
+    const merged = path.join(tmp, 'merged');
+    expect(await main(['merge', ...runs, '--partials', path.join(tmp, 'shards'), '--out', merged, '--threads', '2', '--repeatability', '--alpha', '0.01'], text), text.stderr()).toBe(0);
     expect(text.stdout()).toContain('Measured: 2 of 9 pairs re-measured by merge (identical)');
+    expect(text.stderr().split('\n').filter(Boolean)).toEqual([
+      `fidelity merge: replaced the bundle that was in ${merged}`,
+      'fidelity merge: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other',
+      'fidelity merge: --alpha 0.01 changed nothing: without a noise sample (--calibration) no pair has a noise verdict for it to be the level of',
+    ]);
   }, 120_000);
 
   it("merges shards run with --decode-timeout: merge measures with the limit their partials carry, or --decode-timeout's", async () => {

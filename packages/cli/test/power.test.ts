@@ -111,6 +111,15 @@ describe('fidelity power', () => {
     expect(doc.accounting.allocated).toMatchObject({ gpus: 8, gpu_seconds: 80, energy_j: null, reasons: ['ENERGY_NOT_MEASURED_ON_BASIS'] });
     expect(doc.timing.summary.server_ready_ms.median).toBe(5512);
     expect(doc.timing.clock_id).toBe(CLOCK);
+    // A limit on decoding with nothing decoded changes nothing: said on stderr, stdout stays the document.
+    const limited = await cli('power', run, '--json', '--ok-records', '--decode-timeout', '30');
+    expect(limited.code).toBe(0);
+    expect(JSON.parse(limited.out).power.valid_clips).toBe(1);
+    expect(limited.err).toBe('fidelity power: --decode-timeout 30 changed nothing: with --ok-records no clip is decoded\n');
+    // One valid clip, one reading gap: the counts agree with their nouns.
+    const text = (await cli('power', run, '--ok-records')).out;
+    expect(text).toContain('per valid clip: 2000.0 J (1 valid clip)');
+    expect(text).toContain('GPU accounting: 2 participating of 8 allocated; 1 valid clip\n');
   });
 
   it('judges the clips as the report does by default: a clip that cannot be decoded is not a valid clip', async () => {
@@ -121,7 +130,7 @@ describe('fidelity power', () => {
     expect(doc.clips).toMatchObject({ analysed: 1, valid: 0 });
     expect(doc.accounting.valid_clips).toBe(0);
     const text = (await cli('power', run)).out;
-    expect(text).toContain('valid clips: 0 of 1 completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)');
+    expect(text).toContain('valid clips: 0 of 1 completed clip judged valid (valid_clips_basis valid_clips, as report.json counts them)');
     expect(text).toMatch(/invalid measurement-r000-c000: [A-Z_]+/);
   });
 

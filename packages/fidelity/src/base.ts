@@ -5,6 +5,7 @@
 export { FidelityError, isFidelityError, ReasonCodes } from './errors.js';
 export type { Problem, ProblemLocation } from './errors.js';
 export { TOOL_VERSION } from './version.js';
+export { byCount, counted } from './words.js';
 export { checkBounded, OPTION_BOUNDS, withinBounds } from './bounds.js';
 export type { BoundedOption } from './bounds.js';
 export { DEFAULT_LIMITS } from './archive/limits.js';

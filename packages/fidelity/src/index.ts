@@ -11,6 +11,7 @@ export { defaultThreadCount } from './pool/threads.js';
 export { measurePair } from './pool/measure-pair.js';
 export { DEFAULT_DECODE_TIMEOUT_MS } from './pool/pair-options.js';
 export { visibleId } from './visible.js';
+export { byCount, counted } from './words.js';
 export { createMeasurePool } from './pool/pool.js';
 export { MeasureFailureCodes } from './pool/api.js';
 // The metric kernels (docs/metrics.md): pure functions over typed arrays and the per-pair accumulators.

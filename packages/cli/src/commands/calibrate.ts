@@ -1,4 +1,4 @@
-import { calibrate, calibratedPolicy, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
+import { calibrate, calibratedPolicy, counted, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv } from './compare.js';
 import type { CommandArgs } from './types.js';
@@ -11,17 +11,26 @@ function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void
 /** A few lines: the sample's size, where it came from, and each metric's worst same-hardware value. */
 export function calibrationSummary(c: Calibration, out: string): string {
   const lines = [
-    `Noise sample: n = ${c.n} same-hardware pairs (${c.pairs.filter((p) => p.kind === 'repetition').length} repetition, ${c.pairs.filter((p) => p.kind === 'rerun').length} rerun), ${c.excluded.length} left out`,
+    `Noise sample: n = ${counted(c.n, 'same-hardware pair')} (${c.pairs.filter((p) => p.kind === 'repetition').length} repetition, ${c.pairs.filter((p) => p.kind === 'rerun').length} rerun), ${c.excluded.length} left out`,
     `Sources: ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}`,
   ];
   for (const e of c.excluded) lines.push(`  left out ${e.pair}: ${e.code}`);
   for (const [key, m] of Object.entries(c.metrics)) {
     const worst = m.worse === 'lower' ? m.values[0] : m.values[m.values.length - 1];
-    lines.push(`  ${key}: worst ${worst === null || worst === undefined ? 'identical (+inf)' : Number(worst.toPrecision(6))} (${m.worse} is worse, ${m.values.length} values)`);
+    lines.push(`  ${key}: worst ${worst === null || worst === undefined ? 'identical (+inf)' : Number(worst.toPrecision(6))} (${m.worse} is worse, ${counted(m.values.length, 'value')})`);
   }
   if (c.n < 19) lines.push(`Note: with n = ${c.n} the smallest possible p is ${(1 / (c.n + 1)).toFixed(3)}: no pair can be declared beyond noise at alpha = 0.05 (n >= 19 needed).`);
   lines.push(`Written: ${out}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What --alpha changed nothing in: it is the level the calibrated policy names, and without
+ * --policy-out no policy is written (calibration.json holds the sample, no level). Null otherwise.
+ */
+export function calibrateAlphaSkipped(values: Record<string, unknown>): string | null {
+  if (values.alpha === undefined || typeof values['policy-out'] === 'string') return null;
+  return `fidelity calibrate: --alpha ${String(values.alpha)} changed nothing: it is the level the calibrated policy names, and without --policy-out no policy is written (calibration.json holds no level; give --alpha to compare or merge)\n`;
 }
 
 /** `fidelity calibrate`: what it does once its arguments are parsed; the command table (index.ts) loads this module then. */
@@ -53,6 +62,9 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     });
     const policy = typeof values['policy-out'] === 'string' ? calibratedPolicy(calibration, alpha) : undefined;
     await writeCalibrateOutputs(outputs, calibration, policy, interrupt.signal);
+    // An option that changed nothing is said, on stderr: stdout stays the result.
+    const skipped = calibrateAlphaSkipped(values);
+    if (skipped) io.err(skipped);
     if (json) {
       printJson(io, {
         ok: true,

@@ -1,4 +1,4 @@
-import { calibrate, clipsText, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
+import { byCount, calibrate, clipsText, counted, compare, FidelityError, loadCalibration, loadPolicy, parseShard, resolveMetrics, METRIC_NAMES, METRIC_SETS, type MetricSelection, shardFromEnvironment, sourceDateEpoch, type Calibration, type CompareProgress, type CompareResult, type PartialResult, type Policy, type ShardSpec, type CiOutputs, visibleId } from 'media-fidelity';
 import { bundleSize, bundleSizeText } from './bundle-size.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
@@ -194,11 +194,37 @@ export function replacedLine(command: string, out: string, before: 'bundle' | 'f
 /**
  * What --repeatability skipped, when it measured nothing: with one repetition per case the
  * baseline has no repetitions of its own to compare with each other. Null when it measured some.
+ * `command` names who says it: compare and merge print this one line, from this one function.
  */
-export function repeatabilitySkipped(result: CompareResult): string | null {
+export function repeatabilitySkipped(command: 'compare' | 'merge', result: CompareResult): string | null {
   const cases = result.report.comparisons.flatMap((c) => c.cases);
   if (cases.some((c) => c.repetitions > 1)) return null;
-  return "fidelity compare: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other\n";
+  return `fidelity ${command}: --repeatability measured nothing: every case of the plan has one repetition, so the baseline has no repetitions of its own to compare with each other\n`;
+}
+
+/**
+ * What --alpha changed nothing in: without a noise sample (compare's --calibration or --noise,
+ * merge's --calibration) no pair gets a noise verdict for alpha to be the level of. Null when one
+ * was given, or no --alpha.
+ */
+export function alphaSkipped(command: 'compare' | 'merge', values: Record<string, unknown>): string | null {
+  const noise = Array.isArray(values.noise) && values.noise.length > 0;
+  if (values.alpha === undefined || typeof values.calibration === 'string' || noise) return null;
+  const given = command === 'compare' ? '--calibration or --noise' : '--calibration';
+  return `fidelity ${command}: --alpha ${inline(String(values.alpha))} changed nothing: without a noise sample (${given}) no pair has a noise verdict for it to be the level of\n`;
+}
+
+/**
+ * Says on stderr what a written bundle replaced and which options measured or changed nothing,
+ * for compare and merge alike (stdout stays the result).
+ */
+export function sayReplacedAndSkipped(io: Io, command: 'compare' | 'merge', values: Record<string, unknown>, before: 'bundle' | 'folder' | null, result: CompareResult): void {
+  const lines = [
+    replacedLine(command, String(values.out), before),
+    values.repeatability ? repeatabilitySkipped(command, result) : null,
+    alphaSkipped(command, values),
+  ];
+  for (const line of lines) if (line) io.err(line);
 }
 
 type Pair = CompareResult['report']['comparisons'][number]['pairs'][number];
@@ -238,7 +264,7 @@ export function caseLines(pairs: readonly Pair[]): string[] {
       if (all.length === 1) line = `  ${label} ${inline(visibleId(list[0]!.slot_id))} ${inline(visibleId(caseId))}: ${why}`;
       else {
         const reps = list.map((p) => p.repetition);
-        const where = list.length === all.length ? `${status} in ${list.length} of ${all.length} repetitions` : `${status} in ${reps.length === 1 ? 'repetition' : 'repetitions'} ${reps.join(', ')} of ${all.length}`;
+        const where = list.length === all.length ? `${status} in ${list.length} of ${counted(all.length, 'repetition')}` : `${status} in ${byCount(reps.length, 'repetition', 'repetitions')} ${reps.join(', ')} of ${all.length}`;
         line = `  ${label} ${inline(visibleId(caseId))}: ${where}: ${why}`;
       }
       out.push({ rank: status === 'failed' ? 0 : 1, line });
@@ -260,7 +286,7 @@ export function humanSummary(result: CompareResult): string {
     );
     if (c.noise) {
       const per = c.noise.metrics.map((k) => `${k} ${c.noise!.beyond_by_metric[k] ?? 0}`).join(', ');
-      lines.push(`  noise floor: n = ${c.noise.n} same-hardware pairs, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
+      lines.push(`  noise floor: n = ${counted(c.noise.n, 'same-hardware pair')}, alpha ${c.noise.alpha}; pairs beyond noise ${c.noise.beyond_pairs} of ${c.noise.valid_pairs}; per metric: ${per}`);
       if (c.noise.note) lines.push(`  noise floor: ${c.noise.note}`);
     }
     lines.push(...caseLines(c.pairs));
@@ -271,11 +297,11 @@ export function humanSummary(result: CompareResult): string {
   }
   const origin = r.measurement_origin;
   if (origin && origin.taken_from_shards > 0) {
-    lines.push(`Measured: ${origin.measured_here} of ${origin.pairs} pairs re-measured by merge (identical); the rest taken from the shards after merge's checks`);
+    lines.push(`Measured: ${origin.measured_here} of ${counted(origin.pairs, 'pair')} re-measured by merge (identical); the rest taken from the shards after merge's checks`);
   }
   lines.push(`Note: ${r.disclaimer}`);
   const size = bundleSize(result.out);
-  lines.push(`Bundle: ${result.index} (${result.files} files sealed${size ? `, ${bundleSizeText(size)}` : ''}, SHA256SUMS sha256 ${result.seal_sha256})`);
+  lines.push(`Bundle: ${result.index} (${counted(result.files, 'file')} sealed${size ? `, ${bundleSizeText(size)}` : ''}, SHA256SUMS sha256 ${result.seal_sha256})`);
   // npx: after the Quick start the bin is in node_modules/.bin, not on PATH.
   lines.push(`Check it any time with: npx fidelity verify-bundle ${result.out}`);
   return `${lines.join('\n')}\n`;
@@ -296,7 +322,7 @@ export interface GateResult {
 
 /** "4 planned pairs", "1 planned pair": the count and its noun agree. */
 function plannedPairs(planned: number): string {
-  return `${planned} planned ${planned === 1 ? 'pair' : 'pairs'}`;
+  return counted(planned, 'planned pair');
 }
 
 /**
@@ -317,11 +343,11 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
   const measured = comparisons.reduce((n, c) => n + c.pairs.filter((p) => p.status === 'invalid' && p.video !== null).length, 0);
   const why = [
     measured > 0 ? `${measured} measured, not judged` : '',
-    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${invalid - measured === 1 ? 'it' : 'them'} by` : '',
+    invalid - measured > 0 ? `${invalid - measured} with nothing measured to judge ${byCount(invalid - measured, 'it', 'them')} by` : '',
   ].filter(Boolean).join(', ');
   if (!options.failOnThreshold) return { exit: EXIT.ok, code: null, message: 'not gated: without --fail-on-threshold the exit code is 0 whenever the bundle is written' };
   if (failed > 0) {
-    const alsoInvalid = invalid > 0 ? `; ${invalid} more ${invalid === 1 ? 'is' : 'are'} invalid (${why})` : '';
+    const alsoInvalid = invalid > 0 ? `; ${invalid} more ${byCount(invalid, 'is', 'are')} invalid (${why})` : '';
     return { exit: EXIT.thresholds, code: 'GATE_CHECK_FAILED', message: `${failed} of ${plannedPairs(planned)} failed a check${alsoInvalid}` };
   }
   if (invalid > 0 && (!options.allowInvalid || judged === 0)) {
@@ -329,11 +355,11 @@ export function gateVerdict(result: CompareResult, options: GateOptions): GateRe
     if (judged === 0) {
       const what = measured === 0 ? 'no pair was measured' : 'no pair was judged';
       const allowed = options.allowInvalid ? '; --allow-invalid passes invalid pairs beside judged ones, not a comparison with nothing judged' : '';
-      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${planned === 1 ? 'the 1 planned pair is' : `all ${planned} planned pairs are`} invalid (${why})${allowed}` };
+      return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `${what}: ${byCount(planned, 'the 1 planned pair is', `all ${planned} planned pairs are`)} invalid (${why})${allowed}` };
     }
-    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${invalid === 1 ? 'is' : 'are'} invalid (${why}; --allow-invalid accepts that)` };
+    return { exit: EXIT.invalid, code: 'GATE_INVALID_PAIRS', message: `no pair failed a check, but ${invalid} of ${plannedPairs(planned)} ${byCount(invalid, 'is', 'are')} invalid (${why}; --allow-invalid accepts that)` };
   }
-  const allowed = invalid > 0 ? ` (${invalid} invalid ${invalid === 1 ? 'pair' : 'pairs'} allowed by --allow-invalid)` : '';
+  const allowed = invalid > 0 ? ` (${counted(invalid, 'invalid pair')} allowed by --allow-invalid)` : '';
   return { exit: EXIT.ok, code: null, message: `passed: ${judged} of ${plannedPairs(planned)} measured and judged, every one passed every check${allowed}` };
 }
 
@@ -403,8 +429,9 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const generatedAt = generatedAtFromEnv();
     const noiseRuns = Array.isArray(values.noise) ? (values.noise as string[]) : [];
     if (noiseRuns.length > 0 && typeof values.calibration === 'string') return usageError(io, json, 'give --calibration or --noise, not both');
-    if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string')) {
-      return usageError(io, json, 'a shard measures only: give --calibration to fidelity merge, which adds the noise verdicts to the whole bundle');
+    // --alpha is the level of the noise verdicts, which only merge gives: on a shard it would change nothing.
+    if (shard && (noiseRuns.length > 0 || typeof values.calibration === 'string' || values.alpha !== undefined)) {
+      return usageError(io, json, 'a shard measures only: give --calibration (and --alpha) to fidelity merge, which adds the noise verdicts to the whole bundle');
     }
     if (shard && values.repeatability) {
       return usageError(io, json, "a shard measures its pairs only: give --repeatability to fidelity merge, which measures the baseline's own repetitions from the runs");
@@ -437,8 +464,8 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       if (json) printJson(io, partialDocument(partial));
       else {
         io.out(
-          `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${partial.partial.pairs_total} pairs (${partial.measured} measured) in ${partial.out} ` +
-            `(${partial.files} files sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
+          `Shard ${partial.shard.index}/${partial.shard.count}: ${partial.pairs.length} of ${counted(partial.partial.pairs_total, 'pair')} (${partial.measured} measured) in ${partial.out} ` +
+            `(${counted(partial.files, 'file')} sealed, SHA256SUMS sha256 ${partial.seal_sha256})\n` +
             `When every shard is done: fidelity merge <the same runs> --partials <their folders> --out <bundle>\n`,
         );
       }
@@ -448,10 +475,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const result = await compare(baseline, candidates, { ...common, out: String(values.out) });
     progress.finish();
     // Nothing replaced or skipped goes unsaid (on stderr, beside the progress: stdout stays the result).
-    const replaced = replacedLine('compare', String(values.out), before);
-    if (replaced) io.err(replaced);
-    const skipped = values.repeatability ? repeatabilitySkipped(result) : null;
-    if (skipped) io.err(skipped);
+    sayReplacedAndSkipped(io, 'compare', values, before, result);
     if (targets) await writeCiTargets(targets, result);
     return reportBundle(io, json, result, gate);
   } catch (error) {

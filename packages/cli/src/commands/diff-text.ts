@@ -5,7 +5,7 @@
  * wrapped to the terminal's width; only a word longer than the line (a hash, a path) runs past it.
  * `all` lists every difference instead of the largest; `--json` has them all as data.
  */
-import { visibleId, type DiffChange, type DiffContext, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
+import { byCount, counted, visibleId, type DiffChange, type DiffContext, type DiffLocation, type DiffOneSided, type DiffSide, type ReportDiff } from 'media-fidelity';
 import { inline, wrapLine } from '../text.js';
 
 /** How many changes, one-sided entries and context lines are listed without `--all`. */
@@ -41,8 +41,6 @@ function sideText(s: DiffSide): string {
   return `a report value, ${made}`;
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-
 /** new - old in full; for two numbers whose difference is beyond the largest double (delta null), says so rather than print Infinity. */
 function deltaText(c: DiffChange): string {
   if (c.delta !== null) return String(c.delta);
@@ -70,7 +68,7 @@ export function largestFirst(changes: readonly DiffChange[]): DiffChange[] {
 }
 
 function changeLine(c: DiffChange): string {
-  const series = c.series ? ` (${c.series.differing} of ${Math.max(c.series.frames_old, c.series.frames_new)} frames differ, first ${c.series.first_frame}; this one moved most)` : '';
+  const series = c.series ? ` (${c.series.differing} of ${counted(Math.max(c.series.frames_old, c.series.frames_new), 'frame')} ${byCount(c.series.differing, 'differs', 'differ')}, first ${c.series.first_frame}; this one moved most)` : '';
   const delta = deltaText(c);
   return `    ${inline(c.path)}${series}: ${valueText(c.old)} -> ${valueText(c.new)}${delta ? ` (delta ${delta})` : ''}`;
 }
@@ -122,10 +120,10 @@ function madeDifferently(d: ReportDiff, all: boolean): string[] {
 
 function counts(d: ReportDiff): string {
   const parts = [
-    d.changes.length ? plural(d.changes.length, 'changed value') : '',
-    d.pairs_only.length ? `${plural(d.pairs_only.length, 'pair')} on one side only` : '',
-    d.runs_only.length ? `${plural(d.runs_only.length, 'run')} on one side only` : '',
-    d.metrics_only.length ? `${plural(d.metrics_only.length, 'metric')} on one side only` : '',
+    d.changes.length ? counted(d.changes.length, 'changed value') : '',
+    d.pairs_only.length ? `${counted(d.pairs_only.length, 'pair')} on one side only` : '',
+    d.runs_only.length ? `${counted(d.runs_only.length, 'run')} on one side only` : '',
+    d.metrics_only.length ? `${counted(d.metrics_only.length, 'metric')} on one side only` : '',
   ].filter(Boolean);
   return parts.join(', ');
 }
@@ -150,7 +148,7 @@ export function diffText(d: ReportDiff, options: DiffTextOptions): string {
     '',
     `old: ${sideText(d.old)}`,
     `new: ${sideText(d.new)}`,
-    `compared: ${plural(d.compared.runs, 'run')}, ${plural(d.compared.comparisons, 'comparison')}, ${plural(d.compared.pairs, 'pair')}, ${plural(d.compared.values, 'value')}; ${tol}`,
+    `compared: ${counted(d.compared.runs, 'run')}, ${counted(d.compared.comparisons, 'comparison')}, ${counted(d.compared.pairs, 'pair')}, ${counted(d.compared.values, 'value')}; ${tol}`,
     `differences: ${d.unchanged ? 'none' : counts(d)}`,
     ...changesSection(d, all),
     ...oneSidedSection('Pairs on one side only', d.pairs_only, all, 'pairs'),

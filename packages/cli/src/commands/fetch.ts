@@ -4,7 +4,7 @@
  * (<name>.zip, <name>.zip.sha256, <name>.zip.provenance.json). The only
  * command that talks to the network. Exit 0 written, 2 refused.
  */
-import { FidelityError, fetchRun, type FetchProgress, type FetchRunResult } from 'media-fidelity';
+import { counted, FidelityError, fetchRun, type FetchProgress, type FetchRunResult } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint } from './compare.js';
 import type { CommandArgs } from './types.js';
@@ -54,7 +54,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
   const json = Boolean(values.json);
   const interrupt = abortOnSigint(signal);
   try {
-    if (positionals.length !== 2) throw new FidelityError('USAGE', `fetch needs <owner>/<repo> and <run_id>; got ${positionals.length} argument(s)`);
+    if (positionals.length !== 2) throw new FidelityError('USAGE', `fetch needs <owner>/<repo> and <run_id>; got ${counted(positionals.length, 'argument')}`);
     if (typeof values.out !== 'string' || values.out === '') throw new FidelityError('USAGE', 'fetch needs --out <dir>');
     const [repository, runText] = positionals as [string, string];
     if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) throw new FidelityError('USAGE', `Expected <owner>/<repo> but received ${JSON.stringify(repository)}`);

@@ -3,7 +3,7 @@
  * archives (the same ones the demo compares), so a user can try `verify` and
  * `compare` on real-shaped input. A thin shell over generateRuns.
  */
-import { FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'media-fidelity';
+import { counted, FidelityError, generateRuns, SITE_NAMES, type GeneratedRuns, type SiteName } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import type { CommandArgs } from './types.js';
 
@@ -33,7 +33,7 @@ function parseSites(value: unknown): SiteName[] | undefined {
 
 function humanSummary(r: GeneratedRuns): string {
   const lines = [
-    `wrote ${r.runs.length} synthetic run${r.runs.length === 1 ? '' : 's'} (${r.size}: ${r.plan.width}x${r.plan.height}, ${r.plan.fps} fps, ${r.plan.frames} frames, ${r.plan.cases} cases x ${r.plan.repetitions} repetition${r.plan.repetitions === 1 ? '' : 's'})`,
+    `wrote ${counted(r.runs.length, 'synthetic run')} (${r.size}: ${r.plan.width}x${r.plan.height}, ${r.plan.fps} fps, ${counted(r.plan.frames, 'frame')}, ${counted(r.plan.cases, 'case')} x ${counted(r.plan.repetitions, 'repetition')})`,
     `  plan     ${r.plan.plan_id}  plan_sha256 ${r.plan.plan_sha256.slice(0, 12)}`,
     `  ffmpeg   ${r.ffmpeg.version}`,
   ];

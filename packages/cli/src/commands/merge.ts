@@ -3,7 +3,7 @@ import path from 'node:path';
 import { FidelityError, loadCalibration, loadPolicy, merge, type CiOutputs, type Policy } from 'media-fidelity';
 import { reportFailure } from '../io.js';
 import { readDecodeTimeout } from '../options.js';
-import { abortOnSigint, gateOptions, generatedAtFromEnv, progressPrinter, reportBundle } from './compare.js';
+import { abortOnSigint, existingOut, gateOptions, generatedAtFromEnv, progressPrinter, reportBundle, sayReplacedAndSkipped } from './compare.js';
 import { checkCiTargets, ciTargets, summarizeRefusal, writeCiTargets } from './ci-outputs.js';
 import type { CommandArgs } from './types.js';
 
@@ -49,6 +49,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
     const remeasure = remeasureOption(values.remeasure);
     const timeoutMs = readDecodeTimeout(values);
     const [baseline, ...candidates] = positionals as [string, ...string[]];
+    const before = existingOut(values.out);
     const result = await merge(baseline, candidates, {
       partials,
       out: values.out,
@@ -67,6 +68,8 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
       ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
     });
     progress.finish();
+    // As compare says them: a replaced bundle, a --repeatability or --alpha that measured or changed nothing.
+    sayReplacedAndSkipped(io, 'merge', values, before, result);
     await writeCiTargets(targets, result);
     return reportBundle(io, json, result, gate);
   } catch (error) {

@@ -9,6 +9,7 @@
  */
 import {
   analyseRunClips,
+  counted,
   deriveServerTiming,
   validClipsOf,
   type RunClipsAnalysis,
@@ -50,7 +51,7 @@ function invalidClips(clips: RunClipsAnalysis): { slot_id: string; code: string 
 /** The basis of valid_clips in words: which clips were counted, and the invalid ones named with their first code. */
 function basisLines(basis: ValidClipsBasis, clips: RunClipsAnalysis | null): string[] {
   if (basis === 'ok_records' || !clips) return ['valid clips: ok measurement records (clips not judged; valid_clips_basis ok_records)'];
-  const lines = [`valid clips: ${clips.valid} of ${clips.analysed} completed clips judged valid (valid_clips_basis valid_clips, as report.json counts them)`];
+  const lines = [`valid clips: ${clips.valid} of ${counted(clips.analysed, 'completed clip')} judged valid (valid_clips_basis valid_clips, as report.json counts them)`];
   for (const c of invalidClips(clips)) lines.push(`  invalid ${inline(c.slot_id)}: ${c.code}`);
   return lines;
 }
@@ -58,7 +59,7 @@ function basisLines(basis: ValidClipsBasis, clips: RunClipsAnalysis | null): str
 function powerLines(power: PowerResult | null): string[] {
   if (!power) return ['power: the run has no telemetry'];
   const { report, audit } = power;
-  const head = `${report.observed_gpu_count} of ${report.expected_gpu_count} expected GPUs, max gap ${report.max_gap_s} s, ${report.method}`;
+  const head = `${report.observed_gpu_count} of ${counted(report.expected_gpu_count, 'expected GPU')}, max gap ${report.max_gap_s} s, ${report.method}`;
   const lines = [report.power_valid ? `power: valid (${head})` : `power: NOT VALID, no energy figures (${head})`];
   if (!report.power_valid) lines.push(`  reasons: ${report.reasons.join(', ')}`);
   for (const g of audit.per_gpu) {
@@ -66,7 +67,7 @@ function powerLines(power: PowerResult | null): string[] {
     const energy = g.energy_j === null ? '' : `, ${num(g.energy_j, 1)} J, avg ${num(g.avg_power_w!, 1)} W`;
     const why = g.reasons.length ? `  [${g.reasons.join(', ')}]` : '';
     const id = g.id === String(g.index) ? '' : ` (${inline(g.id)})`;
-    lines.push(`  GPU ${g.index}${id}: ${g.samples_used} readings used, ${g.missing_readings} missing, ${gap}${energy}${why}`);
+    lines.push(`  GPU ${g.index}${id}: ${counted(g.samples_used, 'reading')} used, ${g.missing_readings} missing, ${gap}${energy}${why}`);
   }
   const r = audit.rows;
   if (r.malformed_in_range || r.malformed_outside_range || r.truncated_last_line) {
@@ -76,7 +77,7 @@ function powerLines(power: PowerResult | null): string[] {
     const total = report.total_gpu_energy_j!;
     const perClip = report.joules_per_valid_clip === undefined ? `${UNAVAILABLE} (no valid clip)` : `${num(report.joules_per_valid_clip, 1)} J`;
     lines.push(`  total ${num(total, 1)} J (${num(total / 3600, 2)} Wh) over ${num(audit.duration_s!, 1)} s, avg ${num(report.avg_total_gpu_power_w!, 1)} W`);
-    lines.push(`  per valid clip: ${perClip} (${report.valid_clips} valid clips)`);
+    lines.push(`  per valid clip: ${perClip} (${report.valid_clips === null ? 'valid clips not counted' : counted(report.valid_clips, 'valid clip')})`);
   }
   return lines;
 }
@@ -84,19 +85,19 @@ function powerLines(power: PowerResult | null): string[] {
 function basisLine(name: string, b: AccountingBasis): string {
   const v = (x: number | null, unit: string, digits = 1) => (x === null ? UNAVAILABLE : `${num(x, digits)} ${unit}`);
   const why = b.reasons.length ? `  [${b.reasons.join(', ')}]` : '';
-  return `  ${name} (${b.gpus} GPUs): ${v(b.gpu_seconds, 'GPU-s')}; per valid clip: ${v(b.gpu_seconds_per_valid_clip, 'GPU-s')}, energy ${v(b.energy_j_per_valid_clip, 'J')}${why}`;
+  return `  ${name} (${counted(b.gpus, 'GPU')}): ${v(b.gpu_seconds, 'GPU-s')}; per valid clip: ${v(b.gpu_seconds_per_valid_clip, 'GPU-s')}, energy ${v(b.energy_j_per_valid_clip, 'J')}${why}`;
 }
 
 function accountingLines(a: GpuAccounting): string[] {
-  const lines = [`GPU accounting: ${a.gpus_participating} participating of ${a.gpus_allocated} allocated; ${a.valid_clips} valid clips`];
-  if (a.reasons.length) lines.push(`  note: ${a.reasons.join(', ')} (run.json expects ${a.expected_gpu_count} GPUs)`);
+  const lines = [`GPU accounting: ${a.gpus_participating} participating of ${a.gpus_allocated} allocated; ${counted(a.valid_clips, 'valid clip')}`];
+  if (a.reasons.length) lines.push(`  note: ${a.reasons.join(', ')} (run.json expects ${counted(a.expected_gpu_count, 'GPU')})`);
   lines.push(basisLine('participating', a.participating), basisLine('allocated', a.allocated));
   return lines;
 }
 
 function timingLines(t: ServerTimingReport): string[] {
   if (!t.available) return [`server timing: ${UNAVAILABLE}${t.reasons.length ? ` (${t.reasons.join(', ')})` : ''}`];
-  const lines = [`server timing (clock ${inline(t.clock_id ?? '')}): ${t.summary.available} of ${t.summary.records} ok measurement records; descriptive, not a check`];
+  const lines = [`server timing (clock ${inline(t.clock_id ?? '')}): ${t.summary.available} of ${counted(t.summary.records, 'ok measurement record')}; descriptive, not a check`];
   if (t.reasons.length) lines.push(`  some records unavailable: ${t.reasons.join(', ')}`);
   lines.push(`  ${'stage'.padEnd(18)}${['median', 'p90', 'min', 'max'].map((h) => h.padStart(12)).join('')}`);
   for (const s of TIMING_STAGES) {
@@ -113,6 +114,15 @@ function evidence(run: VerifiedRun, maxGapS: number | undefined, validClips: num
   return { power, accounting: runAccounting(run, power, validClips), timing: deriveServerTiming(run.records) };
 }
 
+/**
+ * What --decode-timeout changed nothing in: with --ok-records no clip is decoded, so no ffmpeg
+ * child runs for the limit to bound. Null otherwise.
+ */
+export function decodeTimeoutSkipped(values: Record<string, unknown>): string | null {
+  if (!values['ok-records'] || values['decode-timeout'] === undefined) return null;
+  return `fidelity power: --decode-timeout ${String(values['decode-timeout'])} changed nothing: with --ok-records no clip is decoded\n`;
+}
+
 async function powerCommand(positionals: string[], values: Record<string, unknown>, io: Io, signal: AbortSignal | undefined): Promise<number> {
   if (positionals.length !== 1) throw new FidelityError('USAGE', `Expected one run archive but received ${positionals.length}`);
   const maxGapS = parseMaxGap(values['max-gap']);
@@ -121,6 +131,9 @@ async function powerCommand(positionals: string[], values: Record<string, unknow
   const verified = await verifyRun(positionals[0]!);
   if (!verified.ok) throw new FidelityError('RUN_INVALID', 'the run archive is invalid', { problems: verified.problems });
   const { run } = verified;
+  // An option that changes nothing is said on stderr, whatever the output: stdout stays the result.
+  const skipped = decodeTimeoutSkipped(values);
+  if (skipped) io.err(skipped);
   try {
     // The report's judgement of the clips (each ok clip decoded and checked on its own), unless told to count ok records.
     const clips = values['ok-records']

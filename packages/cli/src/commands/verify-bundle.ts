@@ -1,4 +1,4 @@
-import { verifyBundle } from 'media-fidelity';
+import { counted, verifyBundle } from 'media-fidelity';
 import { EXIT, printJson, reportFailure } from '../io.js';
 import type { CommandArgs } from './types.js';
 
@@ -14,10 +14,10 @@ export async function runCommand({ positionals, values, io }: CommandArgs): Prom
   try {
     const result = await verifyBundle(positionals[0]!);
     if (json) printJson(io, result);
-    else if (result.ok) io.out(`${result.files} files, ${result.links} links verified\n`);
+    else if (result.ok) io.out(`${counted(result.files, 'file')}, ${counted(result.links, 'link')} verified\n`);
     else {
       for (const e of result.errors) io.err(`error ${e.code}: ${e.message}\n`);
-      io.err(`bundle NOT intact: ${result.errors.length} problem(s); ${result.files} files hashed, ${result.links} links checked\n`);
+      io.err(`bundle NOT intact: ${counted(result.errors.length, 'problem')}; ${counted(result.files, 'file')} hashed, ${counted(result.links, 'link')} checked\n`);
     }
     return result.ok ? EXIT.ok : EXIT.refused;
   } catch (error) {

@@ -9,6 +9,7 @@
 // The verifying entry: the archive, its schemas and the probe, not the whole index (which loads every room
 // of the library); --clips, which measures, loads the index when it is given.
 import { checkRunMedia, checkTempDirs, DEFAULT_LIMITS, FidelityError, planFpsText, resolveFfmpeg, summarizeRun, verifyRun, type ArchiveLimits, type Problem, type RunMediaCheck, type RunSummary } from 'media-fidelity/verify';
+import { counted } from 'media-fidelity/base';
 import type { RunClipsAnalysis } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { inline } from '../text.js';
@@ -65,11 +66,9 @@ export function formatProblem(p: Problem): string {
 
 const PROVIDER_NAMES = { github: 'GitHub Actions', gitlab: 'GitLab CI', other: 'other CI (no links)' } as const;
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /** The plan's media spec in one line: "1344x768, 24 fps, 192 frames; 32000 Hz, 2 channels". */
 function planSpecText(p: RunMediaCheck['plan']): string {
-  return `${p.video.width}x${p.video.height}, ${planFpsText(p.video.fps)} fps, ${p.video.frames} frames; ${p.audio.sample_rate} Hz, ${plural(p.audio.channels, 'channel')}`;
+  return `${p.video.width}x${p.video.height}, ${planFpsText(p.video.fps)} fps, ${counted(p.video.frames, 'frame')}; ${p.audio.sample_rate} Hz, ${counted(p.audio.channels, 'channel')}`;
 }
 
 /**
@@ -79,7 +78,7 @@ function planSpecText(p: RunMediaCheck['plan']): string {
 function mediaLines(media: RunMediaCheck): string[] {
   if (!media.checked) return [`  media     not checked against the plan (${planSpecText(media.plan)}): no usable ffprobe (warning ${media.warnings[0]?.code ?? ''})`];
   const off = media.slots.filter((x) => x.outcome !== 'conforms');
-  const lines = [`  media     ${plural(media.slots.length, 'ok slot')} probed against the plan (${planSpecText(media.plan)}): ${media.slots.length - off.length} as planned, ${off.length} not`];
+  const lines = [`  media     ${counted(media.slots.length, 'ok slot')} probed against the plan (${planSpecText(media.plan)}): ${media.slots.length - off.length} as planned, ${off.length} not`];
   for (const x of off) {
     const what = x.outcome === 'mismatch'
       ? x.mismatches!.map((f) => `${f.field} ${f.media === null ? 'none' : f.field === 'fps' ? planFpsText(f.media) : f.media} (plan ${f.field === 'fps' ? planFpsText(f.plan) : f.plan})`).join(', ')
@@ -110,10 +109,10 @@ function invalidClips(c: RunClipsAnalysis): RunClipsAnalysis['clips'] {
 function clipVerdictLine(c: RunClipsAnalysis): string {
   const verdict = clipVerdict(c);
   if (verdict === 'nothing_to_judge') return 'clips NOT judged: the run has no completed measurement clip (every measurement request failed): no clip is valid';
-  if (verdict === 'valid') return `clips valid: all ${plural(c.analysed, 'measurement clip')}`;
+  if (verdict === 'valid') return `clips valid: all ${counted(c.analysed, 'measurement clip')}`;
   const bad = invalidClips(c);
   const named = bad.map((s) => `${inline(s.slot_id)} (${s.clip ? s.clip.reasons[0]?.code ?? 'INVALID' : s.failure!.code})`).join(', ');
-  return `clips INVALID: ${bad.length} of ${plural(c.analysed, 'measurement clip')}: ${named}`;
+  return `clips INVALID: ${bad.length} of ${counted(c.analysed, 'measurement clip')}: ${named}`;
 }
 
 /**
@@ -122,7 +121,7 @@ function clipVerdictLine(c: RunClipsAnalysis): string {
  */
 function clipLines(c: RunClipsAnalysis): string[] {
   const counts = Object.entries(c.invalid_by_code).map(([code, n]) => `${code} ${n}`).join(', ');
-  const lines = [`  clips     ${c.valid} of ${plural(c.analysed, 'measurement clip')} valid${counts ? ` (invalid: ${counts})` : ''}`];
+  const lines = [`  clips     ${c.valid} of ${counted(c.analysed, 'measurement clip')} valid${counts ? ` (invalid: ${counts})` : ''}`];
   const bad = new Set(invalidClips(c));
   for (const s of [...bad, ...c.clips.filter((x) => !bad.has(x))]) {
     if (!s.clip) {
@@ -149,7 +148,7 @@ function summaryLines(s: RunSummary, failed: { slot_id: string; error: string }[
     `  ci        ${PROVIDER_NAMES[s.provider]}${s.run_ref !== undefined ? `: ${inline(s.run_ref)}` : ''}`,
     `  run       ${s.provider === 'gitlab' ? `job ${s.run_id}${s.gitlab ? ` in pipeline ${s.gitlab.pipeline_id}` : ''}` : `${s.run_id} attempt ${s.run_attempt}`}  ${[s.repository, s.workflow, s.job].filter((x): x is string => x !== null).map(inline).join(' / ')}`,
     `  commit    ${s.head_sha.slice(0, 12)}`,
-    `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${plural(s.plan.cases, 'case')} x ${plural(s.plan.repetitions, 'repetition')}, ${plural(s.plan.warmup_runs, 'warmup')})`,
+    `  plan      ${inline(s.plan.plan_id)}  plan_sha256 ${s.plan.plan_sha256.slice(0, 12)}  (${counted(s.plan.cases, 'case')} x ${counted(s.plan.repetitions, 'repetition')}, ${counted(s.plan.warmup_runs, 'warmup')})`,
     `  slots     ${s.slots.planned} planned: warmups ${s.slots.warmup.ok} ok / ${s.slots.warmup.failed} failed, measurements ${s.slots.measurement.ok} ok / ${s.slots.measurement.failed} failed`,
   ];
   for (const f of failed) lines.push(`            failed ${inline(f.slot_id)}: ${inline(f.error)}`);
@@ -184,7 +183,7 @@ async function run(positionals: string[], values: Record<string, unknown>, io: I
     if (json) printJson(io, { ok: false, source, run: null, errors, warnings: [] });
     else {
       for (const p of result.problems) io.err(`error ${formatProblem(p)}\n`);
-      io.err(`run archive NOT valid: ${inline(source)}: ${result.problems.length} problem(s)\n`);
+      io.err(`run archive NOT valid: ${inline(source)}: ${counted(result.problems.length, 'problem')}\n`);
     }
     return EXIT.refused;
   }

@@ -59,7 +59,7 @@ export interface RunClipsOptions {
  * const checked = await verifyRun('runs/h200.zip');
  * if (checked.ok) {
  *   const clips = await analyseRunClips(checked.run);
- *   console.log(`${clips.valid} of ${clips.analysed} clips valid`, clips.invalid_by_code);
+ *   console.log(`${clips.valid} of ${counted(clips.analysed, 'clip')} valid`, clips.invalid_by_code);
  *   await checked.run.close();
  * }
  * ```

@@ -23,6 +23,7 @@ import { Calibration } from './schema.js';
 import { worstOf } from './stats.js';
 import { checkTempDirs } from '../temp.js';
 import { checkBounded } from '../bounds.js';
+import { counted } from '../words.js';
 
 /** Progress of calibrate(), in the stages of compare(). */
 export type CalibrateProgress =
@@ -180,7 +181,7 @@ export function calibratedPolicy(calibration: Calibration, alpha: number = DEFAU
     const worse = calibratedMetric(c.key)!.worse;
     const worst = sample ? worstOf(sample.values, worse) : undefined;
     if (worst === undefined) continue;
-    checks.push({ name: c.name, metric: c.metric, comparator: c.comparator, threshold: worst === null ? Number.MAX_VALUE : worst, source: `worst of ${sample!.values.length} same-hardware pairs`, enabled: true });
+    checks.push({ name: c.name, metric: c.metric, comparator: c.comparator, threshold: worst === null ? Number.MAX_VALUE : worst, source: `worst of ${counted(sample!.values.length, 'same-hardware pair')}`, enabled: true });
   }
   if (checks.length === 0) throw new FidelityError('CALIBRATION_NO_PAIRS', 'the calibration has no measured same-hardware pair: no threshold can be derived');
   const runs = calibration.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ');
@@ -188,7 +189,7 @@ export function calibratedPolicy(calibration: Calibration, alpha: number = DEFAU
     schema_version: 1,
     name: 'calibrated-noise-floor',
     calibration_status: 'calibrated',
-    description: `Calibrated by fidelity ${calibration.tool.version} from n = ${calibration.n} same-hardware pairs (alpha = ${alpha}) of ${runs}: each threshold is the worst value the same hardware produced.`,
+    description: `Calibrated by fidelity ${calibration.tool.version} from n = ${counted(calibration.n, 'same-hardware pair')} (alpha = ${alpha}) of ${runs}: each threshold is the worst value the same hardware produced.`,
     checks,
     calibration: { n: calibration.n, alpha, tool_version: calibration.tool.version, sources: calibration.sources.map((s) => ({ run_id: s.run_id, run_attempt: s.run_attempt, gpu_model: s.gpu_model, seal_sha256: s.seal_sha256 })) },
   };

@@ -11,6 +11,7 @@ import { readJsonFile } from '../json-file.js';
 import { SIDE_FILE_LIMITS } from '../side-file.js';
 import { CALIBRATED_METRICS } from './metrics.js';
 import { Calibration } from './schema.js';
+import { byCount, counted } from '../words.js';
 
 /**
  * What makes a schema-valid calibration contradict itself, first problem
@@ -23,7 +24,7 @@ import { Calibration } from './schema.js';
  */
 export function calibrationProblems(c: Calibration): string[] {
   const problems: string[] = [];
-  if (c.n !== c.pairs.length) problems.push(`n = ${c.n}, but ${c.pairs.length} pairs are listed`);
+  if (c.n !== c.pairs.length) problems.push(`n = ${c.n}, but ${counted(c.pairs.length, 'pair')} ${byCount(c.pairs.length, 'is', 'are')} listed`);
   if (new Set(c.pairs.map((p) => p.id)).size !== c.pairs.length) problems.push('a pair is listed twice');
   for (const [key, metric] of Object.entries(c.metrics)) {
     const known = CALIBRATED_METRICS.find((m) => m.key === key);
@@ -34,7 +35,7 @@ export function calibrationProblems(c: Calibration): string[] {
     if (metric.worse !== known.worse) problems.push(`metrics.${key}.worse is "${metric.worse}"; for this metric ${known.worse} is worse`);
     const count = metric.values.length;
     if (key.startsWith('video.') ? count !== c.n : count > c.n) {
-      problems.push(`metrics.${key} has ${count} values; n = ${c.n} pairs${key.startsWith('video.') ? ' (every pair has video)' : ' (at most one value per pair)'}`);
+      problems.push(`metrics.${key} has ${counted(count, 'value')}; n = ${counted(c.n, 'pair')}${key.startsWith('video.') ? ' (every pair has video)' : ' (at most one value per pair)'}`);
     }
     const range = known.range;
     metric.values.forEach((v, i) => {

@@ -3,6 +3,7 @@ import { nullFigureText } from '../policy/checks.js';
 import { byClipOrder } from '../schemas/clip.js';
 import { shownWorstFrame } from '../pairing/summary.js';
 import type { CaseView, PairReport } from '../schemas/report.js';
+import { byCount, counted } from '../words.js';
 
 /** A check's judged figure: `∞` for a null that means infinite (PSNR of identical frames, nullFigureText), else {@link figure}. */
 export function checkFigure(name: string, value: number | null, threshold?: number): string {
@@ -46,6 +47,11 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
 }
 
 
+/** "repetition 2 differs", "repetitions 1, 3 differ": the repetitions whose outcome differs from the others'. */
+function differingText(list: readonly number[]): string {
+  return `${byCount(list.length, 'repetition', 'repetitions')} ${list.join(', ')} ${byCount(list.length, 'differs', 'differ')}`;
+}
+
 /**
  * One case across its repetitions (`comparisons[].cases[]`, docs/report.md "Repeated requests"):
  * "passed 0, failed 4, invalid 0 of 4 repetitions; consistent; CHECK_FAILED_MIN_SSIM in 0, 1, 2, 3;
@@ -55,9 +61,9 @@ export function clipsText(clips: { analysed: number; valid: number; invalid_by_c
  * worst frame and are left out of it.
  */
 export function caseText(v: CaseView, pairs: readonly Pick<PairReport, 'case_id' | 'repetition' | 'video'>[] = []): string {
-  if (v.passed === undefined || v.failed === undefined || v.invalid === undefined) return `${v.status}, ${v.repetitions} repetition(s)`;
-  const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${v.repetitions} repetition${v.repetitions === 1 ? '' : 's'}`];
-  if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: repetitions ${(v.differing ?? []).join(', ')} differ` : 'consistent');
+  if (v.passed === undefined || v.failed === undefined || v.invalid === undefined) return `${v.status}, ${counted(v.repetitions, 'repetition')}`;
+  const parts = [`passed ${v.passed}, failed ${v.failed}, invalid ${v.invalid} of ${counted(v.repetitions, 'repetition')}`];
+  if (v.consistency) parts.push(v.consistency === 'varies' ? `varies: ${differingText(v.differing ?? [])}` : 'consistent');
   for (const r of v.reasons ?? []) parts.push(`${r.code} in ${r.repetitions.join(', ')}`);
   // A null figure as every output writes it: ∞ for PSNR of identical frames (nullFigureText), else null.
   for (const s of v.spread ?? []) {

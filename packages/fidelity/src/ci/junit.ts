@@ -13,6 +13,7 @@
 import type { Comparison, PairReport, Report } from '../schemas/report.js';
 import { caseText, checkFigure, clipsText, failedCheckText, figure, runLabel } from './format.js';
 import { visibleId } from '../visible.js';
+import { counted } from '../words.js';
 
 // XML 1.0 allows tab, newline, carriage return and U+0020.. except surrogates, U+FFFE and U+FFFF.
 const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
@@ -42,7 +43,7 @@ function noiseVerdict(p: PairReport): string | null {
     .filter(([k]) => k !== 'pair')
     .map(([k, m]) => `${k} p ${figure((m as { p: number }).p)}`)
     .join(', ');
-  return `${verdict}: p ${figure(v.p)} over ${v.k} metric(s)${per ? `; ${per}` : ''}`;
+  return `${verdict}: p ${figure(v.p)} over ${counted(v.k, 'metric')}${per ? `; ${per}` : ''}`;
 }
 
 function testcase(c: Comparison, p: PairReport, disclaimer: string): string[] {

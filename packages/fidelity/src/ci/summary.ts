@@ -11,6 +11,7 @@ import type { Problem } from '../errors.js';
 import type { Comparison, Report } from '../schemas/report.js';
 import { caseText, checkFigure, clipsText, figure, runLabel } from './format.js';
 import { visibleId } from '../visible.js';
+import { byCount, counted } from '../words.js';
 
 /** Rows of the failed-and-invalid table at most: GitHub caps a step's summary at 1 MiB. report.json has every pair. */
 export const SUMMARY_MAX_ROWS = 200;
@@ -45,10 +46,15 @@ export interface SummaryBundle {
 
 const size = (bytes: number): string => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
 
+/** "1 more case is left out here", "3 more rows are left out here": what the summary's cap dropped. */
+function leftOut(n: number, noun: string): string {
+  return `${n} more ${byCount(n, `${noun} is`, `${noun}s are`)} left out here`;
+}
+
 function noiseCell(c: Comparison): string {
   if (!c.noise) return 'not calibrated';
   const n = c.noise;
-  return `${n.beyond_pairs} of ${n.valid_pairs} pairs beyond noise (n = ${n.n}, alpha ${n.alpha}, binomial p ${figure(n.binomial_p)})${n.note ? `; ${mdCode(n.note)}` : ''}`;
+  return `${n.beyond_pairs} of ${counted(n.valid_pairs, 'pair')} beyond noise (n = ${n.n}, alpha ${n.alpha}, binomial p ${figure(n.binomial_p)})${n.note ? `; ${mdCode(n.note)}` : ''}`;
 }
 
 /**
@@ -66,7 +72,7 @@ function noiseCell(c: Comparison): string {
 export function jobSummary(report: Report, bundle: SummaryBundle | null): string {
   const first = report.comparisons[0];
   const baseline = first ? runLabel(first.baseline_gpu_model, first.baseline_run_id, first.baseline_run_attempt) : 'no comparison';
-  const lines = [`## fidelity: ${mdCode(baseline)} against ${report.comparisons.length} candidate${report.comparisons.length === 1 ? '' : 's'}`, ''];
+  const lines = [`## fidelity: ${mdCode(baseline)} against ${counted(report.comparisons.length, 'candidate')}`, ''];
   lines.push('| candidate | run | planned | valid | passed | failed | invalid | noise floor |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const c of report.comparisons) {
     const s = c.summary;
@@ -83,7 +89,7 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
   );
   if (caseRows.length) {
     lines.push('', '### Failed and invalid cases', '', '| candidate | case | status | repetitions |', '| --- | --- | --- | --- |', ...caseRows.slice(0, SUMMARY_MAX_ROWS));
-    if (caseRows.length > SUMMARY_MAX_ROWS) lines.push('', `- ${caseRows.length - SUMMARY_MAX_ROWS} more cases are left out here; report.json in the bundle has every case.`);
+    if (caseRows.length > SUMMARY_MAX_ROWS) lines.push('', `- ${leftOut(caseRows.length - SUMMARY_MAX_ROWS, 'case')}; report.json in the bundle has every case.`);
   }
 
   const rows: string[] = [];
@@ -102,12 +108,12 @@ export function jobSummary(report: Report, bundle: SummaryBundle | null): string
   if (rows.length === 0) lines.push('- None: every planned pair was measured and passed every check.');
   else {
     lines.push('| candidate | slot | case | status | check or reason | value | threshold |', '| --- | --- | --- | --- | --- | ---: | --- |', ...rows.slice(0, SUMMARY_MAX_ROWS));
-    if (rows.length > SUMMARY_MAX_ROWS) lines.push('', `- ${rows.length - SUMMARY_MAX_ROWS} more rows are left out here; report.json in the bundle has every pair.`);
+    if (rows.length > SUMMARY_MAX_ROWS) lines.push('', `- ${leftOut(rows.length - SUMMARY_MAX_ROWS, 'row')}; report.json in the bundle has every pair.`);
   }
   if (bundle) {
     lines.push('', '### Bundle', '', `- Path: ${mdCode(bundle.path, 400)}`);
     // The files SHA256SUMS seals, as the terminal counts them (SHA256SUMS itself is not among them).
-    lines.push(`- Files: ${bundle.files} files sealed`);
+    lines.push(`- Files: ${counted(bundle.files, 'file')} sealed`);
     if (bundle.bytes !== null) lines.push(`- Size: ${size(bundle.bytes)} with SHA256SUMS${bundle.media_bytes !== null ? `, of which source MP4s ${size(bundle.media_bytes)}` : ''}`);
     lines.push(`- SHA-256 of SHA256SUMS: ${mdCode(bundle.seal_sha256)}`);
   }

@@ -12,6 +12,7 @@ import { runKey } from '../bundle/layout.js';
 import { FidelityError, type Problem } from '../errors.js';
 import { pairSlots, type PlannedPair } from '../pairing/slots.js';
 import { workloadProblems } from '../pairing/workload.js';
+import { counted } from '../words.js';
 
 /** What planning needs from the compare options. */
 export interface PlanSettings {
@@ -113,14 +114,14 @@ export async function verifyAll(inputs: readonly string[], settings: PlanSetting
         runs.push(result.run);
         warnings.push(result.warnings.map((w) => w.code));
       } else {
-        problems.push({ code: 'RUN_INVALID', message: `${typedRun(input)} failed verification (${result.problems.length} problem(s) below)`, where: { file: input } });
+        problems.push({ code: 'RUN_INVALID', message: `${typedRun(input)} failed verification (${counted(result.problems.length, 'problem')} below)`, where: { file: input } });
         problems.push(...prefixProblems(input, result.problems));
       }
     }
     settings.onVerify?.({ done: inputs.length, total: inputs.length, run: '' });
     if (problems.length) {
       const failed = problems.filter((p) => p.code === 'RUN_INVALID').length;
-      throw new FidelityError('RUN_INVALID', `${failed} of ${inputs.length} runs failed verification; nothing was compared`, { problems });
+      throw new FidelityError('RUN_INVALID', `${failed} of ${counted(inputs.length, 'run')} failed verification; nothing was compared`, { problems });
     }
     const seen = new Map<string, string>();
     for (const [i, run] of runs.entries()) {
@@ -143,7 +144,7 @@ export async function verifyAll(inputs: readonly string[], settings: PlanSetting
 function checkWorkloads(baseline: VerifiedRun, candidates: readonly VerifiedRun[], labels: readonly string[]): void {
   const problems = candidates.flatMap((c, i) => workloadProblems(baseline.plan, c.plan, labels[i]!));
   if (problems.length) {
-    throw new FidelityError('PLAN_MISMATCH', `the candidate workload differs from the baseline in ${problems.length} field(s): ${problems.map((p) => p.where?.path).join(', ')}`, {
+    throw new FidelityError('PLAN_MISMATCH', `the candidate workload differs from the baseline in ${counted(problems.length, 'field')}: ${problems.map((p) => p.where?.path).join(', ')}`, {
       problems,
     });
   }

@@ -31,6 +31,7 @@ import type { ClipReason } from '../schemas/clip.js';
 import type { FailureSide, FieldMismatch, MeasureFailure, PlanField, PlanMismatch } from '../schemas/measurement.js';
 import type { PlanJson } from '../schemas/run-archive.js';
 import type { MediaProbe, Rational, VideoProbe } from './probe.js';
+import { counted } from '../words.js';
 
 /** The part of plan.json a file's media are checked against (the A/V skew limits only by the clip checks of clip validity). */
 export type MediaPlanSpec = Pick<PlanJson, 'video' | 'audio'> & Partial<Pick<PlanJson, 'max_av_start_skew_seconds' | 'max_av_end_skew_seconds'>>;
@@ -144,7 +145,7 @@ export function describeFieldMismatches(list: readonly FieldMismatch[]): string 
 export function describePlanSpec(plan: MediaPlanSpec): string {
   const v = plan.video;
   const a = plan.audio;
-  return `${v.width}x${v.height}, ${planFpsText(v.fps)} fps, ${v.frames} frames; ${a.sample_rate} Hz, ${a.channels} channel${a.channels === 1 ? '' : 's'}`;
+  return `${v.width}x${v.height}, ${planFpsText(v.fps)} fps, ${counted(v.frames, 'frame')}; ${a.sample_rate} Hz, ${counted(a.channels, 'channel')}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ClipCode, isUnconditionallyValid } from '../schemas/clip.js';
 import type { ClipAnalysis, ClipAudio, ClipReason, ClipVideo } from '../schemas/clip.js';
 import { SILENCE_LEVEL } from './clip-audio.js';
 import { FROZEN_MAE } from './clip-video.js';
+import { byCount, counted } from '../words.js';
 
 /** What a plan expects of every clip (plan.json's optional fields, docs/run-archive.md). */
 export interface ClipExpectations {
@@ -69,15 +70,15 @@ export function clipReasons(video: ClipVideo, audio: ClipAudio | null, e: ClipEx
     reasons.push({ code, message });
   };
   const badTimes: string[] = [];
-  if (video.missing_timestamps > 0) badTimes.push(`${video.missing_timestamps} video frame(s) without a timestamp`);
-  if (video.nonincreasing_timestamps > 0) badTimes.push(`${video.nonincreasing_timestamps} video timestamp(s) not after the one before`);
-  if (audio && audio.missing_timestamps > 0) badTimes.push(`${audio.missing_timestamps} audio frame(s) without a timestamp`);
-  if (audio && audio.nonincreasing_timestamps > 0) badTimes.push(`${audio.nonincreasing_timestamps} audio timestamp(s) not after the one before`);
+  if (video.missing_timestamps > 0) badTimes.push(`${counted(video.missing_timestamps, 'video frame')} without a timestamp`);
+  if (video.nonincreasing_timestamps > 0) badTimes.push(`${counted(video.nonincreasing_timestamps, 'video timestamp')} not after the one before`);
+  if (audio && audio.missing_timestamps > 0) badTimes.push(`${counted(audio.missing_timestamps, 'audio frame')} without a timestamp`);
+  if (audio && audio.nonincreasing_timestamps > 0) badTimes.push(`${counted(audio.nonincreasing_timestamps, 'audio timestamp')} not after the one before`);
   if (badTimes.length > 0) add('CLIP_TIMESTAMPS', badTimes.join('; '));
   const corrupt = (video.corrupt_frame_count ?? 0) + (audio?.corrupt_frame_count ?? 0);
   if (corrupt > 0) {
     const where = [video.corrupt_frame_count ? `${video.corrupt_frame_count} video` : '', audio?.corrupt_frame_count ? `${audio.corrupt_frame_count} audio` : ''].filter(Boolean).join(' and ');
-    add('CLIP_CORRUPT_FRAMES', `the decoder flagged ${where} frame(s) corrupt`);
+    add('CLIP_CORRUPT_FRAMES', `the decoder flagged ${where} ${byCount(corrupt, 'frame', 'frames')} corrupt`);
   }
   if (video.geometry_stable === false) add('CLIP_GEOMETRY_CHANGED', `a decoded frame's size differs from the first frame's ${video.width}x${video.height}`);
   if (audio && audio.sample_count === 0) add('CLIP_AUDIO_EMPTY', 'the audio stream decodes to no sample');

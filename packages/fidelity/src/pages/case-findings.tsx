@@ -14,7 +14,7 @@ import { CHECK_NAMES, CHECKS, checkDeclaration } from '../policy/checks.js';
 import type { CheckResult } from '../schemas/policy.js';
 import type { CaseView, CaseWorst, Comparison, OwnRepetitionsMeasured, PairReport, Report } from '../schemas/report.js';
 import { num } from './format.js';
-import { fill, type Messages } from './i18n.js';
+import { countKey, fill, fillCount, type Messages } from './i18n.js';
 import { badge, fillChildren, joined, pairAnchor, tx, type Child } from './parts.js';
 import { pairCauses } from './cause.js';
 import { clipSentence } from './clip-words.js';
@@ -165,7 +165,7 @@ function failedCauses(f: CaseFinding, m: Messages): Child[] {
   const out = [...byKey.values()].map(({ causes, repetitions }) => {
     const cause = joined(causes, '; ');
     if (repetitions.length === failed.length) return failed.length > 1 ? fillChildren(m.case_cause_each_time, { cause }) : cause;
-    return fillChildren(m.case_cause_in, { cause, list: repetitionList(repetitions) });
+    return fillChildren(m[countKey('case_cause_in', repetitions.length)], { cause, list: repetitionList(repetitions) });
   });
   return [<span class="cause"><strong>{m.cause_label}:</strong> {joined(out, '; ')}</span>];
 }
@@ -184,7 +184,7 @@ function caseLine(f: CaseFinding, m: Messages): Child[] {
   const figures = failedFigures(f, m);
   if (figures.length) parts.push(figures);
   if (f.pairs.some((p) => p.status === 'invalid')) parts.push(invalidWhy(f, m));
-  if (f.view.consistency === 'varies' && f.view.differing?.length) parts.push(fill(m.case_varies, { list: repetitionList(f.view.differing) }));
+  if (f.view.consistency === 'varies' && f.view.differing?.length) parts.push(fill(m[countKey('case_varies', f.view.differing.length)], { list: repetitionList(f.view.differing) }));
   // Beside the cross-hardware finding: whether the baseline's own repetitions are the same bytes (its own noise), and by how much they differ when measured.
   const own = ownRepetitionsText(f, m);
   if (own) parts.push(own);
@@ -298,7 +298,7 @@ function groups(findings: CaseFinding[], m: Messages, many: boolean): VNode[] {
     return (
       <details class="cause-group" open>
         <summary>
-          {badge(list[0]!.status, m[`status_${list[0]!.status}`])} <code>{cause}</code> {causeText(cause, m)}: {list.length === 1 ? m.case_group_one : fill(m.case_group_many, { n: list.length })}
+          {badge(list[0]!.status, m[`status_${list[0]!.status}`])} <code>{cause}</code> {causeText(cause, m)}: {fillCount(m, 'case_group', list.length)}
           {split}
         </summary>
         <ul class="problems">{list.map((f) => caseItem(f, m))}</ul>

@@ -6,7 +6,7 @@
  * invalid clip).
  */
 import type { PairReport } from '../schemas/report.js';
-import type { Messages } from './i18n.js';
+import { countKey, type Messages } from './i18n.js';
 import { joined, tx, type Child } from './parts.js';
 
 /** The diagnosed causes of a measured pair, in words; empty when the measurement diagnoses none. */
@@ -14,13 +14,13 @@ export function pairCauses(pair: PairReport, m: Messages): Child[] {
   const causes: Child[] = [];
   const silent = pair.audio?.newly_silent_channels ?? [];
   if (silent.length > 0) {
-    const unit = silent.length === 1 ? m.channel_one : m.channel_many;
+    const unit = m[countKey('channel', silent.length)];
     causes.push([tx(m, 'cause_newly_silent', { unit, channels: silent.join(', ') }), ' (', <code>newly_silent</code>, ')']);
   }
   const offset = pair.video?.temporal_offset;
   if (offset && offset.frames !== 0) {
     const n = Math.abs(offset.frames);
-    causes.push(tx(m, offset.frames > 0 ? 'cause_offset_ahead' : 'cause_offset_behind', { n, unit: n === 1 ? m.frame_one : m.frame_many }));
+    causes.push(tx(m, offset.frames > 0 ? 'cause_offset_ahead' : 'cause_offset_behind', { n, unit: m[countKey('frame', n)] }));
   }
   return causes;
 }

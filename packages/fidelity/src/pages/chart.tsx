@@ -126,12 +126,14 @@ export function ssimChart(perFrame: number[], options: ChartOptions): VNode | nu
       </polyline>,
     );
   }
+  // The threshold as the policy states it and the checks table shows it ("0.92", never "0.920").
+  const thresholdText = threshold === null ? '' : String(threshold);
   if (threshold !== null && threshold >= lo && threshold <= 1) {
     const ty = y(threshold).toFixed(1);
     parts.push(<line class="limit" x1={LEFT} y1={ty} x2={W - RIGHT} y2={ty} />);
     parts.push(
       <text x={W - RIGHT - 2} y={(Number(ty) - 4).toFixed(1)} text-anchor="end">
-        {fill(m.chart_threshold, { value: num(threshold, 3, '') })}
+        {fill(m.chart_threshold, { value: thresholdText })}
       </text>,
     );
   }
@@ -180,7 +182,7 @@ export function ssimChart(perFrame: number[], options: ChartOptions): VNode | nu
           {threshold !== null ? (
             <span class="key">
               <i class="k-limit"></i>
-              {fill(m.chart_threshold, { value: num(threshold, 3, '') })}
+              {fill(m.chart_threshold, { value: thresholdText })}
             </span>
           ) : null}
           <span class="key">

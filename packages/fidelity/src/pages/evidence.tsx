@@ -15,7 +15,7 @@ import { TIMING_STAGES, type RecordTiming, type TimingStage } from '../timing/sc
 import type { VNode } from 'preact';
 import { auto, duration, isNumber, kilojoules, num, runRef, shortHash } from './format.js';
 import { badge, fileLink, headCell, lines, numCell, pairAnchor, Table, tx, type Child } from './parts.js';
-import { fill, type MessageKey, type Messages } from './i18n.js';
+import { countKey, fill, fillCount, type MessageKey, type Messages } from './i18n.js';
 import { checkDigits } from './verdict.js';
 import { visibleId } from '../visible.js';
 
@@ -95,11 +95,11 @@ function perGpuCell(run: RunReport, m: Messages): Child {
   // An invalid run shows which GPU broke which rule, and no figure at all.
   const items: Child[] = p.power_valid
     ? detail.per_gpu.map((g) =>
-        tx(m, 'per_gpu_line', {
+        tx(m, countKey('per_gpu_line', g.samples_used), {
           gpu: gpuName(g),
           energy: isNumber(g.energy_j) ? kilojoules(g.energy_j) : m.unavailable,
           watts: num(g.avg_power_w, 1, m.unavailable),
-          used: g.samples_used,
+          n: g.samples_used,
           gap: num(g.max_gap_s, 3, m.unavailable),
         }),
       )
@@ -246,7 +246,7 @@ function casesSection(report: Report, m: Messages, checkLabel: (name: string) =>
     parts.push(
       <details class="noise-box">
         <summary>
-          {c.candidate_gpu_model} / {c.baseline_gpu_model}: {fill(c.cases.length === 1 ? m.cases_count_one : m.cases_count_many, { n: c.cases.length })}
+          {c.candidate_gpu_model} / {c.baseline_gpu_model}: {fillCount(m, 'cases_count', c.cases.length)}
         </summary>
         <Table head={[m.case, m.seed, m.status, m.repetitions, m.worst_figures]} rows={rows} />
       </details>,

@@ -5,6 +5,8 @@
  * string a compile error. `{name}` placeholders are filled by `fill`.
  */
 
+import { byCount } from '../words.js';
+
 export type Lang = 'en' | 'zh';
 
 const en = {
@@ -64,7 +66,8 @@ const en = {
   slots_warmup_value: '{warmup} warm-up: {ok} ok, {failed} failed',
   slots_warmup_count: '{warmup} warm-up',
   clips_valid: 'Valid clips',
-  clips_valid_value: '{valid} of {analysed} clips valid',
+  clips_valid_value_one: '{valid} of 1 clip valid',
+  clips_valid_value_many: '{valid} of {n} clips valid',
   clips_invalid_named: 'invalid: {list}',
   clips_not_analysed: 'not analysed (no pair of this run was measured)',
   runtime: 'Runtime',
@@ -95,7 +98,8 @@ const en = {
   ffprobe_version: 'ffprobe version',
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: 'Measured by',
-  measured_all: 'All {pairs} measured pairs were measured by the command that wrote this bundle.',
+  measured_all_one: 'The 1 measured pair was measured by the command that wrote this bundle.',
+  measured_all_many: 'All {n} measured pairs were measured by the command that wrote this bundle.',
   measured_merge: '{here} of {pairs} re-measured by merge; the rest taken from shards: their values checked against themselves and the media, failure messages as the shards wrote them.',
   binary_source: 'Binary source',
 
@@ -149,10 +153,11 @@ const en = {
   chart_desc: 'SSIM of every frame (Gaussian window, Y plane). The dashed line is the example threshold; the marked point is the worst frame.',
   noise_title: 'Against the same-hardware noise floor',
   noise_explainer:
-    'The same hardware does not give identical output from run to run or request to request. The noise floor is what it gives: {n} same-hardware pairs ({sources}). For each metric of a pair, p is the share of those pairs at least as far apart as this pair (counting this pair, so the smallest possible p is 1/(n+1)). "Beyond noise" means p ≤ {alpha}: this pair is further apart than the same hardware almost ever is.',
+    'The same hardware does not give identical output from run to run or request to request. The noise floor is what it gives: {pairs} ({sources}). For each metric of a pair, p is the share of those pairs at least as far apart as this pair (counting this pair, so the smallest possible p is 1/(n+1)). "Beyond noise" means p ≤ {alpha}: this pair is further apart than the same hardware almost ever is.',
   noise_assumption:
     'The one assumption: if the hardware made no difference, this pair and the same-hardware pairs would be exchangeable (no reason to expect one to be further apart than another). No assumption is made about how the metrics are distributed.',
-  noise_counts: 'Pairs beyond noise: {beyond} of {valid} (pair verdict, Bonferroni over {k} judged metrics). Binomial tail of seeing at least that many by chance at α = {alpha}: {p}.',
+  noise_counts_one: 'Pairs beyond noise: {beyond} of {valid} (pair verdict, Bonferroni over 1 judged metric). Binomial tail of seeing at least that many by chance at α = {alpha}: {p}.',
+  noise_counts_many: 'Pairs beyond noise: {beyond} of {valid} (pair verdict, Bonferroni over {n} judged metrics). Binomial tail of seeing at least that many by chance at α = {alpha}: {p}.',
   noise_by_metric: 'Per metric',
   noise_metric: 'Metric',
   noise_pairs_beyond: 'Pairs beyond noise',
@@ -163,10 +168,13 @@ const en = {
   noise_yes: 'beyond noise',
   noise_no: 'within noise',
   noise_undecided: 'no verdict (n too small)',
-  noise_pair_verdict: 'Pair verdict (Bonferroni over {k} metrics): p = {p}, {verdict}',
+  noise_pair_verdict_one: 'Pair verdict (Bonferroni over 1 metric): p = {p}, {verdict}',
+  noise_pair_verdict_many: 'Pair verdict (Bonferroni over {n} metrics): p = {p}, {verdict}',
   noise_pair_how:
-    'How to read this: p ranks this pair among the {n} same-hardware pairs: it is (1 + how many of them are at least as far from identical) / ({n} + 1). A metric is beyond noise when p ≤ {alpha}, that is when hardly any same-hardware pair differs as much. It is not a comparison with the worst same-hardware value, which is shown for scale: a value better than the worst can still be beyond noise when only a few same-hardware pairs are that far apart.',
+    'How to read this: p ranks this pair among the {pairs}: it is (1 + how many of them are at least as far from identical) / ({n} + 1). A metric is beyond noise when p ≤ {alpha}, that is when hardly any same-hardware pair differs as much. It is not a comparison with the worst same-hardware value, which is shown for scale: a value better than the worst can still be beyond noise when only a few same-hardware pairs are that far apart.',
   noise_identical: 'identical (+∞)',
+  same_hw_pairs_one: '1 same-hardware pair',
+  same_hw_pairs_many: '{n} same-hardware pairs',
   chart_band: 'lowest same-hardware SSIM per frame',
   chart_threshold: 'threshold {value}',
   chart_worst: 'worst frame {frame}: {value}',
@@ -239,7 +247,8 @@ const en = {
   power_method: 'Method',
   max_gap_s: 'Largest allowed gap between readings (s)',
   per_gpu: 'Per GPU',
-  per_gpu_line: 'GPU {gpu}: {energy}, average {watts} W; {used} readings used, largest gap {gap} s',
+  per_gpu_line_one: 'GPU {gpu}: {energy}, average {watts} W; 1 reading used, largest gap {gap} s',
+  per_gpu_line_many: 'GPU {gpu}: {energy}, average {watts} W; {n} readings used, largest gap {gap} s',
   per_gpu_reasons: 'GPU {gpu}: {reasons}',
   truncated_last_line: 'The last CSV line was cut off by the writer and was not used.',
   power_audit: 'Audit file',
@@ -309,7 +318,10 @@ const en = {
   verdict: 'Verdict',
   versus: 'vs',
   of_planned: 'of {planned} planned',
-  verdict_noise: 'Beyond the same-hardware noise floor: {beyond} of {valid} valid pairs',
+  verdict_noise_one: 'Beyond the same-hardware noise floor: {beyond} of 1 valid pair',
+  verdict_noise_many: 'Beyond the same-hardware noise floor: {beyond} of {n} valid pairs',
+  verdict_noise_how:
+    '"Beyond noise": the pair\'s p-value against the baseline hardware\'s own spread is at most {alpha}. p is the share of the calibration\'s {pairs} that differ at least as much (a conformal p-value, Bonferroni over the pair\'s metrics): not a comparison with the worst same-hardware value.',
   problems_title: 'Failed and invalid cases',
   case_problems_intro:
     'One line per case (a prompt and a seed) per candidate with a failed or invalid repetition, every one of them. Open a case for its repetitions, each a link to its pair.',
@@ -319,13 +331,15 @@ const en = {
   case_failed_in_only: 'failed in 1 repetition of 1',
   case_invalid_in_only: 'invalid in 1 repetition of 1',
   case_cause_each_time: '{cause} each time',
-  case_cause_in: '{cause} in repetitions {list}',
+  case_cause_in_one: '{cause} in repetition {list}',
+  case_cause_in_many: '{cause} in repetitions {list}',
   case_spread: '({min} to {max} across repetitions)',
   case_frame_each_time: 'at frame {frame} each time',
   case_frame_once: 'at frame {frame}',
   case_frames: 'at frames {frames}',
   case_frame_of: '{frame} (repetition {repetition})',
-  case_varies: 'varies: repetitions {list} differ from the others',
+  case_varies_one: 'varies: repetition {list} differs from the others',
+  case_varies_many: 'varies: repetitions {list} differ from the others',
   case_repetition: 'repetition {n}',
   case_own_identical: "{gpu}'s own repetitions: bit-identical",
   case_own_differ: "{gpu}'s own repetitions: differ",
@@ -344,10 +358,10 @@ const en = {
   what_failed: 'What failed',
   pair_col: 'Pair',
   policy_desc_default: 'Example thresholds from metrics.md (SGLang and InferenceX examples). Not calibrated on this workload: a pass or a fail is not a quality or release verdict.',
-  policy_desc_calibrated: 'Calibrated by fidelity {version} from n = {n} same-hardware pairs (alpha = {alpha}) of {runs}: each threshold is the worst value the same hardware produced.',
+  policy_desc_calibrated: 'Calibrated by fidelity {version} from n = {pairs} (alpha = {alpha}) of {runs}: each threshold is the worst value the same hardware produced.',
   source_sglang_video: "SGLang's video default",
   source_inferencex: 'InferenceX example policy',
-  source_calibrated: 'worst of {n} same-hardware pairs',
+  source_calibrated: 'worst of {pairs}',
   source_kind_directory: 'directory',
   source_kind_zip: 'zip',
   source_kind_tar_gz: 'tar.gz',
@@ -411,6 +425,7 @@ const en = {
   clip_fig_motion: 'Mean change between frames (% of full scale)',
   clip_fig_rms: 'RMS per channel',
   clip_fig_gap: 'Largest audio jump',
+  clip_fig_gap_value: '{ms} ms at {at} s',
   clip_fig_no_audio: 'no audio stream',
   clip_at_frame: 'frame {list}',
   clip_at_frames: 'frames {list}',
@@ -429,7 +444,7 @@ const en = {
   video_identical_no_diff: 'Every video frame of the two sides is bit-identical: this one still stands for both, and there is no difference picture or heat map (they would be all black and flat).',
 
   // Media against the plan and the temporal offset diagnosis (plan.tsx).
-  plan_spec: '{width}×{height}, {fps} fps, {frames} frames; {rate} Hz, {channels} {channels_unit}',
+  plan_spec: '{width}×{height}, {fps} fps, {frames} {frames_unit}; {rate} Hz, {channels} {channels_unit}',
   channel_one: 'channel',
   channel_many: 'channels',
   plan_media_title: 'Media against the plan',
@@ -458,8 +473,10 @@ const en = {
   check_needs: 'needs',
   frame_one: 'frame',
   frame_many: 'frames',
-  lag_late: "The candidate's audio looks {samples} samples ({ms} ms) late on channel {channels} (the cross-correlation peaks there).",
-  lag_early: "The candidate's audio looks {samples} samples ({ms} ms) early on channel {channels} (the cross-correlation peaks there).",
+  lag_late_one: "The candidate's audio looks 1 sample ({ms} ms) late on channel {channels} (the cross-correlation peaks there).",
+  lag_late_many: "The candidate's audio looks {n} samples ({ms} ms) late on channel {channels} (the cross-correlation peaks there).",
+  lag_early_one: "The candidate's audio looks 1 sample ({ms} ms) early on channel {channels} (the cross-correlation peaks there).",
+  lag_early_many: "The candidate's audio looks {n} samples ({ms} ms) early on channel {channels} (the cross-correlation peaks there).",
   lag_none: 'No audio lag: the cross-correlation peaks at 0 samples on every channel.',
   lag_none_on: 'No audio lag on channel {channels} (the cross-correlation peaks at 0 samples).',
   lag_unknown: 'The audio lag could not be estimated on channel {channels}: {why}, and a signal of zeros has no cross-correlation peak.',
@@ -530,7 +547,8 @@ const zh: Messages = {
   slots_warmup_value: '预热 {warmup}：成功 {ok}，失败 {failed}',
   slots_warmup_count: '预热 {warmup}',
   clips_valid: '有效片段',
-  clips_valid_value: '{analysed} 个片段中 {valid} 个有效',
+  clips_valid_value_one: '1 个片段中 {valid} 个有效',
+  clips_valid_value_many: '{n} 个片段中 {valid} 个有效',
   clips_invalid_named: '无效：{list}',
   clips_not_analysed: '未分析（本运行没有被测量的配对）',
   runtime: '运行环境',
@@ -561,7 +579,8 @@ const zh: Messages = {
   ffprobe_version: 'ffprobe 版本',
   ffprobe_sha256: 'ffprobe SHA-256',
   measured_by: '测量者',
-  measured_all: '全部 {pairs} 对已测量的配对均由写出本报告包的命令测量。',
+  measured_all_one: '这 1 对已测量的配对由写出本报告包的命令测量。',
+  measured_all_many: '全部 {n} 对已测量的配对均由写出本报告包的命令测量。',
   measured_merge: '合并时重新测量了 {pairs} 对中的 {here} 对；其余取自分片：数值已与自身及媒体核对，失败信息沿用分片所写。',
   binary_source: '二进制来源',
 
@@ -615,9 +634,10 @@ const zh: Messages = {
   chart_desc: '每一帧的 SSIM（高斯窗口，Y 平面）。虚线为示例阈值；标记点为最差帧。',
   noise_title: '与同硬件噪声基线的比较',
   noise_explainer:
-    '同一硬件在不同运行、不同请求之间的输出也不完全相同。噪声基线就是它给出的差异：{n} 个同硬件配对（{sources}）。对配对的每个指标，p 是这些配对中差异至少与本配对一样大的比例（包括本配对，因此最小可能的 p 为 1/(n+1)）。“超出噪声”指 p ≤ {alpha}：本配对的差异大于同一硬件几乎任何时候的差异。',
+    '同一硬件在不同运行、不同请求之间的输出也不完全相同。噪声基线就是它给出的差异：{pairs}（{sources}）。对配对的每个指标，p 是这些配对中差异至少与本配对一样大的比例（包括本配对，因此最小可能的 p 为 1/(n+1)）。“超出噪声”指 p ≤ {alpha}：本配对的差异大于同一硬件几乎任何时候的差异。',
   noise_assumption: '唯一的假设：如果硬件没有造成差异，本配对与同硬件配对是可交换的（没有理由认为其中某一个差异更大）。对指标的分布不作任何假设。',
-  noise_counts: '超出噪声的配对：{valid} 个中的 {beyond} 个（配对结论，对 {k} 个评判指标做 Bonferroni 校正）。在 α = {alpha} 下偶然出现至少这么多的二项尾概率：{p}。',
+  noise_counts_one: '超出噪声的配对：{valid} 个中的 {beyond} 个（配对结论，对 1 个评判指标做 Bonferroni 校正）。在 α = {alpha} 下偶然出现至少这么多的二项尾概率：{p}。',
+  noise_counts_many: '超出噪声的配对：{valid} 个中的 {beyond} 个（配对结论，对 {n} 个评判指标做 Bonferroni 校正）。在 α = {alpha} 下偶然出现至少这么多的二项尾概率：{p}。',
   noise_by_metric: '按指标',
   noise_metric: '指标',
   noise_pairs_beyond: '超出噪声的配对数',
@@ -628,10 +648,13 @@ const zh: Messages = {
   noise_yes: '超出噪声',
   noise_no: '在噪声范围内',
   noise_undecided: '无结论（n 太小）',
-  noise_pair_verdict: '配对结论（对 {k} 个指标做 Bonferroni 校正）：p = {p}，{verdict}',
+  noise_pair_verdict_one: '配对结论（对 1 个指标做 Bonferroni 校正）：p = {p}，{verdict}',
+  noise_pair_verdict_many: '配对结论（对 {n} 个指标做 Bonferroni 校正）：p = {p}，{verdict}',
   noise_pair_how:
-    '读法：p 是本配对在 {n} 个同硬件配对中的排位，等于（1 + 其中与完全相同至少相差这么多的配对数）/（{n} + 1）。p ≤ {alpha} 时该指标超出噪声，也就是说几乎没有同硬件配对差得这么多。它不是与同硬件最差值的比较，最差值只作参照：数值好于最差值时，只要差得这么多的同硬件配对很少，仍可能超出噪声。',
+    '读法：p 是本配对在 {pairs}中的排位，等于（1 + 其中与完全相同至少相差这么多的配对数）/（{n} + 1）。p ≤ {alpha} 时该指标超出噪声，也就是说几乎没有同硬件配对差得这么多。它不是与同硬件最差值的比较，最差值只作参照：数值好于最差值时，只要差得这么多的同硬件配对很少，仍可能超出噪声。',
   noise_identical: '完全相同 (+∞)',
+  same_hw_pairs_one: '1 个同硬件配对',
+  same_hw_pairs_many: '{n} 个同硬件配对',
   chart_band: '每帧同硬件最低 SSIM',
   chart_threshold: '阈值 {value}',
   chart_worst: '最差帧 {frame}：{value}',
@@ -703,7 +726,8 @@ const zh: Messages = {
   power_method: '计算方法',
   max_gap_s: '相邻读数允许的最大间隔（秒）',
   per_gpu: '各 GPU',
-  per_gpu_line: 'GPU {gpu}：{energy}，平均 {watts} W；使用读数 {used} 个，最大间隔 {gap} 秒',
+  per_gpu_line_one: 'GPU {gpu}：{energy}，平均 {watts} W；使用读数 1 个，最大间隔 {gap} 秒',
+  per_gpu_line_many: 'GPU {gpu}：{energy}，平均 {watts} W；使用读数 {n} 个，最大间隔 {gap} 秒',
   per_gpu_reasons: 'GPU {gpu} 的原因：{reasons}',
   truncated_last_line: 'CSV 最后一行被写入程序截断，未被使用。',
   power_audit: '审计文件',
@@ -769,7 +793,10 @@ const zh: Messages = {
   verdict: '结论',
   versus: '对比',
   of_planned: '共计划 {planned} 对',
-  verdict_noise: '超出同硬件噪声基线：{valid} 个有效配对中 {beyond} 个',
+  verdict_noise_one: '超出同硬件噪声基线：1 个有效配对中 {beyond} 个',
+  verdict_noise_many: '超出同硬件噪声基线：{n} 个有效配对中 {beyond} 个',
+  verdict_noise_how:
+    '“超出噪声”指该配对相对基线硬件自身波动的 p 值不超过 {alpha}。p 是校准所用的 {pairs}中差异至少与该配对一样大的比例（共形 p 值，对该配对的各指标做 Bonferroni 校正）：不是与同硬件最差值的比较。',
   problems_title: '未通过与无效的用例',
   case_problems_intro: '每个候选中有未通过或无效重复的用例（一个提示词和一个种子）各占一行，全部列出。展开用例可见其各次重复，每次重复都链接到对应的配对。',
   case_on: '{gpu} 上的 {case}',
@@ -778,13 +805,15 @@ const zh: Messages = {
   case_failed_in_only: '唯一的 1 次重复未通过',
   case_invalid_in_only: '唯一的 1 次重复无效',
   case_cause_each_time: '每次都是{cause}',
-  case_cause_in: '第 {list} 次重复：{cause}',
+  case_cause_in_one: '第 {list} 次重复：{cause}',
+  case_cause_in_many: '第 {list} 次重复：{cause}',
   case_spread: '（各次重复 {min} 至 {max}）',
   case_frame_each_time: '每次都在第 {frame} 帧',
   case_frame_once: '在第 {frame} 帧',
   case_frames: '在第 {frames} 帧',
   case_frame_of: '{frame}（第 {repetition} 次重复）',
-  case_varies: '不一致：第 {list} 次重复与其他不同',
+  case_varies_one: '不一致：第 {list} 次重复与其他不同',
+  case_varies_many: '不一致：第 {list} 次重复与其他不同',
   case_repetition: '第 {n} 次重复',
   case_own_identical: '{gpu} 自身的各次重复：逐位相同',
   case_own_differ: '{gpu} 自身的各次重复：不同',
@@ -803,10 +832,10 @@ const zh: Messages = {
   what_failed: '未通过项',
   pair_col: '配对',
   policy_desc_default: '示例阈值，取自 metrics.md（SGLang 与 InferenceX 的示例）。未在此工作负载上校准：通过或未通过都不是质量或发布结论。',
-  policy_desc_calibrated: '由 fidelity {version} 根据 {runs} 的 n = {n} 个同硬件配对（alpha = {alpha}）校准：每个阈值都是同一硬件产生的最差值。',
+  policy_desc_calibrated: '由 fidelity {version} 根据 {runs} 的 n = {pairs}（alpha = {alpha}）校准：每个阈值都是同一硬件产生的最差值。',
   source_sglang_video: 'SGLang 的视频默认值',
   source_inferencex: 'InferenceX 示例策略',
-  source_calibrated: '{n} 个同硬件配对中的最差值',
+  source_calibrated: '{pairs}中的最差值',
   source_kind_directory: '目录',
   source_kind_zip: 'zip 压缩包',
   source_kind_tar_gz: 'tar.gz 压缩包',
@@ -870,6 +899,7 @@ const zh: Messages = {
   clip_fig_motion: '帧间平均变化（满量程的 %）',
   clip_fig_rms: '各声道 RMS',
   clip_fig_gap: '最大音频跳变',
+  clip_fig_gap_value: '{at} 秒处 {ms} 毫秒',
   clip_fig_no_audio: '无音频流',
   clip_at_frame: '第 {list} 帧',
   clip_at_frames: '第 {list} 帧',
@@ -886,7 +916,7 @@ const zh: Messages = {
   still_identical_title: '基线与候选：同一帧',
   video_identical_no_diff: '两侧每一视频帧都逐位相同：这一张静帧即代表双方，因此没有差值图和热力图（它们只会是全黑、毫无起伏的图）。',
 
-  plan_spec: '{width}×{height}，{fps} 帧/秒，{frames} 帧；{rate} Hz，{channels} {channels_unit}',
+  plan_spec: '{width}×{height}，{fps} 帧/秒，{frames} {frames_unit}；{rate} Hz，{channels} {channels_unit}',
   channel_one: '声道',
   channel_many: '声道',
   plan_media_title: '媒体与计划对照',
@@ -915,8 +945,10 @@ const zh: Messages = {
   check_needs: '需要',
   frame_one: '帧',
   frame_many: '帧',
-  lag_late: '候选音频在声道 {channels} 上看起来晚了 {samples} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
-  lag_early: '候选音频在声道 {channels} 上看起来早了 {samples} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
+  lag_late_one: '候选音频在声道 {channels} 上看起来晚了 1 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
+  lag_late_many: '候选音频在声道 {channels} 上看起来晚了 {n} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
+  lag_early_one: '候选音频在声道 {channels} 上看起来早了 1 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
+  lag_early_many: '候选音频在声道 {channels} 上看起来早了 {n} 个采样（{ms} 毫秒）（互相关在此处达到峰值）。',
   lag_none: '没有音频延迟：每个声道的互相关都在 0 个采样处达到峰值。',
   lag_none_on: '声道 {channels} 没有音频延迟（互相关在 0 个采样处达到峰值）。',
   lag_unknown: '无法估计声道 {channels} 的音频延迟：{why}，全零信号的互相关没有峰值。',
@@ -940,6 +972,23 @@ export function langOf(m: Messages): Lang {
 
 /** The page file of each language; each page links to the other. */
 export const PAGE_FILE: Record<Lang, string> = { en: 'index.html', zh: 'index.zh.html' };
+
+/** The keys that come as a `_one` and a `_many` sentence: words that agree with a count. */
+export type CountKey = { [K in MessageKey]: K extends `${infer B}_one` ? (`${B}_many` extends MessageKey ? B : never) : never }[MessageKey];
+
+/**
+ * The key of `key`'s sentence for the count `n`: `<key>_one` for 1, else `<key>_many` (byCount).
+ * Both languages have both forms (Chinese says them alike), so the page picks the same key in each;
+ * the `_many` form holds the count as `{n}`.
+ */
+export function countKey(key: CountKey, n: number): MessageKey {
+  return byCount(n, `${key}_one`, `${key}_many`) as MessageKey;
+}
+
+/** `key`'s sentence for the count `n` with `{n}` and `values` filled (countKey, fill). */
+export function fillCount(m: Messages, key: CountKey, n: number, values: Record<string, string | number> = {}): string {
+  return fill(m[countKey(key, n)], { n, ...values });
+}
 
 /** Fills `{name}` placeholders; values are inserted as given (escape them first when they are HTML). */
 export function fill(template: string, values: Record<string, string | number>): string {

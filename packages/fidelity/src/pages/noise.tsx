@@ -10,7 +10,7 @@ import type { Comparison, PairReport } from '../schemas/report.js';
 import type { VNode } from 'preact';
 import { num, runRef } from './format.js';
 import { badge, headCell, numCell, Table, tx } from './parts.js';
-import type { Messages } from './i18n.js';
+import { countKey, fillCount, type Messages } from './i18n.js';
 
 const digits = (key: string): number => CALIBRATED_METRICS.find((x) => x.key === key)?.digits ?? 6;
 
@@ -33,14 +33,14 @@ export function comparisonNoiseBlock(c: Comparison, m: Messages): VNode | null {
   return (
     <div class="noise">
       <h4>{m.noise_title}</h4>
-      <p>{tx(m, 'noise_explainer', { n: noise.n, sources, alpha: noise.alpha })}</p>
+      <p>{tx(m, 'noise_explainer', { pairs: fillCount(m, 'same_hw_pairs', noise.n), sources, alpha: noise.alpha })}</p>
       <p class="muted">{m.noise_assumption}</p>
       {noise.note ? (
         <p>
           <strong>{noise.note}</strong>
         </p>
       ) : null}
-      <p>{tx(m, 'noise_counts', { beyond: noise.beyond_pairs, valid: noise.valid_pairs, k: noise.verdict_metrics.length, alpha: noise.alpha, p: pText(noise.binomial_p) })}</p>
+      <p>{tx(m, countKey('noise_counts', noise.verdict_metrics.length), { beyond: noise.beyond_pairs, valid: noise.valid_pairs, n: noise.verdict_metrics.length, alpha: noise.alpha, p: pText(noise.binomial_p) })}</p>
       <h5>{m.noise_by_metric}</h5>
       <Table head={[m.noise_metric, m.noise_pairs_beyond, m.noise_binomial]} rows={rows} />
     </div>
@@ -55,17 +55,18 @@ export function pairNoiseBlock(pair: PairReport, m: Messages, alpha?: number): V
   const shown = (v: number | null | undefined, key: string): string => (v === null ? m.noise_identical : num(v, digits(key), m.unavailable));
   const rows = CALIBRATED_METRICS.filter((x) => noise[x.key]).map((x) => {
     const n = noise[x.key] as MetricNoise;
-    return [headCell(<code>{x.key}</code>), numCell(shown(value(x.key), x.key)), numCell(shown(n.noise_worst, x.key)), numCell(pText(n.p)), verdict(n.beyond, m)];
+    return [headCell(<code>{x.key}</code>), numCell(shown(value(x.key), x.key)), verdict(n.beyond, m), numCell(pText(n.p)), numCell(shown(n.noise_worst, x.key))];
   });
   const p = noise.pair;
   const n = CALIBRATED_METRICS.map((x) => noise[x.key]?.n).find((v) => v !== undefined);
   return (
     <>
       <h4>{m.noise_title}</h4>
-      <Table head={[m.noise_metric, m.value, m.noise_worst, m.noise_p, m.noise_beyond]} rows={rows} />
+      {/* The verdict beside the value, then its p, the worst same-hardware value (for scale only) last: on a phone the verdict shows before the table scrolls. */}
+      <Table cls="fits" head={[m.noise_metric, m.value, m.noise_beyond, m.noise_p, m.noise_worst]} rows={rows} />
       {/* "Beyond noise" is a p-value against the whole same-hardware spread, not a comparison with its worst value: said where it is shown. */}
-      {n === undefined ? null : <p class="muted small">{tx(m, 'noise_pair_how', { n, alpha: alpha ?? 0.05 })}</p>}
-      <p>{tx(m, 'noise_pair_verdict', { k: p.k, p: pText(p.p), verdict: p.beyond === null ? m.noise_undecided : p.beyond ? m.noise_yes : m.noise_no })}</p>
+      {n === undefined ? null : <p class="muted small">{tx(m, 'noise_pair_how', { pairs: fillCount(m, 'same_hw_pairs', n), n, alpha: alpha ?? 0.05 })}</p>}
+      <p>{tx(m, countKey('noise_pair_verdict', p.k), { n: p.k, p: pText(p.p), verdict: p.beyond === null ? m.noise_undecided : p.beyond ? m.noise_yes : m.noise_no })}</p>
     </>
   );
 }

@@ -24,7 +24,7 @@ import { findRun, SetupSection } from './setup.js';
 import { pageCss } from './style.js';
 import { OverviewBlock, VerdictBlock } from './verdict.js';
 import { CaseFindings } from './case-findings.js';
-import { fill, messages, PAGE_FILE } from './i18n.js';
+import { fill, fillCount, messages, PAGE_FILE } from './i18n.js';
 import type { Lang, Messages } from './i18n.js';
 
 /**
@@ -83,7 +83,7 @@ export function pairSections(pairs: readonly PairReport[], ctx: PairContext): Ch
     passed.length ? (
       <details class="pair-group">
         <summary>
-          {badge('passed', m.status_passed)} {fill(passed.length === 1 ? m.passed_group_one : m.passed_group_many, { n: passed.length })}
+          {badge('passed', m.status_passed)} {fillCount(m, 'passed_group', passed.length)}
         </summary>
         {passed.map((p) => (
           <PairSection pair={p} ctx={ctx} />

@@ -79,6 +79,14 @@ function clipReasonText(pair: PairReport, code: string, side: 'baseline' | 'cand
   return parts.length ? parts.join('; ') : null;
 }
 
+/**
+ * A reason code that may break after its underscores (MEDIA_PLAN_ / MISMATCH) and nowhere else: on
+ * a phone the reasons table then fits whole instead of running its detail past the edge.
+ */
+function codeWord(code: string): Child {
+  return <code class="word">{code.split('_').flatMap((part, i) => (i === 0 ? [part] : [<>_<wbr /></>, part]))}</code>;
+}
+
 function reasonsBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRun' | 'candidateRun'>): Child {
   const { m } = ctx;
   // A failed pair's reasons are its failed checks' codes: the checks table shows them with their figures.
@@ -86,13 +94,14 @@ function reasonsBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baselineRu
   const detailed = new Set(pair.reason_details.map((d) => d.code));
   const rows: Child[][] = [
     ...pair.reason_details.map((d) => [
-      <code class="nowrap">{d.code}</code>,
+      codeWord(d.code),
       sideName(m, d.side),
       <span class="prompt">{clipReasonText(pair, d.code, d.side, ctx) ?? reasonText(d.code, d.message, m)}</span>,
     ]),
-    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [<code class="nowrap">{c}</code>, '—', reasonText(c, null, m)]),
+    ...pair.reasons.filter((c) => !detailed.has(c)).map((c) => [codeWord(c), '—', reasonText(c, null, m)]),
   ];
-  return [<h4>{m.reasons_title}</h4>, <Table head={[m.reason_code, m.side, m.detail]} rows={rows} />];
+  // Three columns fit a phone whole (table.fits): the detail wraps instead of running past the edge.
+  return [<h4>{m.reasons_title}</h4>, <Table cls="fits" head={[m.reason_code, m.side, m.detail]} rows={rows} />];
 }
 
 /**
@@ -121,7 +130,7 @@ function clipFiguresBlock(pair: PairReport, ctx: Pick<PairContext, 'm' | 'baseli
     row(m.clip_fig_rms, (c) => (c.audio ? c.audio.rms_channels.map((r) => (r === null ? '—' : r.toFixed(6))).join(m.clip_list_and) : m.clip_fig_no_audio)),
     row(m.clip_fig_gap, (c) =>
       c.audio?.max_timestamp_gap_seconds != null && c.audio.max_timestamp_gap_at_sample !== null
-        ? `${(1000 * c.audio.max_timestamp_gap_seconds).toFixed(3)} ms @ ${(c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate).toFixed(3)} s`
+        ? fill(m.clip_fig_gap_value, { ms: (1000 * c.audio.max_timestamp_gap_seconds).toFixed(3), at: (c.audio.max_timestamp_gap_at_sample / c.audio.sample_rate).toFixed(3) })
         : c.audio
           ? '—'
           : m.clip_fig_no_audio,
@@ -335,7 +344,7 @@ function checksBlock(checks: CheckResult[], m: Messages): Child {
     ruleText(c),
     badge(c.outcome, m[`outcome_${c.outcome}`]),
   ]);
-  return [<h4>{m.checks}</h4>, <Table cls="fits" head={[m.check, m.value, m.rule, m.outcome]} rows={rows} />];
+  return [<h4>{m.checks}</h4>, <Table cls="fits checks" head={[m.check, m.value, m.rule, m.outcome]} rows={rows} />];
 }
 
 function seriesRow(label: string, s: SsimSeries | PsnrSeries, digits: number, m: Messages, hmean: boolean): Child[] {
@@ -432,7 +441,7 @@ function audioBlock(pair: PairReport, audio: AudioMetrics | null, m: Messages): 
       ]}
     />,
     <p>{tx(m, 'audio_aggregate', { cos: num(audio.spectral_cosine, 6, m.unavailable), ratio: num(audio.rms_ratio, 4, m.unavailable) })}</p>,
-    <Table head={head} rows={rows} />,
+    <Table cls="fits" head={head} rows={rows} />,
     <AudioLag audio={audio} m={m} />,
     listen,
   ];

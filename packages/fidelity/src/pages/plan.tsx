@@ -9,14 +9,14 @@ import type { AudioChannelMetrics, AudioMetrics, LagEstimateReason, PlanField, P
 import type { PairReport, PlanSpec } from '../schemas/report.js';
 import { planFpsText } from '../media/plan-conformance.js';
 import { num } from './format.js';
-import type { MessageKey, Messages } from './i18n.js';
+import { countKey, type MessageKey, type Messages } from './i18n.js';
 import { headCell, numCell, Table, tx, type Child } from './parts.js';
 
 /** "1344×768, 24 fps, 192 frames; 32000 Hz, 2 channels". */
 export function planSpecText(spec: PlanSpec, m: Messages): Child {
   const { video: v, audio: a } = spec;
-  const unit = a.channels === 1 ? m.channel_one : m.channel_many;
-  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: planFpsText(v.fps), frames: v.frames, rate: a.sample_rate, channels: a.channels, channels_unit: unit });
+  const unit = m[countKey('channel', a.channels)];
+  return tx(m, 'plan_spec', { width: v.width, height: v.height, fps: planFpsText(v.fps), frames: v.frames, frames_unit: m[countKey('frame', v.frames)], rate: a.sample_rate, channels: a.channels, channels_unit: unit });
 }
 
 function fieldValue(field: PlanField, value: number | null, m: Messages): string {
@@ -47,7 +47,7 @@ export function PairPlan({ pair, spec, m }: { pair: PairReport; spec: PlanSpec |
       <>
         <h4>{m.plan_media_title}</h4>
         <p>{m.plan_media_off}</p>
-        <Table head={[m.plan_field, m.plan_value, m.baseline, m.candidate]} rows={rows} />
+        <Table cls="fits" head={[m.plan_field, m.plan_value, m.baseline, m.candidate]} rows={rows} />
       </>
     );
   }
@@ -69,7 +69,7 @@ function signed(k: number): string {
 export function TemporalOffsetBlock({ offset: t, m }: { offset: TemporalOffset | undefined; m: Messages }): VNode | null {
   if (!t) return null;
   const n = Math.abs(t.frames);
-  const unit = n === 1 ? m.frame_one : m.frame_many;
+  const unit = m[countKey('frame', n)];
   const at = num(t.ssim_mean_at_offset, 3, m.unavailable);
   const zero = num(t.ssim_mean_at_zero, 3, m.unavailable);
   const offsets = t.searched.offsets;
@@ -84,7 +84,7 @@ export function TemporalOffsetBlock({ offset: t, m }: { offset: TemporalOffset |
     <>
       <h4>{m.offset_title}</h4>
       <p class={t.frames === 0 ? undefined : 'why'}>{line}</p>
-      <Table head={offsets.map(signed)} rows={[cells]} />
+      <Table cls="fits" head={offsets.map(signed)} rows={[cells]} />
       <p class="muted small">{tx(m, 'offset_note', { k: t.searched.sampled_frames.length })}</p>
     </>
   );
@@ -121,7 +121,7 @@ export function AudioLag({ audio, m }: { audio: AudioMetrics; m: Messages }): VN
   const said = [...byLag]
     .filter(([lag]) => lag !== 0)
     .sort(([a], [b]) => a - b)
-    .map(([lag, channels]) => tx(m, lag > 0 ? 'lag_late' : 'lag_early', { samples: Math.abs(lag), ms: lagMs(Math.abs(lag), audio.sample_rate), channels: channels.join(', ') }));
+    .map(([lag, channels]) => tx(m, countKey(lag > 0 ? 'lag_late' : 'lag_early', Math.abs(lag)), { n: Math.abs(lag), ms: lagMs(Math.abs(lag), audio.sample_rate), channels: channels.join(', ') }));
   // A silent side has no peak: "could not be estimated", never "no lag".
   for (const [why, channels] of unknown) said.push(tx(m, 'lag_unknown', { channels: channels.join(', '), why: m[`lag_why_${why}`] }));
   const zero = byLag.get(0);

@@ -7,7 +7,7 @@ import type { VNode } from 'preact';
 import type { Comparison, Report, RunReport } from '../schemas/report.js';
 import { identityCell } from './evidence.js';
 import { runRef, shortHash } from './format.js';
-import { fill } from './i18n.js';
+import { countKey, fill, fillCount } from './i18n.js';
 import type { Messages } from './i18n.js';
 import { checkLabel, extLink, fileLink, headCell, KeyValues, lines, numCell, Table, tx, type Child } from './parts.js';
 import { planSpecText } from './plan.js';
@@ -103,7 +103,7 @@ function runtimeText(runtime: RunReport['runtime'], differs: Set<string>): Child
 
 /** A run's clips: "7 of 9 clips valid", and each invalid clip named by its slot and first code (report.json `runs[].clips.invalid`). */
 function clipsCell(clips: NonNullable<RunReport['clips']>, m: Messages): Child {
-  const valid = tx(m, 'clips_valid_value', { valid: clips.valid, analysed: clips.analysed });
+  const valid = tx(m, countKey('clips_valid_value', clips.analysed), { valid: clips.valid, n: clips.analysed });
   if (!clips.invalid?.length) return valid;
   const list = clips.invalid.flatMap((c, i) => [...(i ? [', '] : []), <code>{c.slot_id}</code>, ' ', <code>{c.code}</code>]);
   return [...valid, <br />, ...tx(m, 'clips_invalid_named', { list })];
@@ -155,7 +155,7 @@ function sitesBlock(report: Report, m: Messages): Child {
 function measuredByRow(report: Report, m: Messages): Array<[Child, Child]> {
   const o = report.measurement_origin;
   if (!o || o.pairs === 0) return [];
-  const text = o.taken_from_shards === 0 ? fill(m.measured_all, { pairs: o.pairs }) : fill(m.measured_merge, { here: o.measured_here, pairs: o.pairs });
+  const text = o.taken_from_shards === 0 ? fillCount(m, 'measured_all', o.pairs) : fill(m.measured_merge, { here: o.measured_here, pairs: o.pairs });
   return [[m.measured_by, text]];
 }
 

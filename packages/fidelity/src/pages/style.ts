@@ -48,6 +48,7 @@ code,.mono{font-family:${MONO};font-size:.88em;overflow-wrap:anywhere}
 .muted{color:var(--muted)}
 .nowrap{white-space:nowrap}
 td code.nowrap{overflow-wrap:normal;word-break:keep-all}
+code.word{overflow-wrap:normal;word-break:keep-all}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.82rem;font-weight:600;line-height:1.6;color:#fff;background:var(--grey);white-space:nowrap}
 .badge.passed,.badge.pass{background:var(--pass)}
 .badge.failed,.badge.fail{background:var(--fail)}
@@ -177,6 +178,8 @@ footer{margin-top:2em;padding-top:.6em;border-top:1px solid var(--line);color:va
   #overview td{min-width:0}
   /* The checks table fits a phone whole: its cells wrap instead of scrolling the outcome out of sight. */
   .scroll table.fits th,.scroll table.fits td{min-width:0;padding:3px 5px}
+  /* A figure with words ("as planned", "identical (+∞)") may wrap there; a bare number has no space to wrap at. */
+  .scroll table.fits td.n{white-space:normal}
   #overview td.why{min-width:10em}
   #overview .why .nowrap{white-space:normal}
   #overview thead th{min-width:5em}

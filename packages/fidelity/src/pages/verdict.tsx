@@ -13,8 +13,7 @@ import { badge, checkLabel, joined, numCell, pairAnchor, Row as TableRow, type C
 import { causeLead } from './cause.js';
 import { reasonText } from './reasons.js';
 import { clipSentence } from './clip-words.js';
-import { fill } from './i18n.js';
-import { langOf, type MessageKey, type Messages } from './i18n.js';
+import { countKey, fill, fillCount, langOf, type MessageKey, type Messages } from './i18n.js';
 import { checkDeclaration } from '../policy/checks.js';
 import { visibleId } from '../visible.js';
 
@@ -125,7 +124,13 @@ export function VerdictBlock({ report, m, runLabel, findings }: { report: Report
           {countChip(s.failed, 'failed', m.failed)} {countChip(s.invalid, 'invalid', m.invalid)} {countChip(s.passed, 'passed', m.passed)}{' '}
           <span class="muted nowrap">{fill(m.of_planned, { planned: s.planned })}</span>
         </p>
-        {c.noise ? <p class="muted small">{fill(m.verdict_noise, { beyond: c.noise.beyond_pairs, valid: c.noise.valid_pairs })}</p> : null}
+        {c.noise ? (
+          <>
+            <p class="muted small">{fill(m[countKey('verdict_noise', c.noise.valid_pairs)], { beyond: c.noise.beyond_pairs, n: c.noise.valid_pairs })}</p>
+            {/* What "beyond noise" means, where the count is read first: a p-value against the same hardware's spread, not its worst value. */}
+            <p class="muted small noise-how">{fill(m.verdict_noise_how, { alpha: c.noise.alpha, pairs: fillCount(m, 'same_hw_pairs', c.noise.n) })}</p>
+          </>
+        ) : null}
       </div>
     );
   });

@@ -5,6 +5,7 @@
  */
 import type { CheckName, Policy } from '../schemas/policy.js';
 import { CHECKS } from './checks.js';
+import { counted } from '../words.js';
 
 /** The example thresholds (uncalibrated: not a quality or release verdict), used when no policy is given. */
 export const DEFAULT_POLICY: Policy = {
@@ -24,7 +25,7 @@ export function disclaimerFor(policy: Policy): string {
     policy.calibration_status === 'uncalibrated'
       ? `The thresholds of policy "${policy.name}" are uncalibrated examples.`
       : c
-        ? `The thresholds of policy "${policy.name}" were calibrated by fidelity ${c.tool_version} from n = ${c.n} same-hardware pairs of ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}: each is the worst value the same hardware produced.`
+        ? `The thresholds of policy "${policy.name}" were calibrated by fidelity ${c.tool_version} from n = ${counted(c.n, 'same-hardware pair')} of ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}: each is the worst value the same hardware produced.`
         : `The thresholds of policy "${policy.name}" are declared calibrated by the policy file itself; this tool did not calibrate them.`;
   return `${head} A pass or a fail against them is not a quality or release verdict: read the measurements, not the labels.`;
 }

@@ -62,6 +62,7 @@ import { partialRun } from './write-partial.js';
 import { PARTIAL_FILE, PARTIAL_SCHEMA_FILE } from './schema.js';
 import { checkTempDirs } from '../temp.js';
 import { checkBounded } from '../bounds.js';
+import { byCount, counted } from '../words.js';
 
 /** Options of merge(); the runs are positional, as for compare(). */
 export interface MergeOptions {
@@ -220,7 +221,7 @@ function consistencyProblems(plan: ComparisonPlan, partials: readonly LoadedPart
       continue;
     }
     if (p.doc.pairs_total !== total) {
-      wrong(`it numbers ${p.doc.pairs_total} pairs; these runs have ${total}`);
+      wrong(`it numbers ${counted(p.doc.pairs_total, 'pair')}; these runs have ${total}`);
       continue;
     }
     const want = shardIndices(total, { index: k, count: n });
@@ -281,7 +282,7 @@ function coverageProblems(partials: readonly LoadedPartial[], count: number | nu
     }
   }
   for (const { a, b, pairs } of overlaps.values()) {
-    problems.push({ code: 'PARTIAL_PAIR_DUPLICATE', message: `${a.dir} and ${b.dir} both hold pair(s) ${pairs.join(', ')}; each pair must come from one shard` });
+    problems.push({ code: 'PARTIAL_PAIR_DUPLICATE', message: `${a.dir} and ${b.dir} both hold ${byCount(pairs.length, 'pair', 'pairs')} ${pairs.join(', ')}; each pair must come from one shard` });
   }
   if (count !== null) {
     const present = new Set(partials.map((p) => p.doc.shard.index));
@@ -290,7 +291,7 @@ function coverageProblems(partials: readonly LoadedPartial[], count: number | nu
       const array = slurmArrayExpression(missing);
       problems.push({
         code: 'SHARD_MISSING',
-        message: `${missing.length} of ${count} shards missing: ${missing.join(', ')}; rerun only those (Slurm: sbatch --array=${array} with --shards ${count}, or --shard K/${count} each) and merge again`,
+        message: `${missing.length} of ${counted(count, 'shard')} missing: ${missing.join(', ')}; rerun only those (Slurm: sbatch --array=${array} with --shards ${count}, or --shard K/${count} each) and merge again`,
       });
     }
   }

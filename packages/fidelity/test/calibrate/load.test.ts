@@ -45,6 +45,14 @@ describe('a calibration agrees with itself', () => {
     refused((c) => void c.metrics['video.ssim.min']!.values.pop());
     // An audio metric may have fewer values (pairs without audio), never more.
     refused((c) => void c.metrics['audio.rms_ratio_deviation']!.values.push(0.004, 0.005));
+    // The counts in the message agree with their nouns: one pair listed, n = 1 pair.
+    const one = refused((c) => {
+      c.pairs = c.pairs.slice(0, 1);
+      c.n = 1;
+      c.metrics['video.ssim.min']!.values = c.metrics['video.ssim.min']!.values.slice(0, 2);
+    });
+    expect(one.message).toContain('has 2 values; n = 1 pair (every pair has video)');
+    expect(refused((c) => void (c.pairs = c.pairs.slice(0, 1))).message).toContain('n = 3, but 1 pair is listed');
   });
 
   it('values must be sorted ascending, null (+infinity) last', () => {

@@ -101,8 +101,8 @@ describe('junitXml', () => {
     expect(plain).not.toContain('noise.');
     const xml = junitXml(calibrated());
     expect(xml).toContain('<property name="noise.beyond_pairs" value="1 of 7"/>');
-    expect(xml).toContain('<property name="noise.measurement-r000-c003" value="beyond noise: p 0.0012 over 1 metric(s); ssim_min p 0.0012"/>');
-    expect(xml).toContain('<property name="noise.measurement-r000-c001" value="within noise: p 0.5 over 1 metric(s); ssim_min p 0.5"/>');
+    expect(xml).toContain('<property name="noise.measurement-r000-c003" value="beyond noise: p 0.0012 over 1 metric; ssim_min p 0.0012"/>');
+    expect(xml).toContain('<property name="noise.measurement-r000-c001" value="within noise: p 0.5 over 1 metric; ssim_min p 0.5"/>');
     expect(xml).toContain('<property name="noise.note" value="noise sample too small: n = 6, smallest possible p = 0.143"/>');
     expect(xml.split('<testsuite ')[2]).not.toContain('noise.');
   });

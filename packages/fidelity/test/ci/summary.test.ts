@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { jobSummary, mdCode, refusalSummary, SUMMARY_MAX_ROWS } from '../../src/ci/summary.js';
 import type { Report } from '../../src/schemas/report.js';
 import { invalidClip } from './invalid-clip.js';
+import { caseText } from '../../src/ci/format.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const TEXT = readFileSync(path.join(ROOT, 'fixtures', 'reference', 'report.json'), 'utf8');
@@ -97,6 +98,26 @@ describe('jobSummary', () => {
     expect(md.split('\n').filter((l) => l.startsWith('| `B200` | `s')).length).toBe(SUMMARY_MAX_ROWS);
     expect(md).toContain(`- ${5 + 1} more rows are left out here`);
     for (const line of md.split('\n')) expect(line === '' || /^(#{2,3} |- |\| )/.test(line), line).toBe(true);
+  });
+
+  it('counts agree with their number: one candidate, one valid pair, one file, one row left out, one differing repetition', () => {
+    const r = fresh();
+    r.comparisons = r.comparisons.slice(1, 2);
+    r.comparisons[0]!.noise = { alpha: 0.05, n: 40, metrics: ['ssim_min'], verdict_metrics: ['ssim_min'], valid_pairs: 1, beyond_pairs: 0, beyond_by_metric: { ssim_min: 0 }, binomial_p: 1, binomial_p_by_metric: { ssim_min: 1 }, note: null, sources: [] };
+    const md = jobSummary(r, { ...BUNDLE, files: 1 });
+    expect(md).toContain('against 1 candidate\n');
+    expect(md).toContain('| 0 of 1 pair beyond noise (n = 40');
+    expect(md).toContain('- Files: 1 file sealed\n');
+    const c = r.comparisons[0]!;
+    const failed = c.pairs.find((p) => p.status === 'failed')!;
+    c.pairs = Array.from({ length: SUMMARY_MAX_ROWS + 1 }, (_, i) => ({ ...failed, slot_id: `s${i}`, checks: failed.checks.filter((k) => k.outcome === 'fail').slice(0, 1) }));
+    expect(jobSummary(r, null)).toContain('- 1 more row is left out here; report.json in the bundle has every pair.');
+    const view = { ...c.cases[0]!, status: 'failed' as const, repetitions: 3, passed: 2, failed: 1, invalid: 0, consistency: 'varies' as const, differing: [2] };
+    expect(caseText(view)).toMatch(/^passed 2, failed 1, invalid 0 of 3 repetitions; varies: repetition 2 differs(;|$)/);
+    expect(caseText({ ...view, differing: [1, 2] })).toContain('varies: repetitions 1, 2 differ');
+    // A report before version 1.3 gives its status and repetitions only: never "repetition(s)".
+    const { passed: _p, failed: _f, invalid: _i, ...old } = view;
+    expect(caseText({ ...old, repetitions: 1 })).toBe('failed, 1 repetition');
   });
 
   it('archive text stays inert: code spans, no line break, no cell break, no HTML, no mention', () => {

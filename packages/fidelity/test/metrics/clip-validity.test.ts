@@ -181,7 +181,7 @@ live('clip validity against the PyAV + numpy oracle', () => {
 
   it('corrupt frames and a size change: each code fires on its clip alone, with its figures in words', () => {
     if (countsCorrupt) {
-      expect(ours.get('corrupt')!.reasons).toEqual([{ code: 'CLIP_CORRUPT_FRAMES', message: 'the decoder flagged 1 video frame(s) corrupt' }]);
+      expect(ours.get('corrupt')!.reasons).toEqual([{ code: 'CLIP_CORRUPT_FRAMES', message: 'the decoder flagged 1 video frame corrupt' }]);
       // Every other clip was decoded and counted: 0, not null.
       for (const name of NAMES.filter((n) => n !== 'corrupt')) expect(ours.get(name)!.video.corrupt_frame_count, name).toBe(0);
       for (const name of NAMES.filter((n) => ours.get(n)!.audio)) expect(ours.get(name)!.audio!.corrupt_frame_count, name).toBe(0);
@@ -191,7 +191,7 @@ live('clip validity against the PyAV + numpy oracle', () => {
     // The check reads the figures alone (merge re-derives the reasons from them).
     const corrupt = ours.get('sound')!;
     expect(clipReasons({ ...corrupt.video, corrupt_frame_count: 2 }, { ...corrupt.audio!, corrupt_frame_count: 3 }).map((r) => r.message)).toEqual([
-      'the decoder flagged 2 video and 3 audio frame(s) corrupt',
+      'the decoder flagged 2 video and 3 audio frames corrupt',
     ]);
     expect(clipReasons({ ...corrupt.video, geometry_stable: null }, corrupt.audio)).toEqual([]);
   });

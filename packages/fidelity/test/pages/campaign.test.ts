@@ -90,13 +90,13 @@ describe('a page for many pairs', () => {
     const m = messages('en');
     const page = renderReport(report, 'en');
     const section = slice(page, `<details class="pair" id="pair-0-${failed.slot_id}"`, '</details>');
-    const table = slice(section, '<table class="fits">', '</table>');
+    const table = slice(section, '<table class="fits checks">', '</table>');
     expect((table.match(/<thead>[\s\S]*?<\/thead>/)![0].match(/<th>/g) ?? []).length).toBe(4);
     expect(table).toMatch(new RegExp(`<thead><tr><th>${m.check}</th><th>${m.value}</th><th>${m.rule}</th><th>${m.outcome}</th></tr></thead>`));
     expect(table).toContain(`<span class="note">${m.checknote_identical} <code>identical</code></span>`);
     const invalid = report.comparisons[0]!.pairs.find((p) => p.status === 'invalid')!;
     const invalidSection = slice(page, `<details class="pair" id="pair-0-${invalid.slot_id}"`, '</details>');
-    expect(invalidSection).not.toContain('<table class="fits">');
+    expect(invalidSection).not.toContain('<table class="fits checks">');
     expect(invalidSection).not.toContain(m.checks);
   });
 

@@ -60,7 +60,7 @@ describe('the failed and invalid cases at the top', () => {
   it('names the repetitions that differ, and each worst frame when they are not the same', () => {
     const report = withPairs(repeated(template, 'night-market-s29', 3, [0.99, 0.5, 0.98], [4, 9, 4]));
     const text = topText(renderReport(report, 'en'));
-    expect(text).toContain('failed in 1 of 3 repetitions, min SSIM 0.500000 (needs ≥ 0.92) (0.500000 to 0.990000 across repetitions) at frames 4 (repetition 0), 9 (repetition 1), 4 (repetition 2), varies: repetitions 1 differ from the others');
+    expect(text).toContain('failed in 1 of 3 repetitions, min SSIM 0.500000 (needs ≥ 0.92) (0.500000 to 0.990000 across repetitions) at frames 4 (repetition 0), 9 (repetition 1), 4 (repetition 2), varies: repetition 1 differs from the others');
   });
 
   it('lists an invalid repetition of an otherwise passing case with its reason', () => {

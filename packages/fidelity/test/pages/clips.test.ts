@@ -39,8 +39,10 @@ describe('clip reasons on the pages', () => {
     const text = htmlText(renderReport(report, 'en'));
     expect(text).toContain(`${gpu}'s clip: the picture is black in every frame (12 of 12)`);
     expect(text).toContain(`${gpu}'s clip: frames 0–11 show one picture`);
-    expect(text).toContain('0 of 1 clips valid');
-    expect(text).toContain('1 of 1 clips valid');
+    // The noun agrees with the count it follows: one clip analysed is "1 clip".
+    expect(text).toContain('0 of 1 clip valid');
+    expect(text).toContain('1 of 1 clip valid');
+    expect(text).not.toContain('of 1 clips');
     // The reason leads the pair, and no checks table follows it: an invalid pair is not judged (pair.tsx).
     const reason = text.indexOf(`${gpu}'s clip: the picture is black`);
     expect(reason).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { clipReasons } from '../../src/comparison/report-model.js';
 import { caseViews } from '../../src/pairing/summary.js';
 import { framesText } from '../../src/pages/clip-words.js';
 import { messages } from '../../src/pages/i18n.js';
+import type { ComparisonNoise } from '../../src/calibrate/schema.js';
 import { pairNoiseBlock } from '../../src/pages/noise.js';
 import { renderReport } from '../../src/pages/page.js';
 import { renderHtml } from '../../src/pages/render.js';
@@ -42,7 +43,7 @@ function silentRepetitions(n: number, silent: number[][]): PairReport[] {
 /** The top list's text, tags removed. */
 function topText(page: string): string {
   const top = page.slice(page.indexOf('id="verdict"'), page.indexOf('</section>', page.indexOf('id="verdict"')));
-  return top.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/[\u2068\u2069]/g, '');
+  return top.replace(/<[^>]+>/g, '').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/[\u2068\u2069]/g, '');
 }
 
 describe('a case line', () => {
@@ -55,7 +56,7 @@ describe('a case line', () => {
 
   it('names the repetitions of each cause when they differ, and says nothing when none is diagnosed', () => {
     const text = topText(renderReport(withPairs(silentRepetitions(3, [[1], [0, 1], [1]])), 'en'));
-    expect(text).toContain('Cause: channel 1 went silent (newly_silent) in repetitions 0, 2; channels 0, 1 went silent (newly_silent) in repetitions 1');
+    expect(text).toContain('Cause: channel 1 went silent (newly_silent) in repetitions 0, 2; channels 0, 1 went silent (newly_silent) in repetition 1');
     const none = topText(renderReport(withPairs(silentRepetitions(2, [[], []])), 'en'));
     expect(none).not.toContain('Cause');
   });
@@ -121,7 +122,8 @@ describe("a clip's defect", () => {
     // The mean change in one precision on both sides: 1.05 beside 1.00, never beside 1.
     expect(table).toContain('<td>1.00</td><td>1.05</td>');
     expect(table).toContain('0.100000 and 0.200000');
-    expect(table).toContain('256.000 ms @ 0.512 s');
+    // A figure and where it is, in words ("at"), as the sentences say it; not "@".
+    expect(table).toContain('256.000 ms at 0.512 s');
   });
 
   it("is worded plainly in the tool's message: no 'at most … is continuous'", () => {
@@ -146,5 +148,86 @@ describe('the noise-floor table of a pair', () => {
       expect(html).toContain(m === en ? 'A metric is beyond noise when p ≤ 0.05' : 'p ≤ 0.05 时该指标超出噪声');
       expect(html).toContain(m === en ? 'It is not a comparison with the worst same-hardware value' : '它不是与同硬件最差值的比较');
     }
+  });
+});
+
+/** The sample report with its comparison judged against a noise sample of `n` pairs, `valid` of its pairs valid. */
+function calibrated(n: number, valid: number, k = 4): Report {
+  const report = structuredClone(sampleReport(SAMPLE_MEDIA));
+  const noise: ComparisonNoise = {
+    alpha: 0.05,
+    n,
+    metrics: ['video.ssim.min'],
+    verdict_metrics: ['video.ssim.min', 'video.ssim.mean', 'audio.snr_db', 'audio.spectral_cosine'].slice(0, k),
+    valid_pairs: valid,
+    beyond_pairs: 1,
+    beyond_by_metric: { 'video.ssim.min': 1 },
+    binomial_p: 0.05,
+    binomial_p_by_metric: { 'video.ssim.min': 0.05 },
+    note: null,
+    sources: [{ run_id: 1, run_attempt: 1, gpu_model: 'H200' }],
+  };
+  report.comparisons[0]!.noise = noise;
+  return report;
+}
+
+describe('the verdict card', () => {
+  it('explains "beyond noise" where it counts the pairs: a p-value against the same hardware\'s spread, not its worst value (EN and ZH)', () => {
+    const text = topText(renderReport(calibrated(100, 28), 'en'));
+    expect(text).toContain('Beyond the same-hardware noise floor: 1 of 28 valid pairs');
+    expect(text).toContain('"Beyond noise": the pair\'s p-value against the baseline hardware\'s own spread is at most 0.05.');
+    expect(text).toContain("p is the share of the calibration's 100 same-hardware pairs that differ at least as much (a conformal p-value");
+    expect(text).toContain('not a comparison with the worst same-hardware value');
+    const zhText = topText(renderReport(calibrated(100, 28), 'zh'));
+    expect(zhText).toContain('超出同硬件噪声基线：28 个有效配对中 1 个');
+    expect(zhText).toContain('“超出噪声”指该配对相对基线硬件自身波动的 p 值不超过 0.05');
+    expect(zhText).toContain('校准所用的 100 个同硬件配对中差异至少与该配对一样大的比例（共形 p 值');
+    expect(zhText).toContain('不是与同硬件最差值的比较');
+    // Not calibrated: no count and no explanation.
+    expect(topText(renderReport(sampleReport(SAMPLE_MEDIA), 'en'))).not.toContain('Beyond noise');
+  });
+
+  it('counts agree in number: one valid pair, a noise sample of one pair, a verdict over one metric', () => {
+    const page = renderReport(calibrated(1, 1, 1), 'en');
+    const text = topText(page);
+    expect(text).toContain('Beyond the same-hardware noise floor: 1 of 1 valid pair');
+    expect(text).toContain("the calibration's 1 same-hardware pair that differ");
+    expect(page).toContain('Bonferroni over 1 judged metric)');
+    expect(page).toContain('The noise floor is what it gives: 1 same-hardware pair (');
+    expect(page).not.toMatch(/\b1 (valid pairs|same-hardware pairs|judged metrics)/);
+  });
+});
+
+describe('counts on the pages agree in number', () => {
+  it('one measured pair, an audio lag of one sample, one repetition that differs', () => {
+    const r = structuredClone(sampleReport(SAMPLE_MEDIA));
+    r.measurement_origin = { pairs: 1, measured_here: 1, taken_from_shards: 0 };
+    const lagged = r.comparisons[0]!.pairs.find((p) => p.audio && p.audio.channels.length > 1)!;
+    lagged.audio!.channels[1]!.lag_estimate_samples = 1;
+    const en = renderReport(r, 'en');
+    expect(en).toContain('The 1 measured pair was measured by the command that wrote this bundle.');
+    expect(en).toContain("The candidate's audio looks 1 sample (");
+    lagged.audio!.channels[1]!.lag_estimate_samples = -1;
+    expect(renderReport(r, 'en')).toContain("The candidate's audio looks 1 sample (");
+    expect(renderReport(r, 'zh')).toContain('候选音频在声道 1 上看起来早了 1 个采样');
+    const pairs = silentRepetitions(3, [[1], [1], [1]]);
+    pairs[2]!.status = 'passed';
+    pairs[2]!.checks = pairs[2]!.checks.map((c) => ({ ...c, outcome: 'pass' as const }));
+    const varies = topText(renderReport(withPairs(pairs), 'en'));
+    expect(varies).toContain('varies: repetition 2 differs from the others');
+  });
+});
+
+describe('a threshold', () => {
+  it('reads as the policy states it everywhere on the page: the chart says "threshold 0.92" as the checks table says "≥ 0.92"', () => {
+    const report = structuredClone(sampleReport(SAMPLE_MEDIA));
+    const failed = report.comparisons[0]!.pairs.find((p) => p.status === 'failed')!;
+    const threshold = failed.checks.find((c) => c.name === 'min_ssim')!.threshold;
+    expect(threshold).toBe(0.92);
+    const page = renderReport(report, 'en');
+    const section = page.slice(page.indexOf(`id="pair-0-${failed.slot_id}"`), page.indexOf('</details>', page.indexOf(`id="pair-0-${failed.slot_id}"`)));
+    expect(section).toContain('threshold 0.92<');
+    expect(section).not.toContain('threshold 0.920');
+    expect(renderReport(report, 'zh')).not.toContain('0.920');
   });
 });

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare, type CompareOptions } from '../../src/compare.js';
 import { FidelityError } from '../../src/errors.js';
 import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
-import { fill, messages } from '../../src/pages/i18n.js';
+import { fill, fillCount, messages } from '../../src/pages/i18n.js';
 import { DEFAULT_POLICY } from '../../src/policy/default.js';
 import { merge } from '../../src/shard/merge.js';
 import { ShardPartial } from '../../src/shard/schema.js';
@@ -94,7 +94,7 @@ beforeAll(async () => {
  */
 function asMeasuredHere(dir: string, pairs: number): Record<string, string> {
   const files = snapshot(dir);
-  const sentence = (lang: 'en' | 'zh', key: 'measured_merge' | 'measured_all') => fill(messages(lang)[key], { here: 0, pairs });
+  const sentence = (lang: 'en' | 'zh', key: 'measured_merge' | 'measured_all') => (key === 'measured_all' ? fillCount(messages(lang), key, pairs) : fill(messages(lang)[key], { here: 0, pairs }));
   const swaps: [string, string, string][] = [
     ['report.json', `"measured_here": 0,\n    "taken_from_shards": ${pairs}`, `"measured_here": ${pairs},\n    "taken_from_shards": 0`],
     ['index.html', sentence('en', 'measured_merge'), sentence('en', 'measured_all')],
