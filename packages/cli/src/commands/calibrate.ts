@@ -8,8 +8,11 @@ function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void
   return (e) => io.err(e.stage === 'verify' ? `verifying runs ${e.done}/${e.total}\n` : `measuring same-hardware pairs ${e.pairsDone}/${e.pairsTotal}\n`);
 }
 
-/** A few lines: the sample's size, where it came from, and each metric's worst same-hardware value. */
-export function calibrationSummary(c: Calibration, out: string): string {
+/**
+ * A few lines: the sample's size, where it came from, and each metric's worst same-hardware value.
+ * `alpha` is the level the note about a small sample speaks of: --alpha when given, else 0.05.
+ */
+export function calibrationSummary(c: Calibration, out: string, alpha = 0.05): string {
   const lines = [
     `Noise sample: n = ${counted(c.n, 'same-hardware pair')} (${c.pairs.filter((p) => p.kind === 'repetition').length} repetition, ${c.pairs.filter((p) => p.kind === 'rerun').length} rerun), ${c.excluded.length} left out`,
     `Sources: ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}`,
@@ -19,7 +22,9 @@ export function calibrationSummary(c: Calibration, out: string): string {
     const worst = m.worse === 'lower' ? m.values[0] : m.values[m.values.length - 1];
     lines.push(`  ${key}: worst ${worst === null || worst === undefined ? 'identical (+inf)' : Number(worst.toPrecision(6))} (${m.worse} is worse, ${counted(m.values.length, 'value')})`);
   }
-  if (c.n < 19) lines.push(`Note: with n = ${c.n} the smallest possible p is ${(1 / (c.n + 1)).toFixed(3)}: no pair can be declared beyond noise at alpha = 0.05 (n >= 19 needed).`);
+  // The smallest conformal p is 1 / (n + 1): a verdict at level alpha needs n + 1 >= 1 / alpha.
+  const needed = Math.ceil(1 / alpha - 1 - 1e-9);
+  if (c.n < needed) lines.push(`Note: with n = ${c.n} the smallest possible p is ${(1 / (c.n + 1)).toFixed(3)}: no pair can be declared beyond noise at alpha = ${alpha} (n >= ${needed} needed).`);
   lines.push(`Written: ${out}`);
   return `${lines.join('\n')}\n`;
 }
@@ -74,7 +79,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
         excluded: calibration.excluded.map((e) => ({ pair: e.pair, code: e.code })),
         metrics: Object.fromEntries(Object.entries(calibration.metrics).map(([k, m]) => [k, { worse: m.worse, values: m.values.length }])),
       });
-    } else io.out(calibrationSummary(calibration, values.out));
+    } else io.out(calibrationSummary(calibration, values.out, alpha));
     return EXIT.ok;
   } catch (error) {
     return reportFailure(io, error, json);
