@@ -47,8 +47,8 @@
 //   decoding    each side's decoding alone, nothing measured: the ffmpeg runs fidelity's decoders make
 //               (per pair both videos at -threads 1, then both audio streams at -cpuflags 0, to the null
 //               muxer), one after another; and the recipe's PyAV decoding (rgb24 frames, audio arrays)
-// and prints the ratios of the issue #42 bars: cli wall / inferencex wall, cli CPU / inferencex
-// CPU, cli-ix CPU / cli CPU, and the median --version wall; and what each side spends beyond its
+// and prints the ratios of the short-clip bars (docs/performance.md): cli and cli-ix wall and CPU over
+// InferenceX's, cli-ix CPU / cli CPU, and the median --version wall; and what each side spends beyond its
 // decoding (its CPU less its decoding's).
 //
 // Needs the built library (npx tsc -b packages/fidelity). Runs are generated once into bench/out/
@@ -325,12 +325,14 @@ for path in sys.argv[1:]:
     with av.open(path) as c:
         for f in c.decode(c.streams.audio[0]): f.to_ndarray()
 `;
-/** One round's race and its ratios (the bars of issue #42). */
+/** One round's race and its ratios (the short-clip bars of docs/performance.md). */
 const raceRow = (got) => ({
   cli: got.cli, cli_ix: got.cli_ix, inferencex: got.inferencex, version: got.version, node: got.node,
   decode_ffmpeg: got.decode_ffmpeg, decode_pyav: got.decode_pyav,
   cli_over_ix_wall: got.cli.wall / got.inferencex.wall,
   cli_over_ix_cpu: got.cli.cpu / got.inferencex.cpu,
+  cli_ix_over_ix_wall: got.cli_ix.wall / got.inferencex.wall,
+  cli_ix_over_ix_cpu: got.cli_ix.cpu / got.inferencex.cpu,
   ix_set_over_default_cpu: got.cli_ix.cpu / got.cli.cpu,
 });
 function raceMedians(rows) {
@@ -338,14 +340,15 @@ function raceMedians(rows) {
   const all = (k, f) => median(rows.flatMap((r) => r[k].map(f)));
   const out = { version_wall_ms: all('version', (v) => v.wall), version_cpu_ms: all('version', (v) => v.cpu), node_wall_ms: all('node', (v) => v.wall) };
   for (const k of ['cli', 'cli_ix', 'inferencex', 'decode_ffmpeg', 'decode_pyav']) out[k] = { wall_ms: med((r) => r[k].wall), cpu_ms: med((r) => r[k].cpu) };
-  for (const k of ['cli_over_ix_wall', 'cli_over_ix_cpu', 'ix_set_over_default_cpu']) out[k] = med((r) => r[k]);
+  for (const k of ['cli_over_ix_wall', 'cli_over_ix_cpu', 'cli_ix_over_ix_wall', 'cli_ix_over_ix_cpu', 'ix_set_over_default_cpu']) out[k] = med((r) => r[k]);
   return out;
 }
 const raceLines = (r) => [
   `    fidelity compare (default set, default threads)       ${fmt(r.cli.wall_ms)} wall, ${fmt(r.cli.cpu_ms)} CPU`,
   `    fidelity compare --metrics inferencex --threads 1     ${fmt(r.cli_ix.wall_ms)} wall, ${fmt(r.cli_ix.cpu_ms)} CPU`,
   `    InferenceX's recipe, compare_media over the 4 pairs   ${fmt(r.inferencex.wall_ms)} wall, ${fmt(r.inferencex.cpu_ms)} CPU`,
-  `    compare / InferenceX, wall x${r.cli_over_ix_wall.toFixed(2)} (bar 1.0); CPU x${r.cli_over_ix_cpu.toFixed(2)} (bar 1.5); inferencex set CPU / default set CPU x${r.ix_set_over_default_cpu.toFixed(2)} (bar 1.0)`,
+  `    compare / InferenceX, wall x${r.cli_over_ix_wall.toFixed(2)} (bar 1.0); CPU x${r.cli_over_ix_cpu.toFixed(2)} (bar 1.6)`,
+  `    compare --metrics inferencex / InferenceX, wall x${r.cli_ix_over_ix_wall.toFixed(2)} (bar 0.8); CPU x${r.cli_ix_over_ix_cpu.toFixed(2)} (bar 1.25); inferencex set CPU / default set CPU x${r.ix_set_over_default_cpu.toFixed(2)}`,
   `    decoding alone: fidelity's ffmpeg runs ${fmt(r.decode_ffmpeg.wall_ms)} wall, ${fmt(r.decode_ffmpeg.cpu_ms)} CPU; the recipe's PyAV ${fmt(r.decode_pyav.wall_ms)} wall, ${fmt(r.decode_pyav.cpu_ms)} CPU`,
   `    beyond decoding: compare ${fmt(r.cli.cpu_ms - r.decode_ffmpeg.cpu_ms)} CPU, InferenceX ${fmt(r.inferencex.cpu_ms - r.decode_pyav.cpu_ms)} CPU`,
   `    fidelity --version ${(r.version_wall_ms / 1000).toFixed(3)} s wall (median; bar 0.3 s), ${fmt(r.version_cpu_ms)} CPU; node -e 0 ${(r.node_wall_ms / 1000).toFixed(3)} s wall`,
