@@ -107,6 +107,7 @@ export { Calibration, PairNoise, ComparisonNoise, MetricNoise } from './calibrat
 export { CALIBRATED_METRICS } from './calibrate/metrics.js';
 export type { CalibratedMetric, NoiseRange, NoiseValue, Worse } from './calibrate/metrics.js';
 export { DEFAULT_ALPHA } from './calibrate/apply.js';
+export { canDecide, smallestP } from './calibrate/stats.js';
 export { verifyBundle } from './bundle-check/verify.js';
 export type { BundleCheck } from './bundle-check/verify.js';
 export { Report, RunIdentity, PairReport, Reason, PlanSpec, RunClips } from './schemas/report.js';

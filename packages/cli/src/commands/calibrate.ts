@@ -1,4 +1,4 @@
-import { calibrate, calibratedPolicy, counted, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
+import { calibrate, calibratedPolicy, canDecide, counted, DEFAULT_ALPHA, smallestP, checkCalibrateOutputs, FidelityError, writeCalibrateOutputs, type Calibration, type CalibrateProgress } from 'media-fidelity';
 import { EXIT, printJson, reportFailure, type Io } from '../io.js';
 import { abortOnSigint, generatedAtFromEnv } from './compare.js';
 import type { CommandArgs } from './types.js';
@@ -12,7 +12,7 @@ function progressLine(io: Io, enabled: boolean): ((e: CalibrateProgress) => void
  * A few lines: the sample's size, where it came from, and each metric's worst same-hardware value.
  * `alpha` is the level the note about a small sample speaks of: --alpha when given, else 0.05.
  */
-export function calibrationSummary(c: Calibration, out: string, alpha = 0.05): string {
+export function calibrationSummary(c: Calibration, out: string, alpha = DEFAULT_ALPHA): string {
   const lines = [
     `Noise sample: n = ${counted(c.n, 'same-hardware pair')} (${c.pairs.filter((p) => p.kind === 'repetition').length} repetition, ${c.pairs.filter((p) => p.kind === 'rerun').length} rerun), ${c.excluded.length} left out`,
     `Sources: ${c.sources.map((s) => `${s.gpu_model} run ${s.run_id}-${s.run_attempt}`).join(', ')}`,
@@ -22,9 +22,10 @@ export function calibrationSummary(c: Calibration, out: string, alpha = 0.05): s
     const worst = m.worse === 'lower' ? m.values[0] : m.values[m.values.length - 1];
     lines.push(`  ${key}: worst ${worst === null || worst === undefined ? 'identical (+inf)' : Number(worst.toPrecision(6))} (${m.worse} is worse, ${counted(m.values.length, 'value')})`);
   }
-  // The smallest conformal p is 1 / (n + 1): a verdict at level alpha needs n + 1 >= 1 / alpha.
-  const needed = Math.ceil(1 / alpha - 1 - 1e-9);
-  if (c.n < needed) lines.push(`Note: with n = ${c.n} the smallest possible p is ${(1 / (c.n + 1)).toFixed(3)}: no pair can be declared beyond noise at alpha = ${alpha} (n >= ${needed} needed).`);
+  if (!canDecide(c.n, alpha)) {
+    // The smallest p is 1 / (n + 1): a verdict at level alpha needs n >= 1 / alpha - 1.
+    lines.push(`Note: with n = ${c.n} the smallest possible p is ${smallestP(c.n).toFixed(3)}: no pair can be declared beyond noise at alpha = ${alpha} (n >= ${Math.ceil(1 / alpha - 1)} needed).`);
+  }
   lines.push(`Written: ${out}`);
   return `${lines.join('\n')}\n`;
 }
@@ -44,7 +45,7 @@ export async function runCommand({ positionals, values, io, signal }: CommandArg
   const usage = (message: string): number => reportFailure(io, new FidelityError('USAGE', message), json);
   if (positionals.length < 1) return usage('calibrate needs at least one run (a run with repetitions, or two runs of the same hardware)');
   if (typeof values.out !== 'string' || values.out === '') return usage('calibrate needs --out <file>');
-  const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
+  const alpha = values.alpha === undefined ? DEFAULT_ALPHA : Number(values.alpha);
   if (!(alpha > 0 && alpha < 1)) return usage(`Expected a number between 0 and 1 for --alpha but received ${String(values.alpha)}`);
   // main()'s signal: SIGINT, SIGTERM and SIGHUP all stop the measuring, as in every command.
   const interrupt = abortOnSigint(signal);
