@@ -23,6 +23,8 @@ import { compare, diffReports } from '../packages/fidelity/dist/index.js';
 import { diffText } from '../packages/cli/dist/commands/diff-text.js';
 import { outputWidth } from '../packages/cli/dist/io.js';
 
+// Every change listed, wrapped to the terminal as `fidelity diff --all` prints it.
+const DIFF_OPTIONS = { width: outputWidth({ columns: process.stdout.columns }), all: true };
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { check: { type: 'boolean' }, reason: { type: 'string' }, reference: { type: 'string' }, changelog: { type: 'string' } } });
 // --reference / --changelog: other files than the repo's (the suite tests a regeneration on copies).
@@ -61,7 +63,7 @@ async function run(bundle) {
       process.stderr.write(`no reference at ${path.relative(root, REFERENCE)}: make one with npm run reference -- --reason "..."\n`);
       return 2;
     }
-    process.stdout.write(diffText(diff, { width: outputWidth({ columns: process.stdout.columns }), all: true }));
+    process.stdout.write(diffText(diff, DIFF_OPTIONS));
     if (!diff.unchanged) process.stdout.write('\nA measured value changed. If that is intended, regenerate with\n  npm run reference -- --reason "which metric changed and why"\n');
     return diff.unchanged ? 0 : 1;
   }
@@ -75,7 +77,7 @@ async function run(bundle) {
   const sha = createHash('sha256').update(readFileSync(REFERENCE)).digest('hex');
   const name = path.relative(root, REFERENCE).split(path.sep).join('/');
   appendChangelog(`- Reference report \`${name}\` ${diff ? 'regenerated' : 'made'}, sha256 \`${sha}\`: ${reason}.${changedText(diff)}\n`);
-  if (diff) process.stdout.write(diffText(diff, { width: outputWidth({ columns: process.stdout.columns }), all: true }));
+  if (diff) process.stdout.write(diffText(diff, DIFF_OPTIONS));
   process.stdout.write(`\nWrote ${name} (sha256 ${sha}) and a line in ${path.relative(root, CHANGELOG)}. Commit both.\n`);
   return 0;
 }
