@@ -23,6 +23,8 @@ const SERIAL = [
  * time (import and hooks included) beside it, for scripts/test-times.mjs.
  */
 const times = process.env.FIDELITY_TEST_TIMES;
+/** With FIDELITY_TEST_TIMES, each file's CPU too (test/shared/file-cpu.ts). */
+const cpu = times ? ['test/shared/file-cpu.ts'] : [];
 
 export default defineConfig({
   test: {
@@ -38,11 +40,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: SERIAL },
+        test: { name: 'parallel', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: SERIAL, setupFiles: cpu },
       },
       {
         extends: true,
-        test: { name: 'serial', include: SERIAL, setupFiles: ['test/shared/one-at-a-time.ts'] },
+        test: { name: 'serial', include: SERIAL, setupFiles: ['test/shared/one-at-a-time.ts', ...cpu] },
       },
     ],
   },
