@@ -45,7 +45,9 @@ let report: Report;
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
   mkdirSync(shots, { recursive: true });
-  dir = (await demoBundle()).dir;
+  const demo = await demoBundle();
+  expect(demo.meta.code, demo.meta.stderr).toBe(0);
+  dir = path.join(demo.dir, demo.meta.bundle);
   report = Report.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, 600_000);

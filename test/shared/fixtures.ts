@@ -1,15 +1,17 @@
 /**
  * The shared test data the heavy files use (see test/shared/store.ts and docs/testing.md):
  * the reference comparison of the committed fixtures, its shard partials, and generated runs.
- * Each is built once per test run, by the library in-process, and must not be written to.
+ * Each is built once per test run, by the library in-process (the demo by the built CLI), and must
+ * not be written to.
  */
-import { rmdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { calibrate } from '../../packages/fidelity/src/calibrate/calibrate.js';
 import { compare } from '../../packages/fidelity/src/compare.js';
 import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
 import { parseOptions } from '../../packages/fidelity/src/synth/options.js';
 import { RUN_FORMAT_SUFFIX, writeRunArchive } from '../../packages/fidelity/src/synth/archive-file.js';
+import { cli } from '../e2e/helpers.js';
 import { inputDigest, REPO, shared, type Shared } from './store.js';
 
 export const FIXTURE_RUNS = path.join(REPO, 'fixtures', 'runs');
@@ -78,19 +80,45 @@ export async function archivedRuns(options: Parameters<typeof generatedRuns>[0],
   return entry.meta;
 }
 
+/** What `fidelity demo --json`, run once by {@link demoBundle}, did: for the e2e test to judge. */
+export interface DemoRun {
+  /** Its exit code, stdout and stderr. */
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The folder it ran in (relative to the entry), and what that folder held afterwards. */
+  cwd: string;
+  cwdEntries: string[];
+  /** Folders of generated runs (`fidelity-demo-runs-*`) the demo left in the temp folder. */
+  leftRuns: string[];
+  /** The bundle it wrote (relative to the entry): `<cwd>/fidelity-demo`. */
+  bundle: string;
+}
+
 /**
- * The demo's bundle, made as `fidelity demo` makes it (docs: README, "Quick start"): the small
- * generated H200, B200, H100 and H200 rerun runs with four repetitions, the H200 noise floor
- * calibrated from H200 and its rerun, then H200 compared against B200 and H100, at SHARED_EPOCH.
+ * The demo's bundle, made by `fidelity demo --json` itself (the built CLI, docs: README, "Quick
+ * start") in an empty folder, with SOURCE_DATE_EPOCH at SHARED_EPOCH: the small generated H200,
+ * B200, H100 and H200 rerun runs with four repetitions, the H200 noise floor calibrated from H200
+ * and its rerun, then H200 compared against B200 and H100. The demo is the suite's largest
+ * comparison (80 pairs, 100 calibrated), so the command's end-to-end test and the page's browser
+ * test share this one run; its meta says what the command did.
  */
-export function demoBundle(): Promise<Shared<null>> {
-  return shared('demo-bundle', { epoch: SHARED_EPOCH, threads: 2 }, async (dir) => {
-    const runs = await generatedRuns({ sites: ['H200', 'B200', 'H100', 'H200R'], repetitions: 4 });
-    const site = (name: string) => runs.runs.find((r) => r.site === name)!.dir;
-    const { calibration } = await calibrate([site('H200'), site('H200R')], { threads: 2 });
-    rmdirSync(dir);
-    await compare(site('H200'), [site('B200'), site('H100')], { out: dir, calibration, threads: 2, generatedAt: generatedAt() });
-    return null;
+export function demoBundle(): Promise<Shared<DemoRun>> {
+  return shared('demo-bundle', { epoch: SHARED_EPOCH }, async (dir) => {
+    const cwd = path.join(dir, 'work');
+    mkdirSync(cwd);
+    const runsIn = () => new Set(readdirSync(os.tmpdir()).filter((f) => f.startsWith('fidelity-demo-runs-')));
+    const before = runsIn();
+    const r = await cli(['demo', '--json'], { cwd, env: { SOURCE_DATE_EPOCH: SHARED_EPOCH } });
+    return {
+      code: r.code,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      cwd: 'work',
+      cwdEntries: readdirSync(cwd),
+      leftRuns: [...runsIn()].filter((f) => !before.has(f)),
+      bundle: path.join('work', 'fidelity-demo'),
+    };
   });
 }
 
