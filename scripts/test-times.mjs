@@ -9,6 +9,9 @@
 //   FIDELITY_TEST_TIMES=test-times.json npm test
 //   node scripts/test-times.mjs test-times.json [--top N] [--tests N]
 //
+// With `<report>.cpu.jsonl` beside it (test/shared/file-cpu.ts), each file's CPU too, children
+// included (ffmpeg, the CLI, npm, Chromium), and the CPU of each shared entry built (test/shared/store.ts).
+//
 // Two reports (before and after a change): each file's time in both, and every test of the earlier
 // report that this one lacks (by full name, so a test moved to another file still counts; exit 1).
 //   node scripts/test-times.mjs after.json --against before.json
@@ -49,7 +52,13 @@ function load(reportFile) {
   });
   const start = Math.min(...report.testResults.map((f) => f.startTime ?? Infinity));
   const end = Math.max(...report.testResults.map((f) => f.endTime ?? 0));
-  return { files, whole: wholeTimes !== null, wall: end - start, counts: { total: report.numTotalTests, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0) } };
+  const cpuFile = reportFile.replace(/(\.json)?$/, '.cpu.jsonl');
+  const lines = existsSync(cpuFile) ? readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const cpu = new Map(lines.filter((l) => l.file).map((l) => [relative(l.file, root), l.cpu_s]));
+  const shared = new Map();
+  for (const l of lines.filter((x) => x.shared)) shared.set(l.shared, (shared.get(l.shared) ?? 0) + l.cpu_s);
+  for (const f of files) f.cpu = cpu.get(f.name);
+  return { files, cpu: lines.length > 0, shared, whole: wholeTimes !== null, wall: end - start, counts: { total: report.numTotalTests, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0) } };
 }
 
 /** The name as it stands in the repository, wherever the report was written. */
@@ -59,6 +68,7 @@ function relative(name, reportDir) {
 }
 
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const cpuS = (sec) => (sec === undefined ? '        ?' : `${sec.toFixed(1)} s`);
 const now = load(file);
 const sum = now.files.reduce((a, f) => a + f.ms, 0);
 
@@ -71,6 +81,16 @@ if (against) {
     process.stdout.write(`${s(f.ms).padStart(9)}  ${was === undefined ? '      new' : s(was).padStart(9)}  ${f.name}\n`);
   }
   const gone = [...before.keys()].filter((n) => !now.files.some((f) => f.name === n));
+  if (now.cpu && earlier.cpu) {
+    const cpuBefore = new Map(earlier.files.map((f) => [f.name, f.cpu]));
+    const total = (r) => r.files.reduce((a, f) => a + (f.cpu ?? 0), 0);
+    process.stdout.write(`\nfiles by CPU (children included), against ${against}\n`);
+    for (const f of [...now.files].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, top)) {
+      const was = cpuBefore.get(f.name);
+      process.stdout.write(`${cpuS(f.cpu).padStart(9)}  ${was === undefined ? '      new' : cpuS(was).padStart(9)}  ${f.name}\n`);
+    }
+    process.stdout.write(`all files: ${cpuS(total(now))} of CPU, against ${cpuS(total(earlier))}\n`);
+  }
   if (gone.length) process.stdout.write(`files in the earlier report only: ${gone.join(', ')}\n`);
   // A test is known by its full name (describe blocks and title), so one moved to another file still counts.
   const titles = new Set(now.files.flatMap((f) => f.tests.map((t) => t.title)));
@@ -82,6 +102,15 @@ if (against) {
   process.stdout.write(`files by time (the top ${top} of ${now.files.length})\n`);
   for (const f of [...now.files].sort((a, b) => b.ms - a.ms).slice(0, top)) {
     process.stdout.write(`${s(f.ms).padStart(9)}  ${((100 * f.ms) / sum).toFixed(1).padStart(5)}%  ${String(f.tests.length).padStart(3)} tests  ${f.name}\n`);
+  }
+  if (now.cpu) {
+    const cpuSum = now.files.reduce((a, f) => a + (f.cpu ?? 0), 0);
+    process.stdout.write(`\nfiles by CPU, children included (the top ${top}; ${cpuS(cpuSum)} in all)\n`);
+    for (const f of [...now.files].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, top)) {
+      process.stdout.write(`${cpuS(f.cpu).padStart(9)}  ${((100 * (f.cpu ?? 0)) / cpuSum).toFixed(1).padStart(5)}%  ${f.name}\n`);
+    }
+    process.stdout.write(`shared entries, each charged to the file that built it:\n`);
+    for (const [name, sec] of [...now.shared].sort((a, b) => b[1] - a[1])) process.stdout.write(`${cpuS(sec).padStart(9)}  ${name}\n`);
   }
   process.stdout.write(`\ntests by time (the top ${topTests})\n`);
   for (const t of now.files.flatMap((f) => f.tests).sort((a, b) => b.ms - a.ms).slice(0, topTests)) {

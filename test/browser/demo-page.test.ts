@@ -50,7 +50,7 @@ beforeAll(async () => {
   dir = path.join(demo.dir, demo.meta.bundle);
   report = Report.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -22,5 +22,5 @@ describe('fidelity demo', () => {
     const check = await cli(['verify-bundle', 'fidelity-demo'], { cwd });
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/^\d+ files, \d+ links verified\n$/);
-  }, 600_000);
+  }, 900_000);
 });

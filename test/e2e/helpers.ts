@@ -16,14 +16,15 @@ export interface CliResult {
   stderr: string;
 }
 
-export function cli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+/** Runs the built CLI; it is killed after `timeoutMs` (default 300 s). */
+export function cli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   // A suite run inside a GitHub Actions job must not append to that job's summary: only a test that asks gets one.
   const { GITHUB_STEP_SUMMARY: _ignored, ...inherited } = process.env;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: options.cwd ?? ROOT, env: { ...inherited, FORCE_COLOR: '0', ...options.env }, maxBuffer: 64 << 20, timeout: 300_000 },
+      { cwd: options.cwd ?? ROOT, env: { ...inherited, FORCE_COLOR: '0', ...options.env }, maxBuffer: 64 << 20, timeout: options.timeoutMs ?? 300_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

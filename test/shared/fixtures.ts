@@ -109,7 +109,8 @@ export function demoBundle(): Promise<Shared<DemoRun>> {
     mkdirSync(cwd);
     const runsIn = () => new Set(readdirSync(os.tmpdir()).filter((f) => f.startsWith('fidelity-demo-runs-')));
     const before = runsIn();
-    const r = await cli(['demo', '--json'], { cwd, env: { SOURCE_DATE_EPOCH: SHARED_EPOCH } });
+    // About 70 s of wall on 2 idle cores; far more while the other worker is busy.
+    const r = await cli(['demo', '--json'], { cwd, env: { SOURCE_DATE_EPOCH: SHARED_EPOCH }, timeoutMs: 900_000 });
     return {
       code: r.code,
       stdout: r.stdout,
