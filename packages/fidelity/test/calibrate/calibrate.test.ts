@@ -20,7 +20,7 @@ import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
 import type { Report } from '../../src/schemas/report.js';
-import { archivedRuns, generatedRuns } from '../../../../test/shared/fixtures.js';
+import { archivedRuns, generatedRuns, smallRuns } from '../../../../test/shared/fixtures.js';
 
 const inf = (v: number | null): number => (v === null ? Infinity : v);
 const oracleP = (v: number | null, s: readonly (number | null)[], worse: string): number =>
@@ -188,7 +188,9 @@ describe('a calibrated policy', () => {
     expect(rms.threshold).toBe(cal.metrics['audio.rms_ratio_deviation']!.values.at(-1));
     // Every rerun pair is identical in PSNR terms only when no pair differs: here some do, so the floor is finite.
     expect(Number.isFinite(policy.checks.find((c) => c.name === 'video_psnr_db')!.threshold)).toBe(true);
-    const { report } = await compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'with-policy'), policy });
+    // What the report takes from the policy does not depend on the runs' size: the smallest H200 and B200 runs do.
+    const small = await smallRuns();
+    const { report } = await compare(dir(small, 'H200'), [dir(small, 'B200')], { out: path.join(root, 'with-policy'), policy });
     expect(report.policy.calibration_status).toBe('calibrated');
     expect(report.disclaimer).toMatch(/calibrated by fidelity .* from n = 40 same-hardware pairs/);
     expect(report.disclaimer).not.toMatch(/uncalibrated/);
