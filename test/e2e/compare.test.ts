@@ -3,6 +3,12 @@
  * compare of H200 against B200 and H100 (plus a repeat, and a zip-candidate
  * run) in beforeAll, then many assertions on the bundles. Expected outcomes
  * are those of fixtures/README.md, cross-checked with the generator's manifest.
+ *
+ * The --json compare is the run's shared one (test/shared/fixtures.ts, fixtureCliCompare): the
+ * diff test reads the same command's bundle, JUnit file and summary, so it runs once for both.
+ * Its --threads 2, --junit and job summary leave the bundle and the --json document as they would
+ * be without them (the diff test checks the first; the repeat here, at the default thread count,
+ * must still be byte for byte the same).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonText } from '../../packages/fidelity/src/bundle/json-text.js';
 import { Report, type PairReport } from '../../packages/fidelity/src/schemas/report.js';
+import { fixtureCliCompare, SHARED_EPOCH } from '../shared/fixtures.js';
 import { cli, FIXTURES, reseal, sha256, snapshot, zipRun, type CliResult } from './helpers.js';
 
 type Expected = { status: 'passed' | 'failed' | 'invalid'; failed?: string[]; reasons?: string[] };
@@ -34,10 +41,10 @@ const EXPECTED: Record<string, Record<string, Expected>> = {
 };
 const expectedFor = (site: string, caseId: string): Expected => EXPECTED[site]?.[caseId] ?? PASS;
 
-const EPOCH = { SOURCE_DATE_EPOCH: '1764450000' };
+const EPOCH = { SOURCE_DATE_EPOCH: SHARED_EPOCH };
 const run = (site: string) => path.join(FIXTURES, site);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-e2e-'));
-const A = path.join(tmp, 'a'); // --json, fixed epoch
+let A: string; // --json, fixed epoch: the shared run's bundle (read only)
 const B = path.join(tmp, 'b'); // same inputs and epoch, human output
 const C = path.join(tmp, 'c'); // B200 as a zip, no epoch, --fail-on-threshold --progress
 let a: CliResult;
@@ -49,7 +56,9 @@ const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'
 const comparison = (gpu: string) => report.comparisons.find((x) => x.candidate_gpu_model === gpu)!;
 
 beforeAll(async () => {
-  a = await cli(['compare', run('h200'), run('b200'), run('h100'), '--out', A, '--json'], { env: EPOCH });
+  const shared = (await fixtureCliCompare()).meta;
+  A = shared.bundle;
+  a = { code: shared.code, stdout: shared.stdout, stderr: shared.stderr };
   b = await cli(['compare', run('h200'), run('b200'), run('h100'), '--out', B], { env: EPOCH });
   await zipRun(run('b200'), path.join(tmp, 'b200.zip'), 'h3-video-b200');
   c = await cli(['compare', run('h200'), path.join(tmp, 'b200.zip'), run('h100'), '--out', C, '--fail-on-threshold', '--progress']);

@@ -4,7 +4,7 @@
  * Each is built once per test run, by the library in-process (the demo by the built CLI), and must
  * not be written to.
  */
-import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { compare } from '../../packages/fidelity/src/compare.js';
@@ -78,6 +78,42 @@ export async function archivedRuns(options: Parameters<typeof generatedRuns>[0],
     return { ...folders, runs };
   });
   return entry.meta;
+}
+
+/** What `fidelity compare` of the fixtures, run once by {@link fixtureCliCompare}, did: for the e2e tests to judge. */
+export interface CliCompareRun {
+  /** Its exit code, stdout (the --json document) and stderr. */
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The bundle it wrote, its JUnit file and the job summary it appended to (absolute: inside the entry). */
+  bundle: string;
+  junit: string;
+  summary: string;
+}
+
+/** The text the job summary of {@link fixtureCliCompare} held before the compare appended to it. */
+const EARLIER_STEP = '# an earlier step\n';
+
+/**
+ * `fidelity compare h200 b200 h100 --json --threads 2 --junit` of the committed fixtures, through
+ * the built CLI, with SOURCE_DATE_EPOCH at SHARED_EPOCH and GITHUB_STEP_SUMMARY naming a summary
+ * that held an earlier step's text ({@link EARLIER_STEP}). The CLI's end-to-end compare test reads
+ * its output and bundle, the diff test its bundle, JUnit file and summary: one 20-pair compare
+ * instead of one in each. Its meta says what the command did.
+ */
+export function fixtureCliCompare(): Promise<Shared<CliCompareRun>> {
+  const sites: FixtureSite[] = ['h200', 'b200', 'h100'];
+  return shared('fixture-cli-compare', { runs: inputsOf(sites), threads: 2, epoch: SHARED_EPOCH, earlier: EARLIER_STEP }, async (dir) => {
+    const bundle = path.join(dir, 'bundle');
+    const junit = path.join(dir, 'junit.xml');
+    const summary = path.join(dir, 'step-summary.md');
+    writeFileSync(summary, EARLIER_STEP);
+    const r = await cli(['compare', ...sites.map(site), '--out', bundle, '--json', '--threads', '2', '--junit', junit], {
+      env: { SOURCE_DATE_EPOCH: SHARED_EPOCH, GITHUB_STEP_SUMMARY: summary },
+    });
+    return { code: r.code, stdout: r.stdout, stderr: r.stderr, bundle, junit, summary };
+  });
 }
 
 /** What `fidelity demo --json`, run once by {@link demoBundle}, did: for the e2e test to judge. */

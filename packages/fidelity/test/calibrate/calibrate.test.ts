@@ -20,7 +20,7 @@ import { verifyBundle } from '../../src/bundle-check/verify.js';
 import { compare } from '../../src/compare.js';
 import type { GeneratedRuns } from '../../src/synth/index.js';
 import type { Report } from '../../src/schemas/report.js';
-import { archivedRuns, generatedRuns } from '../../../../test/shared/fixtures.js';
+import { archivedRuns, generatedRuns, smallRuns } from '../../../../test/shared/fixtures.js';
 
 const inf = (v: number | null): number => (v === null ? Infinity : v);
 const oracleP = (v: number | null, s: readonly (number | null)[], worse: string): number =>
@@ -28,7 +28,8 @@ const oracleP = (v: number | null, s: readonly (number | null)[], worse: string)
 
 let root: string;
 let reps2: GeneratedRuns; // H200, B200, H200R; 2 repetitions; folders
-let zips: GeneratedRuns; // H200, B200, H200R; 1 repetition; zip
+let folders: GeneratedRuns; // H200, B200, H200R; 1 repetition; folders
+let zips: GeneratedRuns; // the same as zip
 let tars: GeneratedRuns; // the same as tar.gz
 const dir = (g: GeneratedRuns, site: string): string => g.runs.find((r) => r.site === site)!.dir;
 let cal: Calibration;
@@ -36,7 +37,8 @@ let cal: Calibration;
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), 'fidelity-calibrate-'));
   reps2 = await generatedRuns({ sites: ['H200', 'B200', 'H200R'], repetitions: 2 });
-  // The one-repetition runs of the CLI's calibrate tests, packed (H200 and H200R are used).
+  // The one-repetition runs of the CLI's calibrate tests, and the same packed (H200 and H200R are used).
+  folders = await generatedRuns({ sites: ['H200', 'B200', 'H200R'] });
   zips = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'zip');
   tars = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'tar.gz');
   cal = (await calibrate([dir(reps2, 'H200R'), dir(reps2, 'H200')], { generatedAt: new Date(0) })).calibration;
@@ -72,17 +74,17 @@ describe('calibrate()', () => {
   });
 
   it('gives the same values as compare() for the same pairs (one code path), on zip and tar.gz runs alike', async () => {
-    const fromZip = (await calibrate([dir(zips, 'H200'), dir(zips, 'H200R')])).calibration;
-    const fromTar = (await calibrate([dir(tars, 'H200'), dir(tars, 'H200R')])).calibration;
-    expect(fromZip.n).toBe(10);
-    expect(fromTar.metrics).toEqual(fromZip.metrics);
-    expect(fromZip.sources.map((s) => s.source.kind)).toEqual(['zip', 'zip']);
-    const out = path.join(root, 'cmp-zip');
-    const { report } = await compare(dir(zips, 'H200'), [dir(zips, 'H200R')], { out });
+    // One calibration reads the zip baseline and the tar.gz rerun, compare() the same runs as folders:
+    // a reader of either archive that changed a single value would make the two differ.
+    const fromArchives = (await calibrate([dir(zips, 'H200'), dir(tars, 'H200R')])).calibration;
+    expect(fromArchives.n).toBe(10);
+    expect(fromArchives.sources.map((s) => s.source.kind).sort()).toEqual(['tar.gz', 'zip']);
+    const out = path.join(root, 'cmp-folders');
+    const { report } = await compare(dir(folders, 'H200'), [dir(folders, 'H200R')], { out });
     for (const m of CALIBRATED_METRICS) {
       const fromCompare = report.comparisons[0]!.pairs.map((p) => m.read({ video: p.video!, audio: p.audio }));
       const sorted = [...fromCompare].sort((a, b) => inf(a as number | null) - inf(b as number | null));
-      expect(fromZip.metrics[m.key]!.values, m.key).toEqual(sorted);
+      expect(fromArchives.metrics[m.key]!.values, m.key).toEqual(sorted);
     }
   });
 
@@ -186,7 +188,9 @@ describe('a calibrated policy', () => {
     expect(rms.threshold).toBe(cal.metrics['audio.rms_ratio_deviation']!.values.at(-1));
     // Every rerun pair is identical in PSNR terms only when no pair differs: here some do, so the floor is finite.
     expect(Number.isFinite(policy.checks.find((c) => c.name === 'video_psnr_db')!.threshold)).toBe(true);
-    const { report } = await compare(dir(reps2, 'H200'), [dir(reps2, 'B200')], { out: path.join(root, 'with-policy'), policy });
+    // What the report takes from the policy does not depend on the runs' size: the smallest H200 and B200 runs do.
+    const small = await smallRuns();
+    const { report } = await compare(dir(small, 'H200'), [dir(small, 'B200')], { out: path.join(root, 'with-policy'), policy });
     expect(report.policy.calibration_status).toBe('calibrated');
     expect(report.disclaimer).toMatch(/calibrated by fidelity .* from n = 40 same-hardware pairs/);
     expect(report.disclaimer).not.toMatch(/uncalibrated/);
