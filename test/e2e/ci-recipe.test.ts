@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HAVE_XMLLINT, validate } from '../../packages/fidelity/test/ci/xmllint.js';
 import { cli, FIXTURES, ROOT, reseal, zipRun } from './helpers.js';
-import { CLI, closureTarballs, LIB, npmPack, offlineNpm, packing, serveRegistry } from './packages.js';
+import { LIB, offlineNpm, packedPackages, serveRegistry, sharedClosureTarballs } from './packages.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
 const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]!) as Record<string, unknown>);
@@ -49,9 +49,11 @@ afterAll(async () => {
 });
 
 beforeAll(async () => {
-  const packed = path.join(tmp, 'packed');
-  tarballs = await packing(async () => [await npmPack(LIB, packed, npm), await npmPack(CLI, packed, npm)]);
-  registry = await serveRegistry(await closureTarballs(path.join(tmp, 'deps')));
+  // This file installs the tarballs and does not test packing (pack.test.ts does): the run's shared
+  // pack of this clone, and the run's shared registry content.
+  const packed = await packedPackages();
+  tarballs = [packed.lib, packed.cli];
+  registry = await serveRegistry(await sharedClosureTarballs());
   npm.npm_config_registry = registry.url;
 }, 600_000);
 

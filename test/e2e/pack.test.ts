@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT } from './helpers.js';
-import { CLI, closureTarballs, dependencyClosure, LIB, npmPack, offlineNpm, packing, run, serveRegistry } from './packages.js';
+import { CLI, dependencyClosure, LIB, npmPack, offlineNpm, packedPackages, packing, run, serveRegistry, sharedClosureTarballs } from './packages.js';
 
 // Nothing may come from the network: an empty cache, and (until the test's own registry is up) a registry that does not answer.
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-pack-'));
@@ -162,6 +162,9 @@ describe('the packed packages', () => {
       // The workspace as the packs left it, read before another file's pack may start.
       after = { stale: existsSync(path.join(LIB, 'dist', STALE)), manifest: readFileSync(path.join(CLI, 'package.json'), 'utf8'), backup: existsSync(path.join(CLI, 'package.json.prepack')) };
     });
+    // This file tests packing, so it always packs for itself; its tarballs then serve the run's other
+    // installs (ci-recipe.test.ts), unless that file packed first.
+    await packedPackages({ lib: libTarball, cli: cliTarball });
   });
 
   it('npm pack builds first and gives clean, self-describing tarballs with real dependency versions', async () => {
@@ -202,7 +205,8 @@ describe('the packed packages', () => {
     // As `npm init` makes it: no "type", so a .js file is CommonJS (README, "As a library", says which name to use).
     mkdirSync(project);
     expect(path.relative(ROOT, project).startsWith('..')).toBe(true);
-    const packages = await closureTarballs(path.join(tmp, 'deps'));
+    // The run's shared registry content (ci-recipe.test.ts serves the same).
+    const packages = await sharedClosureTarballs();
     expect([...packages.keys()]).toEqual(expect.arrayContaining(['zod', 'sharp', 'piscina', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe']));
     registry = await serveRegistry(packages);
     offline.npm_config_registry = registry.url;
