@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { HAVE_XMLLINT, validate } from '../../packages/fidelity/test/ci/xmllint.js';
 import { cli, FIXTURES, ROOT, reseal, zipRun } from './helpers.js';
-import { CLI, closureTarballs, LIB, npmPack, offlineNpm, packing, serveRegistry } from './packages.js';
+import { LIB, offlineNpm, packedPackages, serveRegistry, sharedClosureTarballs } from './packages.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
 const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]!) as Record<string, unknown>);
@@ -49,9 +49,11 @@ afterAll(async () => {
 });
 
 beforeAll(async () => {
-  const packed = path.join(tmp, 'packed');
-  tarballs = await packing(async () => [await npmPack(LIB, packed, npm), await npmPack(CLI, packed, npm)]);
-  registry = await serveRegistry(await closureTarballs(path.join(tmp, 'deps')));
+  // This file installs the tarballs and does not test packing (pack.test.ts does): the run's shared
+  // pack of this clone, and the run's shared registry content.
+  const packed = await packedPackages();
+  tarballs = [packed.lib, packed.cli];
+  registry = await serveRegistry(await sharedClosureTarballs());
   npm.npm_config_registry = registry.url;
 }, 600_000);
 
@@ -94,11 +96,27 @@ function bash(script: string, cwd: string, env: Record<string, string> = {}): Pr
   });
 }
 
-/** The install step, as written: the packages land in the workspace's node_modules, with no engine warning. */
+/** Workspaces installed so far, by install line and FIDELITY_PACKAGES: the first that ran each. */
+const installed = new Map<string, string>();
+
+/**
+ * The install step, as written: the packages land in the workspace's node_modules, with no engine
+ * warning. The same line (and FIDELITY_PACKAGES) in a later workspace gets a copy of the first
+ * one's node_modules instead (the GitLab job's install line is the GitHub step's, as the first test
+ * checks): npm would install the same tarballs from the same registry again.
+ */
 async function install(dir: string, script: string, env: Record<string, string>): Promise<void> {
-  const r = await bash(script, dir, env);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  expect(r.stdout + r.stderr).not.toMatch(/EBADENGINE/);
+  const key = JSON.stringify([script.trim(), env.FIDELITY_PACKAGES]);
+  const first = installed.get(key);
+  if (first) {
+    // Links as they are (.bin's are relative), not re-pointed into the first workspace.
+    cpSync(path.join(first, 'node_modules'), path.join(dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+  } else {
+    const r = await bash(script, dir, env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toMatch(/EBADENGINE/);
+    installed.set(key, dir);
+  }
   expect(realpathSync(path.join(dir, 'node_modules', '.bin', 'fidelity')).startsWith(path.join(dir, 'node_modules'))).toBe(true);
 }
 
@@ -132,8 +150,11 @@ describe('docs/ci.md: the recipes name real commands and options', () => {
   it('every fidelity command exists and takes every option the recipes give it', async () => {
     const commands = [...steps.flatMap((s) => fidelityCommands(s.run ?? '')), ...gitlab.fidelity.script.flatMap(fidelityCommands)];
     expect(commands.map((c) => c[0])).toEqual(['fetch', 'fetch', 'compare', 'fetch', 'fetch', 'compare']);
+    // Each command's --help once: every line that runs it is checked against the same text.
+    const helps = new Map<string, Promise<{ code: number; stdout: string }>>();
     for (const words of commands) {
-      const help = await cli([words[0]!, '--help']);
+      if (!helps.has(words[0]!)) helps.set(words[0]!, cli([words[0]!, '--help']));
+      const help = await helps.get(words[0]!)!;
       expect(help.code, words.join(' ')).toBe(0);
       for (const option of words.filter((w) => w.startsWith('--'))) expect(help.stdout, `${words[0]} ${option}`).toMatch(new RegExp(`\\n {2,}(-[a-z], )?${option}( |\\n)`));
     }
@@ -218,6 +239,9 @@ describe('docs/ci.md: the GitHub Actions workflow, run from its install step', (
 describe('docs/ci.md: the GitLab CI job, run from its install line', () => {
   it('installs, then the compare line exits 4 and leaves the artifacts and the JUnit report it names', async () => {
     const dir = await workspace('gitlab');
+    // The GitHub step's install line and packages folder: install() copies that workspace's node_modules.
+    expect(gitlab.fidelity.script[0]).toBe(step('Install fidelity').run!.trim());
+    expect(gitlab.fidelity.variables.FIDELITY_PACKAGES).toBe(github.env.FIDELITY_PACKAGES);
     await install(dir, gitlab.fidelity.script[0]!, gitlab.fidelity.variables);
     const line = gitlab.fidelity.script.find((l) => l.startsWith('npx fidelity compare'))!;
     const r = await bash(line, dir, gitlab.fidelity.variables);

@@ -8,11 +8,12 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { ROOT } from './helpers.js';
-import { takeLock } from '../shared/store.js';
+import { ROOT, sha256 } from './helpers.js';
+import { inputDigest, shared, takeLock } from '../shared/store.js';
 
 export interface Run {
   code: number;
@@ -55,6 +56,60 @@ export async function packing<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     release();
   }
+}
+
+/**
+ * Asks for a shared entry (test/shared/store.ts) between two packs: its key hashes each package's
+ * dist/ (and here its manifest), which a pack under way prunes and rewrites, so the key is taken
+ * holding the packing lock; the entry is then built (or waited for) without it.
+ */
+async function betweenPacks<T>(ask: () => Promise<T>): Promise<T> {
+  let entry!: Promise<T>;
+  await packing(async () => {
+    entry = ask();
+  });
+  return entry;
+}
+
+/** What a pack reads besides the packages' sources and builds (every shared key holds those): their manifests, READMEs, licences, bin/ and assets/, and the pack hooks. */
+function packInputs(): unknown {
+  const files = [...[LIB, CLI].flatMap((d) => ['package.json', 'README.md', 'LICENSE'].map((f) => path.join(d, f))), path.join(ROOT, 'scripts', 'pack-hooks.mjs')];
+  return {
+    files: files.map((f) => [path.relative(ROOT, f), sha256(readFileSync(f))]),
+    dirs: [path.join(LIB, 'assets'), path.join(CLI, 'bin')].map((d) => [path.relative(ROOT, d), inputDigest(d)]),
+  };
+}
+
+export interface PackedPackages {
+  lib: string;
+  cli: string;
+}
+
+/**
+ * The two tarballs `npm pack` makes of this clone, as a shared entry, for the tests that install
+ * them rather than test packing (ci-recipe.test.ts). pack.test.ts, which tests packing, always
+ * packs for itself and gives its tarballs here as `seed`: whichever of the two files asks first
+ * makes the entry, so the run packs each package once less. The entry is read-only: copy a tarball
+ * before changing it.
+ */
+export async function packedPackages(seed?: PackedPackages): Promise<PackedPackages> {
+  const entry = await betweenPacks(() =>
+    shared('packed-packages', packInputs(), async (dir): Promise<PackedPackages> => {
+      if (seed) {
+        for (const t of [seed.lib, seed.cli]) copyFileSync(t, path.join(dir, path.basename(t)));
+        return { lib: path.basename(seed.lib), cli: path.basename(seed.cli) };
+      }
+      // npm's cache and logs outside the entry: only the tarballs are shared.
+      const cache = mkdtempSync(path.join(os.tmpdir(), 'fidelity-pack-cache-'));
+      try {
+        const [lib, cli] = await packing(async () => [await npmPack(LIB, dir, offlineNpm(cache)), await npmPack(CLI, dir, offlineNpm(cache))]);
+        return { lib: path.basename(lib!), cli: path.basename(cli!) };
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    }),
+  );
+  return { lib: path.join(entry.dir, entry.meta.lib), cli: path.join(entry.dir, entry.meta.cli) };
 }
 
 /** `npm pack` of a workspace package into dest (its prepack hook builds first); the tarball's path. Call it inside {@link packing}. */
@@ -147,11 +202,33 @@ export async function closureTarballs(depsDir: string): Promise<RegistryPackages
   for (const [key, { name, dir }] of dependencyClosure()) {
     const file = path.join(depsDir, `${key.replace(/[@/]/g, '_')}.tgz`);
     // Hard links dereferenced: pnpm's store links identical files, and npm does not extract link entries.
-    const r = await run('tar', ['-czf', file, '--hard-dereference', '--transform', 's,^\\.,package,', '-C', dir, '.'], depsDir);
+    // gzip's fastest level: the registry is on 127.0.0.1, and the ffmpeg and libvips binaries take most of the time at the default.
+    const r = await run('tar', ['-I', 'gzip -1', '-cf', file, '--hard-dereference', '--transform', 's,^\\.,package,', '-C', dir, '.'], depsDir);
     expect(r.code, r.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown> & { version: string };
     if (!packages.has(name)) packages.set(name, new Map());
     packages.get(name)!.set(manifest.version, { manifest, file });
+  }
+  return packages;
+}
+
+/**
+ * {@link closureTarballs} as a shared entry: the registry's content is the same for every file that
+ * serves one (pack.test.ts, ci-recipe.test.ts), so it is made once per test run. Read-only.
+ */
+export async function sharedClosureTarballs(): Promise<RegistryPackages> {
+  const closure = [...dependencyClosure()].map(([key, { dir }]) => [key, dir]);
+  type Tarball = { name: string; version: string; manifest: Record<string, unknown>; file: string };
+  const entry = await betweenPacks(() =>
+    shared('closure-tarballs', closure, async (dir): Promise<Tarball[]> => {
+      const packages = await closureTarballs(dir);
+      return [...packages].flatMap(([name, versions]) => [...versions].map(([version, { manifest, file }]) => ({ name, version, manifest, file: path.basename(file) })));
+    }),
+  );
+  const packages: RegistryPackages = new Map();
+  for (const { name, version, manifest, file } of entry.meta) {
+    if (!packages.has(name)) packages.set(name, new Map());
+    packages.get(name)!.set(version, { manifest, file: path.join(entry.dir, file) });
   }
   return packages;
 }
