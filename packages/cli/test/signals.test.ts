@@ -12,24 +12,30 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidsIn, stillRunningAfter, wrapperDecoder } from '../../fidelity/test/media/wrapper.js';
-import { fixtureBundle } from '../../../test/shared/fixtures.js';
+import { archivedRuns, fixtureBundle, runDir, smallRuns } from '../../../test/shared/fixtures.js';
 import { copyShared } from '../../../test/shared/store.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = path.join(ROOT, 'packages', 'cli', 'bin', 'fidelity.js');
-const RUNS = path.join(ROOT, 'fixtures', 'runs');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-cli-signals-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** tar.gz runs: reading one copies its media into $TMPDIR/fidelity-run-*, the temp files a stop must remove. */
+/**
+ * tar.gz runs: reading one copies its media into $TMPDIR/fidelity-run-*, the temp files a stop must
+ * remove. The smallest comparison (smallRuns: two pairs, test/shared/fixtures.ts), packed once per
+ * test run: a stop acts on whatever the command is doing, not on how many pairs it has, and the
+ * tests that stop it while writing the bundle (or let it finish) measure every pair first. Two
+ * pairs still keep the command measuring and writing for far longer than a stop takes to land.
+ */
 const archives: Record<string, string> = {};
-beforeAll(() => {
-  for (const site of ['h200', 'b200']) {
-    archives[site] = path.join(tmp, `${site}.tar.gz`);
-    const r = spawnSync('tar', ['-czf', archives[site]!, '-C', RUNS, site]);
-    expect(r.status).toBe(0);
-  }
-});
+/** The same runs as folders (the decoder time limit, the closed stdout). */
+let folders: Record<string, string> = {};
+beforeAll(async () => {
+  const packed = await archivedRuns({ sites: ['H200', 'B200'], cases: 2 }, 'tar.gz');
+  for (const site of ['H200', 'B200']) archives[site.toLowerCase()] = runDir(packed, site);
+  const small = await smallRuns();
+  folders = { h200: runDir(small, 'H200'), b200: runDir(small, 'B200') };
+}, 300_000);
 
 let n = 0;
 interface Case {
@@ -67,13 +73,26 @@ function start(args: string[], c: Case, env: NodeJS.ProcessEnv = {}, ownGroup = 
   return { child, stderr: () => err, stdout: () => out, exit };
 }
 
-async function waitFor(r: Running, pattern: RegExp, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!pattern.test(r.stderr())) {
-    if (Date.now() > until) throw new Error(`never saw ${pattern} on stderr:\n${r.stderr()}`);
-    if (r.child.exitCode !== null) throw new Error(`exited ${r.child.exitCode} before ${pattern}:\n${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
+/** Resolves as soon as `pattern` shows on stderr (on the chunk that completes it, not at a later poll), so a signal sent next lands in that stage. */
+function waitFor(r: Running, pattern: RegExp, ms = 60_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      r.child.stderr!.off('data', check);
+      r.child.off('close', exited);
+      if (error) reject(error);
+      else resolve();
+    };
+    // Listeners run in the order they were added: start()'s has already appended the chunk.
+    const check = () => {
+      if (pattern.test(r.stderr())) done();
+    };
+    const exited = (code: number | null) => done(new Error(`exited ${code} before ${pattern}:\n${r.stderr()}`));
+    const timer = setTimeout(() => done(new Error(`never saw ${pattern} on stderr:\n${r.stderr()}`)), ms);
+    r.child.stderr!.on('data', check);
+    r.child.on('close', exited);
+    check();
+  });
 }
 
 /** Processes (other than ourselves) whose environment carries the tag: on Linux, from /proc. */
@@ -170,7 +189,7 @@ describe('--decode-timeout', () => {
     const c = freshCase();
     const { file, pids } = wrapperDecoder(c.dir, 'ffmpeg', 'sleep 300 &\necho $! >> "$PIDS"\nwait');
     const started = Date.now();
-    const r = start(['compare', path.join(RUNS, 'h200'), path.join(RUNS, 'b200'), '--out', c.out, '--json', '--threads', '2', '--decode-timeout', '0.5'], c, {
+    const r = start(['compare', folders.h200!, folders.b200!, '--out', c.out, '--json', '--threads', '2', '--decode-timeout', '0.5'], c, {
       FIDELITY_FFMPEG: file,
     });
     const exit = await r.exit;
@@ -200,7 +219,7 @@ describe('--decode-timeout', () => {
 describe('a closed stdout', () => {
   it('ends `fidelity verify --json` quietly (as `| true` does), with exit 141', async () => {
     const c = freshCase();
-    const r = start(['verify', path.join(RUNS, 'h200'), '--json'], c);
+    const r = start(['verify', folders.h200!, '--json'], c);
     // The reader goes away before the command writes anything.
     r.child.stdout!.destroy();
     const exit = await r.exit;
@@ -210,15 +229,17 @@ describe('a closed stdout', () => {
 });
 
 describe('calibrate, stopped by a signal', () => {
-  /** Two H200 runs (a run and its rerun) as tar.gz: ten same-hardware pairs to measure, media unpacked in $TMPDIR. */
+  /**
+   * Two H200 runs (a run and its rerun) as tar.gz: ten same-hardware pairs to measure, media
+   * unpacked in $TMPDIR. The run's shared tar.gz runs of calibrate's tests (test/shared/fixtures.ts),
+   * their H200 and H200R, instead of generated again.
+   */
   let runs: string[] = [];
-  beforeAll(() => {
-    const dir = path.join(tmp, 'calibrate-runs');
-    const r = spawnSync(process.execPath, [BIN, 'generate', '--out', dir, '--sites', 'H200,H200R', '--format', 'tar.gz'], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    runs = readdirSync(dir).filter((f) => f.endsWith('.tar.gz')).map((f) => path.join(dir, f));
-    expect(runs).toHaveLength(2);
-  }, 120_000);
+  beforeAll(async () => {
+    const tars = await archivedRuns({ sites: ['H200', 'B200', 'H200R'] }, 'tar.gz');
+    runs = ['H200', 'H200R'].map((site) => runDir(tars, site));
+    for (const run of runs) expect(run.endsWith('.tar.gz')).toBe(true);
+  }, 300_000);
 
   for (const [sig, code] of [
     ['SIGTERM', 143],

@@ -55,6 +55,22 @@ async function ffmpegSwscale(): Promise<string> {
 const clips = new ClipFactory();
 afterAll(() => clips.remove());
 
+const measured = new Map<string, ReturnType<typeof measurePair>>();
+/**
+ * measurePair(a, b) in the inferencex set, one thread, measured once per pair in this file: the
+ * pooled figures and the compare_media fields are checked on mostly the same fixture and golden
+ * pairs, each against its own recipe, and they read one measurement instead of two alike.
+ */
+function measureInferencex(a: string, b: string): ReturnType<typeof measurePair> {
+  const key = JSON.stringify([a, b]);
+  let m = measured.get(key);
+  if (!m) {
+    m = measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+    measured.set(key, m);
+  }
+  return m;
+}
+
 live("InferenceX's recipe: pooled RGB PSNR and MAE, to the bit", () => {
   const committed: [string, string][] = [];
   beforeAll(() => {
@@ -67,7 +83,7 @@ live("InferenceX's recipe: pooled RGB PSNR and MAE, to the bit", () => {
     const theirs = await recipe(committed);
     let compared = 0;
     for (const [i, [a, b]] of committed.entries()) {
-      const outcome = await measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+      const outcome = await measureInferencex(a, b);
       const t = theirs.pairs[i]!;
       if (!outcome.ok) {
         // Incompatible pairs (the runs hold some on purpose) have no figures on either side.
@@ -186,7 +202,7 @@ live("InferenceX's compare_media, field for field (pairs[].inferencex)", () => {
     const theirs = await compareMediaRecipe(pairs);
     let compatible = 0;
     for (const [i, [a, b]] of pairs.entries()) {
-      const outcome = await measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+      const outcome = await measureInferencex(a, b);
       const ours = outcome.ok ? outcome.measurement.inferencex : outcome.inferencex;
       const t = theirs[i]!;
       const label = `${path.basename(a)} against ${path.relative(path.join(RUNS, '..'), b)}`;
@@ -215,7 +231,7 @@ live("InferenceX's compare_media, field for field (pairs[].inferencex)", () => {
 
   it('are the same figures in every set that computes them, and absent in the others', async () => {
     const [a, b] = [path.join(RUNS, 'h200', 'media', 'measurement-r000-c003.mp4'), path.join(RUNS, 'b200', 'media', 'measurement-r000-c003.mp4')];
-    const ix = await measurePair(a, b, { metrics: 'inferencex', videoThreads: 0 });
+    const ix = await measureInferencex(a, b);
     const all = await measurePair(a, b, { metrics: 'all', videoThreads: 1, audioThread: true });
     const ff = await measurePair(a, b, { metrics: 'ffmpeg', videoThreads: 0 });
     expect(ix.ok && all.ok && ff.ok).toBe(true);

@@ -4,13 +4,13 @@
  * segments, 6 frames at 112x64 then 6 at 96x48, in one MP4 stream with the fixture clip's audio, so it
  * keeps the plan's size (the first frame's) and frame count. Both sides of one pair get such a clip,
  * the candidate's second half noisy, so the worst frame lies after the size change: the stills are
- * taken from past it. One candidate run, to keep it small.
+ * taken from past it. One candidate run of two cases (the suite's shared smallRuns, copied), to keep it
+ * small: the hostile pair is the one that counts, and the bundle compare writes is built four times.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../../src/compare.js';
@@ -18,9 +18,9 @@ import { resolveFfmpeg } from '../../src/media/ffmpeg.js';
 import { extractFrame } from '../../src/media/frames.js';
 import { merge } from '../../src/shard/merge.js';
 import { reseal, snapshot } from '../../../../test/e2e/helpers.js';
+import { runDir, smallRuns } from '../../../../test/shared/fixtures.js';
+import { copyShared } from '../../../../test/shared/store.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const FIX = path.join(ROOT, 'fixtures', 'runs');
 const SLOT = 'measurement-r000-c001';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-geometry-'));
 const at = (...p: string[]): string => path.join(tmp, ...p);
@@ -50,10 +50,12 @@ async function sizeChangingClip(ffmpeg: string, out: string, audioFrom: string, 
 beforeAll(async () => {
   process.env.SOURCE_DATE_EPOCH = '1764450000';
   const { ffmpeg } = await resolveFfmpeg();
+  const small = await smallRuns();
   for (const [run, noisy] of [['h200', false], ['b200', true]] as const) {
-    cpSync(path.join(FIX, run), at(run), { recursive: true });
+    const from = runDir(small, run.toUpperCase());
+    copyShared(from, at(run));
     const clip = at(run, 'media', `${SLOT}.mp4`);
-    await sizeChangingClip(ffmpeg.path, at(`${run}.mp4`), path.join(FIX, run, 'media', `${SLOT}.mp4`), noisy);
+    await sizeChangingClip(ffmpeg.path, at(`${run}.mp4`), path.join(from, 'media', `${SLOT}.mp4`), noisy);
     cpSync(at(`${run}.mp4`), clip);
     reseal(at(run));
   }
