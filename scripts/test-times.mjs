@@ -39,8 +39,9 @@ if (!file || args.length !== 1 || !Number.isInteger(top) || !Number.isInteger(to
 function load(reportFile) {
   const report = JSON.parse(readFileSync(reportFile, 'utf8'));
   const root = path.resolve(path.dirname(reportFile));
-  // The same name rule as the reporter's (test/shared/file-times.ts fileTimesPath).
-  const filesReport = reportFile.replace(/(\.json)?$/, '.files.json');
+  // The same name rule as the reporter's (test/shared/file-times.ts besideReport).
+  const beside = (suffix) => reportFile.replace(/(\.json)?$/, suffix);
+  const filesReport = beside('.files.json');
   const wholeTimes = existsSync(filesReport)
     ? new Map(JSON.parse(readFileSync(filesReport, 'utf8')).files.map((f) => [relative(f.file, root), f.collect + f.run]))
     : null;
@@ -52,7 +53,7 @@ function load(reportFile) {
   });
   const start = Math.min(...report.testResults.map((f) => f.startTime ?? Infinity));
   const end = Math.max(...report.testResults.map((f) => f.endTime ?? 0));
-  const cpuFile = reportFile.replace(/(\.json)?$/, '.cpu.jsonl');
+  const cpuFile = beside('.cpu.jsonl');
   const lines = existsSync(cpuFile) ? readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
   const cpu = new Map(lines.filter((l) => l.file).map((l) => [relative(l.file, root), l.cpu_s]));
   const shared = new Map();

@@ -2,7 +2,8 @@
  * This process's CPU seconds so far, children included: user + system of the process and of every
  * child it has waited for (/proc/self/stat fields 14 to 17). Linux only: null elsewhere.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { besideReport } from './file-times.js';
 
 /** Clock ticks per second of /proc's times (USER_HZ: 100 on every Linux this runs on). */
 const TICKS = 100;
@@ -18,8 +19,13 @@ export function cpuSeconds(): number | null {
   }
 }
 
-/** Where per-file and per-entry CPU lines go: beside `FIDELITY_TEST_TIMES`'s report, or nowhere. */
-export function cpuLog(): string | null {
+/**
+ * Appends one CPU line (`{ file }` or `{ shared }`, and the seconds between two {@link cpuSeconds}
+ * readings) beside `FIDELITY_TEST_TIMES`'s report, as `<report>.cpu.jsonl`; without that variable,
+ * or off Linux, nothing.
+ */
+export function recordCpu(what: { file: string } | { shared: string }, start: number | null, end: number | null): void {
   const report = process.env.FIDELITY_TEST_TIMES;
-  return report ? report.replace(/(\.json)?$/, '.cpu.jsonl') : null;
+  if (!report || start === null || end === null) return;
+  appendFileSync(besideReport(report, '.cpu.jsonl'), `${JSON.stringify({ ...what, cpu_s: Math.round((end - start) * 100) / 100 })}\n`);
 }

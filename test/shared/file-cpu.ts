@@ -5,19 +5,15 @@
  * says little on two busy cores; CPU is what a file costs the suite. A shared entry (store.ts) is
  * charged to the file that built it, and its own CPU is written there too, under `shared`.
  */
-import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { cpuSeconds, cpuLog } from './cpu.js';
+import { cpuSeconds, recordCpu } from './cpu.js';
 
 let start: number | null = null;
 beforeAll(() => {
   start = cpuSeconds();
 });
 afterAll(() => {
-  const end = cpuSeconds();
-  const log = cpuLog();
   const file = expect.getState().testPath;
-  if (start === null || end === null || !log || !file) return;
-  appendFileSync(log, `${JSON.stringify({ file: path.relative(process.cwd(), file), cpu_s: Math.round((end - start) * 100) / 100 })}\n`);
+  if (file) recordCpu({ file: path.relative(process.cwd(), file) }, start, cpuSeconds());
 });

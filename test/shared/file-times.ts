@@ -20,9 +20,14 @@ export interface FileTimes {
   run: number;
 }
 
+/** A file beside the JSON report `report`: its name without `.json`, plus `suffix` (scripts/test-times.mjs reads them by the same rule). */
+export function besideReport(report: string, suffix: string): string {
+  return report.replace(/(\.json)?$/, suffix);
+}
+
 /** Where the per-file times go, beside the JSON report `report`. */
 export function fileTimesPath(report: string): string {
-  return report.replace(/(\.json)?$/, '.files.json');
+  return besideReport(report, '.files.json');
 }
 
 export default class FileTimesReporter implements Reporter {

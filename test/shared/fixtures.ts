@@ -11,7 +11,7 @@ import { compare } from '../../packages/fidelity/src/compare.js';
 import { generateRuns, type GeneratedRuns, type GenerateRunsOptions } from '../../packages/fidelity/src/synth/index.js';
 import { parseOptions } from '../../packages/fidelity/src/synth/options.js';
 import { RUN_FORMAT_SUFFIX, writeRunArchive } from '../../packages/fidelity/src/synth/archive-file.js';
-import { cli } from '../e2e/helpers.js';
+import { cli, type CliResult } from '../e2e/helpers.js';
 import { inputDigest, REPO, shared, type Shared } from './store.js';
 
 export const FIXTURE_RUNS = path.join(REPO, 'fixtures', 'runs');
@@ -80,12 +80,8 @@ export async function archivedRuns(options: Parameters<typeof generatedRuns>[0],
   return entry.meta;
 }
 
-/** What `fidelity compare` of the fixtures, run once by {@link fixtureCliCompare}, did: for the e2e tests to judge. */
-export interface CliCompareRun {
-  /** Its exit code, stdout (the --json document) and stderr. */
-  code: number;
-  stdout: string;
-  stderr: string;
+/** What `fidelity compare` of the fixtures, run once by {@link fixtureCliCompare}, did (its exit code, its --json document on stdout, its stderr): for the e2e tests to judge. */
+export interface CliCompareRun extends CliResult {
   /** The bundle it wrote, its JUnit file and the job summary it appended to (absolute: inside the entry). */
   bundle: string;
   junit: string;
@@ -112,16 +108,12 @@ export function fixtureCliCompare(): Promise<Shared<CliCompareRun>> {
     const r = await cli(['compare', ...sites.map(site), '--out', bundle, '--json', '--threads', '2', '--junit', junit], {
       env: { SOURCE_DATE_EPOCH: SHARED_EPOCH, GITHUB_STEP_SUMMARY: summary },
     });
-    return { code: r.code, stdout: r.stdout, stderr: r.stderr, bundle, junit, summary };
+    return { ...r, bundle, junit, summary };
   });
 }
 
-/** What `fidelity demo --json`, run once by {@link demoBundle}, did: for the e2e test to judge. */
-export interface DemoRun {
-  /** Its exit code, stdout and stderr. */
-  code: number;
-  stdout: string;
-  stderr: string;
+/** What `fidelity demo --json`, run once by {@link demoBundle}, did (its exit code, stdout and stderr): for the e2e test to judge. */
+export interface DemoRun extends CliResult {
   /** The folder it ran in (relative to the entry), and what that folder held afterwards. */
   cwd: string;
   cwdEntries: string[];
@@ -148,9 +140,7 @@ export function demoBundle(): Promise<Shared<DemoRun>> {
     // About 70 s of wall on 2 idle cores; far more while the other worker is busy.
     const r = await cli(['demo', '--json'], { cwd, env: { SOURCE_DATE_EPOCH: SHARED_EPOCH }, timeoutMs: 900_000 });
     return {
-      code: r.code,
-      stdout: r.stdout,
-      stderr: r.stderr,
+      ...r,
       cwd: 'work',
       cwdEntries: readdirSync(cwd),
       leftRuns: [...runsIn()].filter((f) => !before.has(f)),

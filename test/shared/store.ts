@@ -18,13 +18,13 @@
  *   shared data copies it first (`copyShared`).
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { snapshot } from '../e2e/helpers.js';
-import { cpuLog, cpuSeconds } from './cpu.js';
+import { cpuSeconds, recordCpu } from './cpu.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -177,9 +177,7 @@ async function obtain<T>(root: string, key: string, name: string, build: (dir: s
       mkdirSync(dir);
       const cpuBefore = cpuSeconds();
       const meta = await build(dir);
-      const cpuAfter = cpuSeconds();
-      const log = cpuLog();
-      if (log && cpuBefore !== null && cpuAfter !== null) appendFileSync(log, `${JSON.stringify({ shared: name, cpu_s: Math.round((cpuAfter - cpuBefore) * 100) / 100 })}\n`);
+      recordCpu({ shared: name }, cpuBefore, cpuSeconds());
       const entry: EntryRecord<T> = { name, files: digestTree(dir), meta };
       writeFileSync(`${record}.tmp`, JSON.stringify(entry));
       renameSync(`${record}.tmp`, record);
