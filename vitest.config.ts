@@ -26,6 +26,11 @@ const times = process.env.FIDELITY_TEST_TIMES;
 /** With FIDELITY_TEST_TIMES, each file's CPU too (test/shared/file-cpu.ts). */
 const cpu = times ? ['test/shared/file-cpu.ts'] : [];
 
+// What fidelity does for its own ffmpeg children (media/child-env.ts), for every process the suite
+// starts: the ffmpeg of its fixtures and oracles and the Python oracles' numpy link OpenBLAS, whose
+// threads spin at every start though none of them calls BLAS. A count set by the caller is kept.
+process.env.OPENBLAS_NUM_THREADS ??= '1';
+
 export default defineConfig({
   test: {
     testTimeout: 120_000,

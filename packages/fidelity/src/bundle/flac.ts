@@ -157,20 +157,26 @@ function crc16(data: Uint8Array): number {
   return c;
 }
 
-/** Residual of the fixed predictor of `order` (RFC 9639 9.2.5) at sample i ≥ order. */
-function fixedResiduals(x: Int32Array, order: number): Int32Array {
+/** Residual of the fixed predictor of `order` (RFC 9639 9.2.5) at sample i ≥ order, written at the start of `into`. */
+function fixedResiduals(x: Int32Array, order: number, into: Int32Array): Int32Array {
   const n = x.length;
-  const r = new Int32Array(n - order);
-  for (let i = order; i < n; i++) {
-    let p: number;
-    switch (order) {
-      case 0: p = 0; break;
-      case 1: p = x[i - 1]!; break;
-      case 2: p = 2 * x[i - 1]! - x[i - 2]!; break;
-      case 3: p = 3 * x[i - 1]! - 3 * x[i - 2]! + x[i - 3]!; break;
-      default: p = 4 * x[i - 1]! - 6 * x[i - 2]! + 4 * x[i - 3]! - x[i - 4]!;
-    }
-    r[i - order] = x[i]! - p;
+  const r = into.subarray(0, n - order);
+  // One loop per order: a switch inside the loop would be taken for every sample.
+  switch (order) {
+    case 0:
+      for (let i = 0; i < n; i++) r[i] = x[i]!;
+      break;
+    case 1:
+      for (let i = 1; i < n; i++) r[i - 1] = x[i]! - x[i - 1]!;
+      break;
+    case 2:
+      for (let i = 2; i < n; i++) r[i - 2] = x[i]! - (2 * x[i - 1]! - x[i - 2]!);
+      break;
+    case 3:
+      for (let i = 3; i < n; i++) r[i - 3] = x[i]! - (3 * x[i - 1]! - 3 * x[i - 2]! + x[i - 3]!);
+      break;
+    default:
+      for (let i = 4; i < n; i++) r[i - 4] = x[i]! - (4 * x[i - 1]! - 6 * x[i - 2]! + 4 * x[i - 3]! - x[i - 4]!);
   }
   return r;
 }
@@ -183,10 +189,35 @@ interface RicePlan {
   params: number[];
 }
 
+/** Per-partition sums of {@link planRice}, reused from call to call: fresh ones are about 2 MB of new memory a second of stereo. */
+const RICE_K = MAX_RICE5 + 1;
+const riceSums = new Float64Array((1 << MAX_PARTITION_ORDER) * RICE_K);
+const riceCounts = new Float64Array(1 << MAX_PARTITION_ORDER);
+
+/**
+ * The best parameter of one partition of `count` folded residuals whose Σ(u >> k) are
+ * sums[at + k]: the smallest k of the fewest bits count·(k+1) + Σ(u >> k), k ≤ maxK. The cost
+ * is convex in k (its step count − Σ⌈(u >> k) / 2⌉ never decreases), so the search stops at the
+ * first k that is not cheaper: the same k as trying every one.
+ */
+function bestParameter(sums: Float64Array, at: number, count: number, maxK: number): { k: number; bits: number } {
+  let k = 0;
+  let bits = count + sums[at]!;
+  for (let next = 1; next <= maxK; next++) {
+    const b = count * (next + 1) + sums[at + next]!;
+    if (b >= bits) break;
+    bits = b;
+    k = next;
+  }
+  return { k, bits };
+}
+
 /**
  * The cheapest partitioned Rice coding of a residual by exact bit count: for each partition
  * order the block allows and each parameter, the cost of a partition of n folded residuals u is
  * n·(k+1) + Σ(u >> k). The sums of the smallest partitions are added up for the larger ones.
+ * The 5-bit method is tried only where a partition's best 4-bit parameter is the largest (14):
+ * elsewhere it finds the same parameters at one more bit a partition, and ties go to the first.
  */
 function planRice(res: Int32Array, blockSize: number, predictorOrder: number): RicePlan {
   let maxOrder = 0;
@@ -197,10 +228,11 @@ function planRice(res: Int32Array, blockSize: number, predictorOrder: number): R
   ) maxOrder++;
   const parts = 1 << maxOrder;
   const partLen = blockSize >> maxOrder;
-  const K = MAX_RICE5 + 1;
-  // sums[p*K + k] = Σ(u >> k) over the p-th smallest partition; counts[p] its sample count.
-  let sums = new Float64Array(parts * K);
-  let counts = new Float64Array(parts);
+  const K = RICE_K;
+  // sums[p*K + k] = Σ(u >> k) over the p-th partition of the order at hand; counts[p] its sample count.
+  const sums = riceSums;
+  const counts = riceCounts;
+  sums.fill(0, 0, parts * K);
   let at = 0;
   for (let p = 0; p < parts; p++) {
     const end = (p + 1) * partLen - predictorOrder;
@@ -222,34 +254,32 @@ function planRice(res: Int32Array, blockSize: number, predictorOrder: number): R
   let best: RicePlan | null = null;
   for (let order = maxOrder; order >= 0; order--) {
     const n = 1 << order;
-    for (let method = 0; method <= 1; method++) {
-      const maxK = method === 0 ? MAX_RICE4 : MAX_RICE5;
-      let bits = 2 + 4;
-      const params: number[] = [];
+    let bits = 2 + 4;
+    let atMax = false;
+    const params: number[] = [];
+    for (let p = 0; p < n; p++) {
+      const { k, bits: b } = bestParameter(sums, p * K, counts[p]!, MAX_RICE4);
+      if (k === MAX_RICE4) atMax = true;
+      params.push(k);
+      bits += 4 + b;
+    }
+    if (best === null || bits < best.bits) best = { bits, method: 0, order, params };
+    if (atMax) {
+      let bits5 = 2 + 4;
+      const params5: number[] = [];
       for (let p = 0; p < n; p++) {
-        let bestK = 0;
-        let bestBits = Infinity;
-        for (let k = 0; k <= maxK; k++) {
-          const b = counts[p]! * (k + 1) + sums[p * K + k]!;
-          if (b < bestBits) {
-            bestBits = b;
-            bestK = k;
-          }
-        }
-        params.push(bestK);
-        bits += (method === 0 ? 4 : 5) + bestBits;
+        const { k, bits: b } = bestParameter(sums, p * K, counts[p]!, MAX_RICE5);
+        params5.push(k);
+        bits5 += 5 + b;
       }
-      if (best === null || bits < best.bits) best = { bits, method, order, params };
+      if (bits5 < best.bits) best = { bits: bits5, method: 1, order, params: params5 };
     }
     if (order > 0) {
-      const merged = new Float64Array((n / 2) * K);
-      const mergedCounts = new Float64Array(n / 2);
+      // Pairs of partitions merged in place: partition p of the next order reads 2p and 2p + 1 ≥ p.
       for (let p = 0; p < n / 2; p++) {
-        mergedCounts[p] = counts[2 * p]! + counts[2 * p + 1]!;
-        for (let k = 0; k < K; k++) merged[p * K + k] = sums[2 * p * K + k]! + sums[(2 * p + 1) * K + k]!;
+        counts[p] = counts[2 * p]! + counts[2 * p + 1]!;
+        for (let k = 0; k < K; k++) sums[p * K + k] = sums[2 * p * K + k]! + sums[(2 * p + 1) * K + k]!;
       }
-      sums = merged;
-      counts = mergedCounts;
     }
   }
   return best!;
@@ -326,11 +356,11 @@ function quantizeLpc(coefs: number[]): { q: Int32Array; shift: number } | null {
   return { q, shift };
 }
 
-/** Residual of a quantised LPC predictor at sample i ≥ order, or null if one would not fit 31 bits. */
-function lpcResiduals(x: Int32Array, q: Int32Array, shift: number): Int32Array | null {
+/** Residual of a quantised LPC predictor at sample i ≥ order, written at the start of `into`, or null if one would not fit 31 bits. */
+function lpcResiduals(x: Int32Array, q: Int32Array, shift: number, into: Int32Array): Int32Array | null {
   const order = q.length;
   const n = x.length;
-  const r = new Int32Array(n - order);
+  const r = into.subarray(0, n - order);
   const scale = pow2(shift);
   for (let i = order; i < n; i++) {
     let sum = 0;
@@ -357,11 +387,18 @@ function planSubframe(x: Int32Array, bps: number): Subframe {
   for (let i = 1; i < n && constant; i++) constant = x[i] === x[0];
   if (constant) return { kind: 'constant', bits: header + bps };
   let best: Subframe = { kind: 'verbatim', bits: header + n * bps };
+  // Two residual buffers: each candidate is computed into the one the best so far does not hold
+  // (buffers[free]), rather than into a new array per candidate.
+  const buffers = [new Int32Array(n), new Int32Array(n)];
+  let free = 0;
   for (let order = 0; order <= 4 && order < n; order++) {
-    const residual = fixedResiduals(x, order);
+    const residual = fixedResiduals(x, order, buffers[free]!);
     const rice = planRice(residual, n, order);
     const bits = header + order * bps + rice.bits;
-    if (bits < best.bits) best = { kind: 'fixed', bits, order, residual, rice };
+    if (bits < best.bits) {
+      best = { kind: 'fixed', bits, order, residual, rice };
+      free ^= 1;
+    }
   }
   if (n > 2 * MAX_LPC_ORDER) {
     const sets = lpcCoefficients(x, MAX_LPC_ORDER);
@@ -369,11 +406,14 @@ function planSubframe(x: Int32Array, bps: number): Subframe {
       const order = coefs.length;
       const quantized = quantizeLpc(coefs);
       if (quantized === null) continue;
-      const residual = lpcResiduals(x, quantized.q, quantized.shift);
+      const residual = lpcResiduals(x, quantized.q, quantized.shift, buffers[free]!);
       if (residual === null) continue;
       const rice = planRice(residual, n, order);
       const bits = header + order * bps + 4 + 5 + order * LPC_PRECISION + rice.bits;
-      if (bits < best.bits) best = { kind: 'lpc', bits, order, q: quantized.q, shift: quantized.shift, residual, rice };
+      if (bits < best.bits) {
+        best = { kind: 'lpc', bits, order, q: quantized.q, shift: quantized.shift, residual, rice };
+        free ^= 1;
+      }
     }
   }
   return best;

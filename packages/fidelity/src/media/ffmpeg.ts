@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { FidelityError } from '../errors.js';
 import { sha256File } from '../hash.js';
+import { childEnv } from './child-env.js';
 
 /** Which of the two binaries: `ffmpeg` decodes, `ffprobe` reads stream properties. */
 export type BinaryKind = 'ffmpeg' | 'ffprobe';
@@ -142,7 +143,7 @@ export function binaryCandidates(kind: BinaryKind, options: ResolveOptions = {})
 
 function runVersion(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(file, ['-hide_banner', '-version'], { timeout: 15_000, maxBuffer: 1 << 20 }, (error, stdout) => {
+    execFile(file, ['-hide_banner', '-version'], { env: childEnv(), timeout: 15_000, maxBuffer: 1 << 20 }, (error, stdout) => {
       if (error) reject(error);
       else resolve(stdout.split('\n')[0]?.trim() ?? '');
     });

@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { FidelityError } from '../errors.js';
 import type { SocketChannel } from './socket-channel.js';
 import { checkBounded, withinBounds } from '../bounds.js';
+import { childEnv } from './child-env.js';
 
 /** Enough of ffmpeg's stderr to show why it failed, without holding a chatty log. */
 const STDERR_TAIL_BYTES = 4096;
@@ -161,7 +162,7 @@ export class ProcessScope {
     let proc: ChildProcess;
     try {
       // A group of its own also keeps a terminal's Ctrl-C from reaching ffmpeg directly: the abort path stops it.
-      proc = spawn(file, args, { stdio, windowsHide: true, detached: GROUPS, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+      proc = spawn(file, args, { stdio, env: childEnv(), windowsHide: true, detached: GROUPS, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     } catch (error) {
       for (const channel of Object.values(sockets)) channel.ours.destroy();
       throw error;

@@ -20,8 +20,15 @@ function nextPow2(n: number): number {
   return p;
 }
 
+/**
+ * Storage of finished estimators' FIFOs, for the next ones in this thread: a pair's four FIFOs grow
+ * to a few MB each, and fresh ones would be new memory for every pair to fault in and zero.
+ */
+const spareStorage: Float64Array[] = [];
+const MAX_SPARE_STORAGE = 8;
+
 class Fifo {
-  data = new Float64Array(0);
+  data = spareStorage.pop() ?? new Float64Array(0);
   length = 0;
 
   push(chunk: Float32Array): void {
@@ -36,7 +43,19 @@ class Fifo {
   }
 
   zeros(count: number): void {
-    this.push(new Float32Array(count));
+    if (this.length + count > this.data.length) this.push(new Float32Array(count));
+    else {
+      // Reused storage holds an earlier stream's samples.
+      this.data.fill(0, this.length, this.length + count);
+      this.length += count;
+    }
+  }
+
+  /** Hands the storage on to the next FIFO of this thread; this one is empty and unused afterwards. */
+  release(): void {
+    if (spareStorage.length < MAX_SPARE_STORAGE && this.data.length > 0) spareStorage.push(this.data);
+    this.data = new Float64Array(0);
+    this.length = 0;
   }
 
   drop(count: number): void {
@@ -56,6 +75,7 @@ export class LagEstimator {
   private total = 0;
   private energyA = 0;
   private energyB = 0;
+  private lag: number | null = null;
 
   constructor(maxLag: number) {
     this.maxLag = maxLag;
@@ -113,7 +133,13 @@ export class LagEstimator {
     });
   }
 
+  /** The lag; the FIFOs' storage goes on to the next estimator, so a second call gives the first one's answer. */
   finish(): number {
+    this.lag ??= this.peak();
+    return this.lag;
+  }
+
+  private peak(): number {
     const done = this.blocks * this.block;
     const left = this.total - done;
     if (left > 0) {
@@ -121,6 +147,8 @@ export class LagEstimator {
       const lags = this.blocks === 0 ? Math.min(this.maxLag, this.total - 1) : this.maxLag;
       this.correlate(left, lags);
     }
+    this.a.release();
+    this.b.release();
     if (this.total === 0 || this.energyA === 0 || this.energyB === 0) return 0;
     const L = this.maxLag;
     let best = 0;

@@ -10,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { FidelityError } from '../errors.js';
+import { childEnv } from '../media/child-env.js';
 import type { LavfiSource } from './cases.js';
 import type { FilterEdit } from './differences.js';
 import type { SizeProfile } from './options.js';
@@ -59,7 +60,7 @@ export function runFfmpeg(ffmpeg: string, args: string[], signal?: AbortSignal):
       reject(new FidelityError('ABORTED', 'generation was cancelled'));
       return;
     }
-    const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(ffmpeg, args, { stdio: ['ignore', 'ignore', 'pipe'], env: childEnv() });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {

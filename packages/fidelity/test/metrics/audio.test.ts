@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAudioAccumulator } from '../../src/metrics/audio.js';
+import { LagEstimator } from '../../src/metrics/lag.js';
 import { AudioMetrics } from '../../src/schemas/measurement.js';
 import { decodeAudio, goldenPair, PAIR_NAMES } from './oracle.js';
 
@@ -183,6 +184,18 @@ describe('lag_estimate_samples', () => {
     const a = noise(300000, 22);
     expect(measure([a], [delayed(a, 1234)], 48000, 4000).channels[0]!.lag_estimate_samples).toBe(1234);
     expect(measure([a], [delayed(a, -23999)], 48000, 4000).channels[0]!.lag_estimate_samples).toBe(-23999);
+  });
+
+  it('an estimator on storage a finished one left (loud samples past its own end) reads only its own stream', () => {
+    // The loud stream's FIFOs go on to the next channels of this thread (metrics/lag.ts); the quiet,
+    // shorter streams would find +1234 if anything past their own samples were read.
+    const loud = noise(300000, 25).map((x) => x * 1000);
+    expect(measure([loud, loud], [delayed(loud, 1234), delayed(loud, 1234)], 48000, 4000).channels.map((c) => c.lag_estimate_samples)).toEqual([1234, 1234]);
+    const quiet = noise(30000, 26).map((x) => x * 1e-3);
+    expect(measure([quiet, quiet], [delayed(quiet, -37), delayed(quiet, 5)], 48000, 3000).channels.map((c) => c.lag_estimate_samples)).toEqual([-37, 5]);
+    const estimator = new LagEstimator(4800);
+    estimator.push(quiet, delayed(quiet, 12));
+    expect([estimator.finish(), estimator.finish()]).toEqual([12, 12]);
   });
 
   it('a side of all zeros has no peak: 0 with lag_estimate_reason saying which side; absent when both sides have signal', () => {
