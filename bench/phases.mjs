@@ -65,6 +65,8 @@ import { shortRuns } from './short-clips.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const lib = await import(pathToFileURL(path.join(root, 'packages/fidelity/dist/index.js')).href);
+// The environment fidelity gives its ffmpeg children (OpenBLAS on one thread), for the decoding floor below.
+const { childEnv } = await import(pathToFileURL(path.join(root, 'packages/fidelity/dist/media/child-env.js')).href);
 const { measurePair, compare, generateRuns, resolveFfmpeg, resolveMetrics, MANIFEST_FILE } = lib;
 const run = promisify(execFile);
 
@@ -299,13 +301,14 @@ function raceTasks(fixture) {
     }],
     // The decoding floor of each side, nothing measured: what fidelity's decoders do (per pair one
     // ffmpeg for both videos at -threads 1 and one for both audio streams at -cpuflags 0, to the null
-    // muxer), one process after another on one core; and the recipe's own decoding in PyAV (every
-    // video frame to rgb24, every audio frame to an array), one process. What compare spends beyond
-    // its floor is measuring and the bundle; what InferenceX spends beyond its floor, its metrics.
+    // muxer, in the environment fidelity gives them), one process after another on one core; and the
+    // recipe's own decoding in PyAV (every video frame to rgb24, every audio frame to an array), one
+    // process. What compare spends beyond its floor is measuring and the bundle; what InferenceX
+    // spends beyond its floor, its metrics.
     ['decode_ffmpeg', () => timed(async () => {
       for (const p of fixture.pairs) {
-        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-threads', '1', '-i', p.a, '-threads', '1', '-i', p.b, '-map', '0:v:0', '-f', 'null', '-', '-map', '1:v:0', '-f', 'null', '-']);
-        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-cpuflags', '0', '-i', p.a, '-i', p.b, '-map', '0:a:0', '-f', 'null', '-', '-map', '1:a:0', '-f', 'null', '-']);
+        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-threads', '1', '-i', p.a, '-threads', '1', '-i', p.b, '-map', '0:v:0', '-f', 'null', '-', '-map', '1:v:0', '-f', 'null', '-'], { env: childEnv() });
+        await run(tools.ffmpeg.path, ['-nostdin', '-v', 'error', '-cpuflags', '0', '-i', p.a, '-i', p.b, '-map', '0:a:0', '-f', 'null', '-', '-map', '1:a:0', '-f', 'null', '-'], { env: childEnv() });
       }
     })],
     ['decode_pyav', () => spawnTimed('/usr/bin/python3', ['-c', PYAV_DECODE, ...fixture.pairs.flatMap((p) => [p.a, p.b])])],
