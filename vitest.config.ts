@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import SpreadSerial from './test/shared/sequencer.js';
 import FileTimesReporter from './test/shared/file-times.js';
+import { childEnv } from './packages/fidelity/src/media/child-env.js';
 
 /**
  * Files whose tests time signals, deadlines or a cluster, or drive a browser: they run one at a
@@ -26,10 +27,10 @@ const times = process.env.FIDELITY_TEST_TIMES;
 /** With FIDELITY_TEST_TIMES, each file's CPU too (test/shared/file-cpu.ts). */
 const cpu = times ? ['test/shared/file-cpu.ts'] : [];
 
-// What fidelity does for its own ffmpeg children (media/child-env.ts), for every process the suite
+// fidelity's rule for its own ffmpeg children (media/child-env.ts), for every process the suite
 // starts: the ffmpeg of its fixtures and oracles and the Python oracles' numpy link OpenBLAS, whose
 // threads spin at every start though none of them calls BLAS. A count set by the caller is kept.
-process.env.OPENBLAS_NUM_THREADS ??= '1';
+Object.assign(process.env, childEnv());
 
 export default defineConfig({
   test: {

@@ -5,8 +5,8 @@
  * Distribution builds of ffmpeg (Debian's among them) link OpenBLAS through their filter libraries.
  * Its constructor starts a thread per core when the process loads, and those threads spin on
  * sched_yield for a while before they sleep, on every ffmpeg and ffprobe start, though decoding,
- * probing and encoding never call BLAS. With one thread nothing is started: the same output at
- * about 7% less CPU for a short compare (docs/media.md has the figures).
+ * probing and encoding never call BLAS. With one thread nothing is started and the output is the
+ * same (docs/media.md, "Child processes", has what it saves).
  */
 
 /** The variable OpenBLAS reads first for its thread count. */

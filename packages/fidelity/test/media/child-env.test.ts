@@ -74,10 +74,10 @@ describe('the children see it', () => {
 
   it('the real ffmpeg, started by the scope, starts no OpenBLAS threads', async () => {
     // Its thread count, read from /proc while it reads an endless source in real time.
-    const threadsOf = async (env: Record<string, string | undefined>): Promise<{ threads: number; openblas: boolean }> => {
-      const before = { ...process.env };
-      Object.assign(process.env, env);
-      for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k];
+    const threadsOf = async (count: string | undefined): Promise<{ threads: number; openblas: boolean }> => {
+      // The variable as the caller left it; afterEach puts the file's own value back.
+      if (count === undefined) delete process.env[OPENBLAS_THREADS_VARIABLE];
+      else process.env[OPENBLAS_THREADS_VARIABLE] = count;
       const scope = new ProcessScope();
       try {
         const child = scope.spawn(realFfmpeg(), ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'nullsrc=s=16x16:r=1', '-f', 'null', '-'], { label: 'idle', pipes: [1], timeoutMs: 60_000 });
@@ -86,11 +86,10 @@ describe('the children see it', () => {
         return { threads: Number(/^Threads:\s+(\d+)/m.exec(status)![1]), openblas: readFileSync(`/proc/${child.pid}/maps`, 'utf8').includes('libopenblas') };
       } finally {
         await scope.close();
-        process.env = before;
       }
     };
-    const ours = await threadsOf({ [OPENBLAS_THREADS_VARIABLE]: undefined });
-    const four = await threadsOf({ [OPENBLAS_THREADS_VARIABLE]: '4' });
+    const ours = await threadsOf(undefined);
+    const four = await threadsOf('4');
     // Where the build links OpenBLAS (Debian's does), it starts a thread of its own for each but one of
     // the count asked for, up to the cores it may use; a build without it has the same threads either way.
     expect(four.openblas).toBe(ours.openblas);
