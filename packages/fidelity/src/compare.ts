@@ -17,6 +17,7 @@ import { withContainerReaders } from './comparison/container-readers.js';
 import { measureOwnRepetitionsOn, measurePairsOn, measureSettingsOf } from './comparison/measure.js';
 import { planComparison, planSettingsOf } from './comparison/plan.js';
 import { writeBundle } from './comparison/write.js';
+import { filesAhead, type FilesAhead } from './comparison/files-ahead.js';
 import { invalidParameter } from './errors.js';
 import { resolveFfmpeg, type ResolveOptions } from './media/ffmpeg.js';
 import type { PairCapture } from './media/frames.js';
@@ -210,13 +211,16 @@ async function compareOnThreads(
   }
   if (planned.status === 'rejected') throw planned.reason;
   const [tools, plan] = [resolved.value, planned.value];
+  let ahead: FilesAhead | null = null;
   try {
     const noise = calibration ? judgeNoise(calibration, alpha, { decoderSha256: tools.ffmpeg.sha256, baseline: plan.baseline }) : null;
     const refs = shard ? shardIndices(plan.pairs.length, shard).map((j) => plan.pairs[j]!) : plan.pairs;
     // The bundle (or a shard's partial) takes each pair's stills and difference audio from the measuring decode.
     const captures = new Map<string, PairCapture>();
+    // Each pair's files are made while later pairs are measured, from what measuring kept.
+    ahead = filesAhead(captures);
     const measured = await measurePairsOn(plan, refs, {
-      keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures },
+      keep: { audioSeconds: AUDIO_DIFF_SECONDS, captures, onMeasured: ahead.onMeasured },
       ...measureSettingsOf(options, metrics.list, (e) => options.onProgress?.({ stage: 'measure', ...e })),
       threadsFrom: threads,
     });
@@ -243,6 +247,7 @@ async function compareOnThreads(
         decoder: decoderIdentity(tools),
         generatedAt,
         captures,
+        made: ahead.made,
         onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
       });
     }
@@ -253,9 +258,12 @@ async function compareOnThreads(
       ...common,
       ...(noise ? { files: [noise.file] } : {}),
       captures,
+      made: ahead.made,
       onProgress: (e) => options.onProgress?.({ stage: 'bundle', ...e }),
     });
   } finally {
+    // A comparison that failed or was cancelled while measuring leaves no pair's files being made.
+    await ahead?.settled();
     await plan.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The keys of PairReport.files, shared by the writer of each file and the
- * page that links it. frames_csv is written by the bundle writer; the others
- * by makePairAssets.
+ * page that links it. frames_csv is made by bundle/pair-files.ts; the others
+ * by bundle/assets.ts.
  */
 export const PAIR_FILE_KEYS = {
   baselineWorst: 'baseline_worst_webp',

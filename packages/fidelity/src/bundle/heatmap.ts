@@ -5,7 +5,6 @@
  * uniform weights, no overlap and the partial edge blocks left out is a
  * different (coarser) number and must never be quoted as the metric.
  */
-import { writeDurable } from '../output/files.js';
 import { loadSharp } from './sharp.js';
 import { invalidParameter } from '../errors.js';
 import { SSIM_C1 as C1, SSIM_C2 as C2 } from '../metrics/ssim-constants.js';
@@ -54,8 +53,8 @@ export function blockSsim(a: Uint8Array, b: Uint8Array, width: number, height: n
   return { cols, rows, block, values };
 }
 
-/** Writes the map as a PNG, blocks scaled up by nearest neighbour so they stay crisp. */
-export async function writeHeatmapPng(map: BlockSsimMap, frameWidth: number, file: string): Promise<void> {
+/** The map as PNG bytes, blocks scaled up by nearest neighbour so they stay crisp. */
+export async function heatmapPng(map: BlockSsimMap, frameWidth: number): Promise<Buffer> {
   if (map.cols === 0 || map.rows === 0) throw invalidParameter('map', 'at least one whole block', `${map.cols}x${map.rows}`);
   const rgb = Buffer.alloc(map.cols * map.rows * 3);
   for (let i = 0; i < map.values.length; i++) {
@@ -65,11 +64,10 @@ export async function writeHeatmapPng(map: BlockSsimMap, frameWidth: number, fil
     rgb[i * 3 + 2] = b;
   }
   const scale = heatmapScale({ width: frameWidth, height: 0 }, map.cols);
-  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  // To a buffer, written durably by the caller: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
   const sharp = await loadSharp();
-  const bytes = await sharp(rgb, { raw: { width: map.cols, height: map.rows, channels: 3 } })
+  return sharp(rgb, { raw: { width: map.cols, height: map.rows, channels: 3 } })
     .resize({ width: map.cols * scale, height: map.rows * scale, kernel: 'nearest' })
     .png({ compressionLevel: 9, adaptiveFiltering: true })
     .toBuffer();
-  await writeDurable(file, bytes);
 }

@@ -7,7 +7,6 @@
  * looks the same at that size. The flat-coloured heat map and waveform stay
  * PNG, where lossless is both exact and small.
  */
-import { writeDurable } from '../output/files.js';
 import { loadSharp } from './sharp.js';
 import { invalidParameter } from '../errors.js';
 import { STILL_MAX_WIDTH } from './assets-geometry.js';
@@ -20,16 +19,15 @@ export const STILL_WEBP_QUALITY = 80;
  */
 export const STILL_WEBP_EFFORT = 4;
 
-/** Writes an rgb24 frame as a WebP, scaled down to at most `maxWidth` px wide (STILL_MAX_WIDTH). */
-export async function writeStillWebp(frame: { width: number; height: number; rgb: Uint8Array }, file: string, maxWidth = STILL_MAX_WIDTH): Promise<void> {
+/** An rgb24 frame as WebP bytes, scaled down to at most `maxWidth` px wide (STILL_MAX_WIDTH). */
+export async function stillWebp(frame: { width: number; height: number; rgb: Uint8Array }, maxWidth = STILL_MAX_WIDTH): Promise<Buffer> {
   if (frame.rgb.length !== frame.width * frame.height * 3) {
     throw invalidParameter('frame.rgb', `${frame.width * frame.height * 3} rgb24 bytes`, `${frame.rgb.length} bytes`);
   }
-  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  // To a buffer, written durably by the caller: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
   const sharp = await loadSharp();
-  const bytes = await sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
+  return sharp(frame.rgb, { raw: { width: frame.width, height: frame.height, channels: 3 } })
     .resize({ width: maxWidth, withoutEnlargement: true })
     .webp({ quality: STILL_WEBP_QUALITY, effort: STILL_WEBP_EFFORT })
     .toBuffer();
-  await writeDurable(file, bytes);
 }

@@ -6,7 +6,6 @@
  * page states (the normalised WAV's), so a small difference is visible; both
  * sides are drawn at their true level.
  */
-import { writeDurable } from '../output/files.js';
 import { loadSharp } from './sharp.js';
 import { WAVEFORM_STRIP, WAVEFORM_WIDTH } from './waveform-size.js';
 
@@ -65,12 +64,12 @@ export function waveformRgb(baseline: Float32Array[], candidate: Float32Array[],
   return rgb;
 }
 
-export async function writeWaveformPng(baseline: Float32Array[], candidate: Float32Array[], diffGain: number, file: string): Promise<void> {
+/** The waveform picture (waveformRgb) as PNG bytes. */
+export async function waveformPng(baseline: Float32Array[], candidate: Float32Array[], diffGain: number): Promise<Buffer> {
   const rgb = waveformRgb(baseline, candidate, diffGain);
-  // To a buffer, then written durably: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
+  // To a buffer, written durably by the caller: a failed write keeps its errno (a full disk is OUT_NOT_WRITABLE, not sharp's bare Error).
   const sharp = await loadSharp();
-  const bytes = await sharp(rgb, { raw: { width: WAVEFORM_WIDTH, height: WAVEFORM_STRIP * 3, channels: 3 } })
+  return sharp(rgb, { raw: { width: WAVEFORM_WIDTH, height: WAVEFORM_STRIP * 3, channels: 3 } })
     .png({ compressionLevel: 9, adaptiveFiltering: true, palette: false })
     .toBuffer();
-  await writeDurable(file, bytes);
 }

@@ -12,9 +12,9 @@ import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
 import { sha256File } from '../hash.js';
 import { Report, type PairReport } from '../schemas/report.js';
-import { makePairAssets } from './assets.js';
+import { writePairFiles } from './pair-files.js';
+import type { PairFile } from './assets.js';
 import { copyVerified, writeDurable, walk } from '../output/files.js';
-import { pairFramesCsv } from './frames-csv.js';
 import { jsonText } from './json-text.js';
 import { mediaPath } from './layout.js';
 import { formatSeal, SEAL_FILE } from '../output/seal.js';
@@ -61,6 +61,12 @@ export interface BundleContents {
    */
   captureOf?: (comparison: number, slotId: string) => PairCapture | undefined;
   /**
+   * The files made ahead for the pair at `slotId` of comparison `comparison` (compare: while later
+   * pairs were measured; bundle/pair-files.ts renderPairFilesAhead), written as they are; a pair
+   * without them, or whose promise gives null, has its files made here.
+   */
+  madeOf?: (comparison: number, slotId: string) => Promise<readonly PairFile[] | null> | undefined;
+  /**
    * Pairs whose files are made at once (default 1). Each pair's stills, heat map and difference
    * audio are one ffmpeg at a time and then single-threaded JavaScript and libwebp work, so on
    * several cores pairs overlap; the bytes do not depend on it (every pair writes its own paths,
@@ -73,53 +79,6 @@ export interface BundleContents {
    * the bundle's files and its pages stay apart.
    */
   pages: (report: Report) => { path: string; text: string }[];
-}
-
-/** One pair's files to write: where, for which pair report, from which media. */
-export interface PairFilesInput {
-  /** The folder being written (bundle or partial). */
-  dir: string;
-  /** The pair's figures: a pair has video figures only when it was measured (an invalid pair has none). */
-  pair: Pick<PairReport, 'video' | 'audio'>;
-  /** Folder-relative prefix of this pair's files, `pairs/<candidate run>/<slot_id>`. */
-  prefix: string;
-  /** Readable files with the pair's media bytes; null where that side has none. */
-  baselinePath: string | null;
-  candidatePath: string | null;
-  /** What measuring kept of the pair (pool/frame-capture.ts): what it holds is not decoded again. */
-  capture?: PairCapture;
-  ffmpeg: ResolveOptions;
-  /** Wall-clock limit of each still / audio extraction (the pairs' decode limit). */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-/**
- * A measured pair's own files: the per-frame CSV and, when it is valid, the
- * stills, heat map and difference audio (FLAC). Returns them in PairReport.files
- * order; nothing for a pair without video metrics.
- */
-export async function writePairFiles(input: PairFilesInput): Promise<Record<string, string>> {
-  const { pair, prefix, dir } = input;
-  if (!pair.video) return {};
-  const rel = `${prefix}/frames.csv`;
-  await writeDurable(path.join(dir, ...rel.split('/')), pairFramesCsv(pair.video));
-  let files: Record<string, string> = { frames_csv: rel };
-  if (input.baselinePath !== null && input.candidatePath !== null) {
-    const assets = await makePairAssets({
-      pair,
-      baselinePath: input.baselinePath,
-      candidatePath: input.candidatePath,
-      outDir: dir,
-      prefix,
-      ...(input.capture ? { capture: input.capture } : {}),
-      ffmpeg: input.ffmpeg,
-      ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-    });
-    files = { ...files, ...assets };
-  }
-  return files;
 }
 
 /**
@@ -192,6 +151,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
   const pairs = report.comparisons.flatMap((cmp, c) => cmp.pairs.map((pair) => ({ pair, c, prefix: `${contents.comparisonDirs[c]!}/${pair.slot_id}` })));
   await inLanes(pairs, contents.concurrency ?? 1, async ({ pair, c, prefix }, i) => {
     const capture = contents.captureOf?.(c, pair.slot_id);
+    const made = contents.madeOf?.(c, pair.slot_id);
     progress({ step: 'pairs', done: i, total: pairs.length });
     const files = contents.pairFiles
       ? await contents.pairFiles(pair, prefix, dir)
@@ -202,6 +162,7 @@ export async function writeBundleContents(dir: string, contents: BundleContents)
           baselinePath: pair.baseline_media ? at(pair.baseline_media) : null,
           candidatePath: pair.candidate_media ? at(pair.candidate_media) : null,
           ...(capture ? { capture } : {}),
+          ...(made ? { made } : {}),
           ffmpeg: contents.ffmpeg,
           ...(contents.timeoutMs ? { timeoutMs: contents.timeoutMs } : {}),
           ...(contents.signal ? { signal: contents.signal } : {}),

@@ -61,7 +61,12 @@ export interface MeasureSettings {
    * writeBundle and a shard's writePartial. Outside the MeasuredPair results, which stay plain data
    * (a partial carries no pixels); calibrate keeps nothing.
    */
-  keep?: { audioSeconds: number; captures: Map<string, PairCapture> };
+  keep?: {
+    audioSeconds: number;
+    captures: Map<string, PairCapture>;
+    /** Told as each pair's outcome counts (its files checked unchanged), after its capture is kept: compare makes its files then (comparison/files-ahead.ts). */
+    onMeasured?: (id: string, outcome: MeasureOutcome) => void;
+  };
 }
 
 /** {@link MeasureSettings} of the library's own commands. */
@@ -451,7 +456,9 @@ export async function measureMedia(
       });
       // The bytes measured are the bytes verified: checked after the last read, before the outcome counts.
       await checked(j.check, shas(j));
-      outcomes.set(j.id, withoutTimings(outcome));
+      const counted = withoutTimings(outcome);
+      outcomes.set(j.id, counted);
+      keep?.onMeasured?.(j.id, counted);
       // A pair refused before decoding (incompatible streams) reports no frames: count its planned frames as done.
       const total = frames.get(j.id)?.total ?? framesPerPair;
       frames.set(j.id, { done: total, total });

@@ -19,6 +19,7 @@ import type { CompareResult } from './types.js';
 import { FidelityError } from '../errors.js';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
+import type { PairFile } from '../bundle/assets.js';
 import type { PairReport, Report } from '../schemas/report.js';
 import type { ComparisonPlan } from './plan.js';
 import { defaultThreadCount } from '../pool/threads.js';
@@ -42,12 +43,12 @@ function distinctMedia(plan: ComparisonPlan): BundleMedia[] {
   return [...media.values()];
 }
 
-/** A pair's capture by its place in the report (comparison, slot), from the captures by pair id. */
-function captureLookup(plan: ComparisonPlan, captures: ReadonlyMap<string, PairCapture>): (comparison: number, slotId: string) => PairCapture | undefined {
+/** A pair's entry by its place in the report (comparison, slot), from entries by pair id (captures, files made ahead). */
+function byPlace<T>(plan: ComparisonPlan, byId: ReadonlyMap<string, T>): (comparison: number, slotId: string) => T | undefined {
   const ids = new Map(plan.pairs.map((r) => [`${r.comparison}/${r.pair.slot_id}`, r.id]));
   return (comparison, slotId) => {
     const id = ids.get(`${comparison}/${slotId}`);
-    return id === undefined ? undefined : captures.get(id);
+    return id === undefined ? undefined : byId.get(id);
   };
 }
 
@@ -69,6 +70,8 @@ export interface WriteBundleSettings {
   threads?: number;
   /** What measuring kept of each pair, by pair id (MeasureSettings.keep): its stills and difference audio come from it. */
   captures?: ReadonlyMap<string, PairCapture>;
+  /** Each pair's files made while later pairs were measured, by pair id (FilesAhead.made): written as they are. */
+  made?: ReadonlyMap<string, Promise<readonly PairFile[] | null>>;
   /**
    * Puts one pair's files under `prefix` in the bundle folder `dir` and returns them as the pair's
    * `files`. Default: made from the pair's media (stills, difference audio); merge copies the files
@@ -94,7 +97,8 @@ export async function writeBundle(out: string, plan: ComparisonPlan, report: Rep
       ...(settings.signal ? { signal: settings.signal } : {}),
       ...(settings.onProgress ? { onProgress: settings.onProgress } : {}),
       ...(settings.pairFiles ? { pairFiles: settings.pairFiles } : {}),
-      ...(settings.captures ? { captureOf: captureLookup(plan, settings.captures) } : {}),
+      ...(settings.captures ? { captureOf: byPlace(plan, settings.captures) } : {}),
+      ...(settings.made ? { madeOf: byPlace(plan, settings.made) } : {}),
       concurrency: settings.threads ?? defaultThreadCount(),
       pages: (written) => LANGS.map((lang) => ({ path: PAGE_FILE[lang], text: renderReport(written, lang) })),
     });

@@ -13,7 +13,9 @@ import type { VerifiedRun } from '../archive/types.js';
 import { commitAtomically } from '../output/atomic.js';
 import { writeDurable, walk } from '../output/files.js';
 import { formatSeal, SEAL_FILE } from '../output/seal.js';
-import { inLanes, writePairFiles } from '../bundle/write.js';
+import { inLanes } from '../bundle/write.js';
+import { writePairFiles } from '../bundle/pair-files.js';
+import type { PairFile } from '../bundle/assets.js';
 import { comparisonDir } from '../bundle/layout.js';
 import type { DecoderIdentity } from '../comparison/types.js';
 import type { MeasuredPairs } from '../comparison/measure.js';
@@ -85,6 +87,8 @@ export interface WritePartialSettings {
    * from the runs' media (the same bytes).
    */
   captures?: ReadonlyMap<string, PairCapture>;
+  /** The files made ahead of each pair, by pair id (WriteBundleSettings.made): written as they are. */
+  made?: ReadonlyMap<string, Promise<readonly PairFile[] | null>>;
 }
 
 /** Writes the partial of `measuredPairs` (this shard's pairs and the clips it analysed on their own) to `out`, atomically. */
@@ -101,6 +105,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
       const measurement = m.outcome?.ok ? m.outcome.measurement : null;
       const slot = ref.pair.slot_id;
       const capture = settings.captures?.get(m.pair);
+      const made = settings.made?.get(m.pair);
       const files = await writePairFiles({
         dir,
         pair: { video: measurement?.video ?? null, audio: measurement?.audio ?? null },
@@ -108,6 +113,7 @@ export async function writePartial(out: string, plan: ComparisonPlan, measuredPa
         baselinePath: ref.pair.baseline.media ? await plan.baseline.mediaPath(slot) : null,
         candidatePath: ref.pair.candidate.media ? await ref.candidate.mediaPath(slot) : null,
         ...(capture ? { capture } : {}),
+        ...(made ? { made } : {}),
         ffmpeg: settings.ffmpeg ?? {},
         ...(settings.signal ? { signal: settings.signal } : {}),
       });
