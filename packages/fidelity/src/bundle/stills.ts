@@ -15,9 +15,10 @@ import { STILL_MAX_WIDTH } from './assets-geometry.js';
 export const STILL_WEBP_QUALITY = 80;
 /**
  * libwebp's effort (0-6). Fixed, so the bytes do not depend on a default that
- * may change; 4 is libwebp's own default, and 6 saves about 2% for 3 times the time.
+ * may change. 2 takes about half the CPU of libwebp's default 4 for stills a
+ * few percent larger (docs/report-pages.md); 6 saves about 2% for 3 times the time.
  */
-export const STILL_WEBP_EFFORT = 4;
+export const STILL_WEBP_EFFORT = 2;
 
 /** An rgb24 frame as WebP bytes, scaled down to at most `maxWidth` px wide (STILL_MAX_WIDTH). */
 export async function stillWebp(frame: { width: number; height: number; rgb: Uint8Array }, maxWidth = STILL_MAX_WIDTH): Promise<Buffer> {
