@@ -129,7 +129,7 @@ function capturedInputs(needs: AssetNeeds, capture: PairCapture): AssetInputs | 
  * once (bundle/write.ts inLanes), which overlaps one pair's decode with another's single-threaded
  * WebP, heat map and FLAC work.
  */
-async function gatheredInputs(needs: AssetNeeds, input: PairAssetsInput): Promise<AssetInputs> {
+async function gatheredInputs(needs: AssetNeeds, input: Omit<PairAssetsInput, 'outDir' | 'prefix'>): Promise<AssetInputs> {
   const extract = {
     ...(input.ffmpeg ? { ffmpeg: input.ffmpeg } : {}),
     ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
@@ -194,10 +194,11 @@ export function renderCapturedAssets(pair: PairFigures, capture: PairCapture): P
 
 /**
  * Writes `files` into outDir/prefix and returns { key: bundle-relative path } in their order. Each
- * file is new ('wx') and synced before the seal names it.
+ * file is new ('wx') and synced before the seal names it; no files make no folder.
  */
 export async function writePairFolder(outDir: string, prefix: string, files: readonly PairFile[]): Promise<Record<string, string>> {
   checkPrefix(prefix);
+  if (files.length === 0) return {};
   const dir = path.join(outDir, ...prefix.split('/'));
   await mkdir(dir, { recursive: true });
   const named: Record<string, string> = {};
@@ -209,16 +210,19 @@ export async function writePairFolder(outDir: string, prefix: string, files: rea
 }
 
 /**
+ * The pair's assets, in PairReport.files order (none for a pair without video figures). The frame
+ * and the audio come from `capture` where it has them (compare: no second decode), else from the files.
+ */
+export async function pairAssetFiles(input: Omit<PairAssetsInput, 'outDir' | 'prefix'>): Promise<PairFile[]> {
+  const needs = needsOf(input.pair);
+  return needs === null ? [] : renderAssets(input.pair, needs, await gatheredInputs(needs, input));
+}
+
+/**
  * Writes the pair's assets under outDir/prefix and returns { key: bundle-relative path }
  * (keys from PAIR_FILE_KEYS; a key is absent when its asset does not apply).
- * The frame and the audio come from `capture` where it has them (compare: no second decode), else
- * from the files.
  */
 export async function makePairAssets(input: PairAssetsInput): Promise<Record<string, string>> {
   checkPrefix(input.prefix);
-  const needs = needsOf(input.pair);
-  if (needs === null) return {};
-  await mkdir(path.join(input.outDir, ...input.prefix.split('/')), { recursive: true });
-  const files = await renderAssets(input.pair, needs, await gatheredInputs(needs, input));
-  return writePairFolder(input.outDir, input.prefix, files);
+  return writePairFolder(input.outDir, input.prefix, await pairAssetFiles(input));
 }

@@ -4,12 +4,10 @@
  * the pair's media and what measuring kept, or written from bytes made earlier
  * ({@link renderPairFilesAhead}: compare makes them while later pairs are measured).
  */
-import path from 'node:path';
 import type { ResolveOptions } from '../media/ffmpeg.js';
 import type { PairCapture } from '../media/frames.js';
 import type { PairReport } from '../schemas/report.js';
-import { writeDurable } from '../output/files.js';
-import { makePairAssets, renderCapturedAssets, writePairFolder, type PairFile } from './assets.js';
+import { pairAssetFiles, renderCapturedAssets, writePairFolder, type PairFile } from './assets.js';
 import { PAIR_FILE_KEYS } from './assets-keys.js';
 import { pairFramesCsv } from './frames-csv.js';
 
@@ -50,24 +48,19 @@ export async function writePairFiles(input: PairFilesInput): Promise<Record<stri
   if (!pair.video) return {};
   const made = input.made ? await input.made : null;
   if (made) return writePairFolder(dir, prefix, made);
-  const rel = `${prefix}/${FRAMES_CSV}`;
-  await writeDurable(path.join(dir, ...rel.split('/')), pairFramesCsv(pair.video));
-  let files: Record<string, string> = { [PAIR_FILE_KEYS.framesCsv]: rel };
-  if (input.baselinePath !== null && input.candidatePath !== null) {
-    const assets = await makePairAssets({
-      pair,
-      baselinePath: input.baselinePath,
-      candidatePath: input.candidatePath,
-      outDir: dir,
-      prefix,
-      ...(input.capture ? { capture: input.capture } : {}),
-      ffmpeg: input.ffmpeg,
-      ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-    });
-    files = { ...files, ...assets };
-  }
-  return files;
+  const assets =
+    input.baselinePath !== null && input.candidatePath !== null
+      ? await pairAssetFiles({
+          pair,
+          baselinePath: input.baselinePath,
+          candidatePath: input.candidatePath,
+          ...(input.capture ? { capture: input.capture } : {}),
+          ffmpeg: input.ffmpeg,
+          ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+        })
+      : [];
+  return writePairFolder(dir, prefix, [framesCsvFile(pair.video), ...assets]);
 }
 
 /**
@@ -80,6 +73,11 @@ export function renderPairFilesAhead(pair: Pick<PairReport, 'video' | 'audio'>, 
   if (!pair.video) return null;
   const assets = renderCapturedAssets(pair, capture);
   if (!assets) return null;
-  const csv: PairFile = { name: FRAMES_CSV, keys: [PAIR_FILE_KEYS.framesCsv], bytes: pairFramesCsv(pair.video) };
+  const csv = framesCsvFile(pair.video);
   return assets.then((files) => [csv, ...files]);
+}
+
+/** The per-frame CSV, the first of a measured pair's files. */
+function framesCsvFile(video: NonNullable<PairReport['video']>): PairFile {
+  return { name: FRAMES_CSV, keys: [PAIR_FILE_KEYS.framesCsv], bytes: pairFramesCsv(video) };
 }

@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +8,8 @@ import { filesAhead } from '../../src/comparison/files-ahead.js';
 import type { PairCapture } from '../../src/media/frames.js';
 import { measurePairKeeping } from '../../src/pool/measure-pair.js';
 import type { MeasureOutcome, PairMeasurement } from '../../src/schemas/measurement.js';
-import { ClipFactory, ffmpegPath } from '../media/clips.js';
+import { ClipFactory } from '../media/clips.js';
 
-const run = promisify(execFile);
 const clips = new ClipFactory();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-ahead-test-'));
 afterAll(() => {
@@ -27,12 +24,8 @@ let capture: PairCapture;
 beforeAll(async () => {
   [base, other] = await Promise.all([
     clips.make({ frames: 12 }, 'base'),
-    clips.make({ frames: 12, crf: 40 }, 'other-same-audio').then(async (file) => {
-      // Other audio (a 660 Hz tone), so the pair has difference audio and a waveform.
-      const out = path.join(clips.dir, 'other.mp4');
-      await run(await ffmpegPath(), ['-nostdin', '-v', 'error', '-y', '-i', file, '-f', 'lavfi', '-i', 'sine=frequency=660:sample_rate=32000:duration=0.5', '-map', '0:v', '-c:v', 'copy', '-map', '1:a', '-ac', '2', '-c:a', 'aac', '-b:a', '64k', out]);
-      return out;
-    }),
+    // Other audio (a 660 Hz tone), so the pair has difference audio and a waveform.
+    clips.make({ frames: 12, crf: 40, audio: { frequency: 660, seconds: 0.5 } }, 'other'),
   ]);
   const kept = await measurePairKeeping(base, other, { videoThreads: 0 }, 1, { audioSeconds: AUDIO_DIFF_SECONDS });
   if (!kept.outcome.ok || !kept.capture) throw new Error('the pair was not measured');

@@ -17,8 +17,8 @@ export interface ClipSpec {
   height?: number;
   fps?: number;
   frames?: number;
-  /** null: no audio stream. */
-  audio?: { sampleRate?: number; channels?: number; seconds?: number } | null;
+  /** null: no audio stream. A sine tone, 440 Hz unless `frequency` says otherwise. */
+  audio?: { sampleRate?: number; channels?: number; seconds?: number; frequency?: number } | null;
   pixFmt?: string;
   /** x264 quality; a different value gives a different but compatible clip. */
   crf?: number;
@@ -56,7 +56,7 @@ export class ClipFactory {
     if (audio) {
       const rate = audio.sampleRate ?? 32000;
       const seconds = audio.seconds ?? frames / fps;
-      args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=${rate}:duration=${seconds}`);
+      args.push('-f', 'lavfi', '-i', `sine=frequency=${audio.frequency ?? 440}:sample_rate=${rate}:duration=${seconds}`);
     }
     args.push('-map', '0:v', '-c:v', codec, '-pix_fmt', pixFmt);
     if (codec === 'libx264') args.push('-preset', 'ultrafast', ...(spec.qp === undefined ? ['-crf', String(crf)] : ['-qp', String(spec.qp)]), '-g', '12');

@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,9 +13,8 @@ import { measurePairKeeping } from '../../src/pool/measure-pair.js';
 import type { MeasureOptions } from '../../src/pool/api.js';
 import type { PairMeasurement } from '../../src/schemas/measurement.js';
 import type { PairReport } from '../../src/schemas/report.js';
-import { ClipFactory, ffmpegPath } from '../media/clips.js';
+import { ClipFactory } from '../media/clips.js';
 
-const run = promisify(execFile);
 
 const clips = new ClipFactory();
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'fidelity-capture-test-'));
@@ -32,12 +29,8 @@ let other444: string;
 beforeAll(async () => {
   [base, other, base444, other444] = await Promise.all([
     clips.make({ frames: 12 }, 'base'),
-    clips.make({ frames: 12, crf: 40 }, 'other-same-audio').then(async (file) => {
-      // The same video with other audio (a 660 Hz tone), so the pair has difference audio.
-      const out = path.join(clips.dir, 'other.mp4');
-      await run(await ffmpegPath(), ['-nostdin', '-v', 'error', '-y', '-i', file, '-f', 'lavfi', '-i', 'sine=frequency=660:sample_rate=32000:duration=0.5', '-map', '0:v', '-c:v', 'copy', '-map', '1:a', '-ac', '2', '-c:a', 'aac', '-b:a', '64k', out]);
-      return out;
-    }),
+    // Other audio (a 660 Hz tone), so the pair has difference audio and a waveform.
+    clips.make({ frames: 12, crf: 40, audio: { frequency: 660, seconds: 0.5 } }, 'other'),
     clips.make({ frames: 6, pixFmt: 'yuv444p', audio: null }, 'base444'),
     clips.make({ frames: 6, pixFmt: 'yuv444p', crf: 40, audio: null }, 'other444'),
   ]);
